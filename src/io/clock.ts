@@ -1,0 +1,95 @@
+/**
+ * Time and timers, behind an interface so a simulator can drive them.
+ * Nothing outside src/io reads the wall clock or schedules a timer directly.
+ */
+
+export interface Clock {
+  /** Wall-clock milliseconds since the Unix epoch (record timestamps, retention). */
+  nowMs(): number;
+  /** Monotonic milliseconds with sub-millisecond precision (timeouts, latency). */
+  monotonicMs(): number;
+}
+
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Timers {
+  /** Runs `callback` once after `delayMs`. The timer does not keep the process alive. */
+  schedule(delayMs: number, callback: () => void): TimerHandle;
+  /** Runs `callback` on the next turn of the event loop, after pending I/O. */
+  defer(callback: () => void): void;
+}
+
+export const realClock: Clock = {
+  nowMs: () => Date.now(),
+  monotonicMs: () => performance.now(),
+};
+
+export const realTimers: Timers = {
+  schedule(delayMs, callback) {
+    const handle = setTimeout(callback, delayMs);
+    handle.unref();
+    return { cancel: () => clearTimeout(handle) };
+  },
+  defer(callback) {
+    setImmediate(callback);
+  },
+};
+
+/**
+ * A clock and timer queue that only move when told to: tests and the
+ * simulator advance time explicitly, so a timeout fires at an exact step.
+ */
+export class ManualClock implements Clock, Timers {
+  private nowValueMs: number;
+  private sequence = 0;
+  private readonly pending = new Map<number, { dueMs: number; callback: () => void }>();
+
+  constructor(startMs = 1_700_000_000_000) {
+    this.nowValueMs = startMs;
+  }
+
+  nowMs(): number {
+    return this.nowValueMs;
+  }
+
+  monotonicMs(): number {
+    return this.nowValueMs;
+  }
+
+  schedule(delayMs: number, callback: () => void): TimerHandle {
+    const id = ++this.sequence;
+    this.pending.set(id, { dueMs: this.nowValueMs + Math.max(0, delayMs), callback });
+    return { cancel: () => this.pending.delete(id) };
+  }
+
+  defer(callback: () => void): void {
+    this.schedule(0, callback);
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due, in due order. */
+  advance(ms: number): void {
+    const targetMs = this.nowValueMs + ms;
+    for (;;) {
+      let nextId = -1;
+      let nextDueMs = Infinity;
+      for (const [id, timer] of this.pending) {
+        if (timer.dueMs <= targetMs && timer.dueMs < nextDueMs) {
+          nextDueMs = timer.dueMs;
+          nextId = id;
+        }
+      }
+      if (nextId < 0) break;
+      const timer = this.pending.get(nextId)!;
+      this.pending.delete(nextId);
+      this.nowValueMs = timer.dueMs;
+      timer.callback();
+    }
+    this.nowValueMs = targetMs;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+}
