@@ -1,7 +1,7 @@
 /** Every API key Spool declares, in key order. */
 import type { ApiDef } from '../schema.js';
-import { Produce } from './00-produce.js';
+import { apisA } from './index-a.js';
+import { apisB } from './index-b.js';
+import { apisC } from './index-c.js';
 
-export { Produce };
-
-export const allApis: readonly ApiDef[] = [Produce];
+export const allApis: readonly ApiDef[] = [...apisA, ...apisB, ...apisC].sort((x, y) => x.key - y.key);
