@@ -4,10 +4,28 @@ import { Produce } from './00-produce.js';
 import { Fetch } from './01-fetch.js';
 import { ListOffsets } from './02-list-offsets.js';
 import { Metadata } from './03-metadata.js';
+import { OffsetCommit } from './08-offset-commit.js';
+import { OffsetFetch } from './09-offset-fetch.js';
+import { FindCoordinator } from './10-find-coordinator.js';
+import { JoinGroup } from './11-join-group.js';
+import { Heartbeat } from './12-heartbeat.js';
+import { LeaveGroup } from './13-leave-group.js';
+import { SyncGroup } from './14-sync-group.js';
+import { DescribeGroups } from './15-describe-groups.js';
+import { ListGroups } from './16-list-groups.js';
 
 export const apisA: readonly ApiDef[] = [
   Produce,
   Fetch,
   ListOffsets,
   Metadata,
+  OffsetCommit,
+  OffsetFetch,
+  FindCoordinator,
+  JoinGroup,
+  Heartbeat,
+  LeaveGroup,
+  SyncGroup,
+  DescribeGroups,
+  ListGroups,
 ];
