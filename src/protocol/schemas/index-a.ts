@@ -13,6 +13,13 @@ import { LeaveGroup } from './13-leave-group.js';
 import { SyncGroup } from './14-sync-group.js';
 import { DescribeGroups } from './15-describe-groups.js';
 import { ListGroups } from './16-list-groups.js';
+import { SaslHandshake } from './17-sasl-handshake.js';
+import { ApiVersions } from './18-api-versions.js';
+import { CreateTopics } from './19-create-topics.js';
+import { DeleteTopics } from './20-delete-topics.js';
+import { DeleteRecords } from './21-delete-records.js';
+import { InitProducerId } from './22-init-producer-id.js';
+import { OffsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
 
 export const apisA: readonly ApiDef[] = [
   Produce,
@@ -28,4 +35,11 @@ export const apisA: readonly ApiDef[] = [
   SyncGroup,
   DescribeGroups,
   ListGroups,
+  SaslHandshake,
+  ApiVersions,
+  CreateTopics,
+  DeleteTopics,
+  DeleteRecords,
+  InitProducerId,
+  OffsetForLeaderEpoch,
 ];
