@@ -1,0 +1,82 @@
+/**
+ * The metadata image: what a broker knows about the cluster, built only by
+ * replaying `__cluster_metadata` records (DESIGN.md §3.5). Images are
+ * immutable; applying a batch of records yields a new image and a delta,
+ * which publishers (the replica manager, the group coordinator) react to.
+ *
+ * This file is the contract between the metadata room (which builds images)
+ * and its consumers; keep it small and stable.
+ */
+
+export interface PartitionRegistration {
+  topicId: string;
+  topicName: string;
+  partition: number;
+  replicas: number[];
+  isr: number[];
+  /** Eligible leader replicas (KIP-966). */
+  elr: number[];
+  lastKnownElr: number[];
+  removingReplicas: number[];
+  addingReplicas: number[];
+  /** -1 when the partition has no leader. */
+  leader: number;
+  leaderEpoch: number;
+  partitionEpoch: number;
+}
+
+export interface TopicImage {
+  name: string;
+  /** Kafka's base64url text form of the topic UUID. */
+  id: string;
+  partitions: ReadonlyMap<number, PartitionRegistration>;
+  /** Topic-level config overrides (only what was set explicitly). */
+  configs: ReadonlyMap<string, string>;
+}
+
+export interface BrokerEndpoint {
+  /** Listener name, e.g. PLAINTEXT. */
+  name: string;
+  host: string;
+  port: number;
+  securityProtocol: number;
+}
+
+export interface BrokerRegistrationImage {
+  id: number;
+  epoch: number;
+  incarnationId: string;
+  listeners: readonly BrokerEndpoint[];
+  rack: string | null;
+  fenced: boolean;
+  inControlledShutdown: boolean;
+}
+
+export interface MetadataImage {
+  /** Offset of the last record applied, -1 for the empty image. */
+  offset: number;
+  clusterId: string;
+  topicsByName: ReadonlyMap<string, TopicImage>;
+  topicsById: ReadonlyMap<string, TopicImage>;
+  brokers: ReadonlyMap<number, BrokerRegistrationImage>;
+  /** Finalized feature levels (metadata.version, kraft.version, ...). */
+  features: ReadonlyMap<string, number>;
+  /** Cluster-wide dynamic broker configs (resource name ''), per-broker ones by broker id. */
+  brokerConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
+export interface MetadataDelta {
+  /** Partitions created or whose registration changed, with their new state. */
+  changedPartitions: readonly PartitionRegistration[];
+  /** Topics removed, with their last state. */
+  deletedTopics: readonly TopicImage[];
+  /** Topics whose config overrides changed. */
+  changedTopicConfigs: readonly TopicImage[];
+  brokersChanged: boolean;
+}
+
+/** Reacts to metadata changes; called in log order, one delta at a time. */
+export interface MetadataPublisher {
+  readonly name: string;
+  onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): Promise<void> | void;
+}

@@ -1,0 +1,251 @@
+/**
+ * Broker configuration under Kafka's property names (server.properties).
+ *
+ * Each definition carries Kafka's name, type and default, so `spool start`
+ * accepts a Kafka server.properties file unchanged. Unknown names are kept
+ * (and reported by DescribeConfigs only if defined) rather than rejected, as
+ * Kafka does, so a file written for Kafka never stops Spool from starting.
+ */
+
+export type ConfigType = 'int' | 'long' | 'short' | 'double' | 'boolean' | 'string' | 'list' | 'password' | 'class';
+
+export interface ConfigDef {
+  name: string;
+  type: ConfigType;
+  default: string | number | boolean | null;
+  /** Returns an error message for an invalid value, or null. */
+  validate?: (value: unknown) => string | null;
+}
+
+const atLeast = (min: number) => (value: unknown) => (typeof value === 'number' && value >= min ? null : `must be at least ${min}`);
+
+/** The broker configs Spool reads. Defaults are Kafka 4.x's. */
+export const BROKER_CONFIGS: readonly ConfigDef[] = [
+  { name: 'node.id', type: 'int', default: 1 },
+  { name: 'process.roles', type: 'list', default: 'broker,controller' },
+  { name: 'listeners', type: 'list', default: 'PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093' },
+  { name: 'advertised.listeners', type: 'list', default: null },
+  { name: 'controller.listener.names', type: 'list', default: 'CONTROLLER' },
+  { name: 'inter.broker.listener.name', type: 'string', default: 'PLAINTEXT' },
+  { name: 'listener.security.protocol.map', type: 'list', default: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL' },
+  { name: 'controller.quorum.voters', type: 'list', default: '' },
+  { name: 'controller.quorum.bootstrap.servers', type: 'list', default: '' },
+  { name: 'broker.rack', type: 'string', default: null },
+  { name: 'cluster.id', type: 'string', default: null },
+  { name: 'log.dirs', type: 'list', default: null },
+  { name: 'log.dir', type: 'string', default: './data' },
+  { name: 'num.partitions', type: 'int', default: 1, validate: atLeast(1) },
+  { name: 'default.replication.factor', type: 'int', default: 1, validate: atLeast(1) },
+  { name: 'auto.create.topics.enable', type: 'boolean', default: true },
+  { name: 'delete.topic.enable', type: 'boolean', default: true },
+  { name: 'message.max.bytes', type: 'int', default: 1048588, validate: atLeast(0) },
+  { name: 'socket.request.max.bytes', type: 'int', default: 104857600, validate: atLeast(1) },
+  { name: 'socket.send.buffer.bytes', type: 'int', default: 102400 },
+  { name: 'socket.receive.buffer.bytes', type: 'int', default: 102400 },
+  { name: 'connections.max.idle.ms', type: 'long', default: 600000 },
+  { name: 'queued.max.requests', type: 'int', default: 500, validate: atLeast(1) },
+  { name: 'queued.max.request.bytes', type: 'long', default: -1 },
+  { name: 'max.connections', type: 'int', default: 2147483647 },
+  { name: 'min.insync.replicas', type: 'int', default: 1, validate: atLeast(1) },
+  { name: 'replica.lag.time.max.ms', type: 'long', default: 30000 },
+  { name: 'replica.fetch.max.bytes', type: 'int', default: 1048576 },
+  { name: 'fetch.max.bytes', type: 'int', default: 57671680 },
+  { name: 'max.incremental.fetch.session.cache.slots', type: 'int', default: 1000 },
+  { name: 'fetch.purgatory.purge.interval.requests', type: 'int', default: 1000 },
+  { name: 'producer.purgatory.purge.interval.requests', type: 'int', default: 1000 },
+  { name: 'log.segment.bytes', type: 'int', default: 1073741824, validate: atLeast(14) },
+  { name: 'log.roll.ms', type: 'long', default: null },
+  { name: 'log.roll.hours', type: 'int', default: 168 },
+  { name: 'log.retention.ms', type: 'long', default: null },
+  { name: 'log.retention.minutes', type: 'int', default: null },
+  { name: 'log.retention.hours', type: 'int', default: 168 },
+  { name: 'log.retention.bytes', type: 'long', default: -1 },
+  { name: 'log.retention.check.interval.ms', type: 'long', default: 300000 },
+  { name: 'log.index.size.max.bytes', type: 'int', default: 10485760 },
+  { name: 'log.index.interval.bytes', type: 'int', default: 4096 },
+  { name: 'log.flush.interval.messages', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.flush.interval.ms', type: 'long', default: null },
+  { name: 'log.flush.scheduler.interval.ms', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.segment.delete.delay.ms', type: 'long', default: 60000 },
+  { name: 'log.cleanup.policy', type: 'list', default: 'delete' },
+  { name: 'log.cleaner.enable', type: 'boolean', default: true },
+  { name: 'log.message.timestamp.type', type: 'string', default: 'CreateTime' },
+  { name: 'log.message.timestamp.before.max.ms', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.message.timestamp.after.max.ms', type: 'long', default: 3600000 },
+  { name: 'compression.type', type: 'string', default: 'producer' },
+  { name: 'offsets.topic.num.partitions', type: 'int', default: 50, validate: atLeast(1) },
+  { name: 'offsets.topic.replication.factor', type: 'short', default: 3, validate: atLeast(1) },
+  { name: 'offsets.topic.segment.bytes', type: 'int', default: 104857600 },
+  { name: 'offsets.retention.minutes', type: 'int', default: 10080 },
+  { name: 'offsets.retention.check.interval.ms', type: 'long', default: 600000 },
+  { name: 'offsets.commit.timeout.ms', type: 'int', default: 5000 },
+  { name: 'group.initial.rebalance.delay.ms', type: 'int', default: 3000 },
+  { name: 'group.min.session.timeout.ms', type: 'int', default: 6000 },
+  { name: 'group.max.session.timeout.ms', type: 'int', default: 1800000 },
+  { name: 'group.max.size', type: 'int', default: 2147483647 },
+  { name: 'group.coordinator.rebalance.protocols', type: 'list', default: 'classic,consumer,streams' },
+  { name: 'group.consumer.session.timeout.ms', type: 'int', default: 45000 },
+  { name: 'group.consumer.heartbeat.interval.ms', type: 'int', default: 5000 },
+  { name: 'group.consumer.assignors', type: 'list', default: 'uniform,range' },
+  { name: 'transaction.state.log.num.partitions', type: 'int', default: 50 },
+  { name: 'transaction.state.log.replication.factor', type: 'short', default: 3 },
+  { name: 'transaction.state.log.min.isr', type: 'int', default: 2 },
+  { name: 'transaction.max.timeout.ms', type: 'int', default: 900000 },
+  { name: 'transactional.id.expiration.ms', type: 'int', default: 604800000 },
+  { name: 'producer.id.expiration.ms', type: 'int', default: 86400000 },
+  { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5 },
+  { name: 'unclean.leader.election.enable', type: 'boolean', default: false },
+  { name: 'metadata.log.dir', type: 'string', default: null },
+  { name: 'metadata.log.segment.bytes', type: 'int', default: 1073741824 },
+  { name: 'metadata.max.retention.bytes', type: 'long', default: 104857600 },
+  { name: 'metadata.log.max.record.bytes.between.snapshots', type: 'long', default: 20971520 },
+  { name: 'broker.heartbeat.interval.ms', type: 'int', default: 2000 },
+  { name: 'broker.session.timeout.ms', type: 'int', default: 9000 },
+];
+
+const DEFS = new Map(BROKER_CONFIGS.map((def) => [def.name, def]));
+
+export function brokerConfigDef(name: string): ConfigDef | undefined {
+  return DEFS.get(name);
+}
+
+/** Parses a Java .properties text (key=value or key: value, # and ! comments, \ line continuation). */
+export function parseProperties(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!.trim();
+    while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + lines[++i]!.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
+    const match = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(line);
+    if (match !== null) out.set(match[1]!, match[2]!);
+    else out.set(line, '');
+  }
+  return out;
+}
+
+export function parseValue(def: ConfigDef, raw: string): { value: unknown } | { error: string } {
+  const text = raw.trim();
+  switch (def.type) {
+    case 'int':
+    case 'short':
+    case 'long': {
+      if (!/^-?\d+$/.test(text)) return { error: `Invalid value ${raw} for configuration ${def.name}: Not a number of type ${def.type.toUpperCase()}` };
+      const value = Number(text);
+      const limit = def.type === 'int' ? 2 ** 31 : def.type === 'short' ? 2 ** 15 : 2 ** 63;
+      if (value >= limit || value < -limit) return { error: `Invalid value ${raw} for configuration ${def.name}: out of range` };
+      return { value: Number.isSafeInteger(value) ? value : value > 0 ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER };
+    }
+    case 'double': {
+      const value = Number(text);
+      if (text === '' || Number.isNaN(value)) return { error: `Invalid value ${raw} for configuration ${def.name}: Not a number of type DOUBLE` };
+      return { value };
+    }
+    case 'boolean': {
+      const lower = text.toLowerCase();
+      if (lower !== 'true' && lower !== 'false') return { error: `Invalid value ${raw} for configuration ${def.name}: Expected value to be either true or false` };
+      return { value: lower === 'true' };
+    }
+    default:
+      return { value: text };
+  }
+}
+
+/** A resolved broker configuration: explicit values over Kafka defaults. */
+export class BrokerConfig {
+  private readonly values = new Map<string, unknown>();
+
+  constructor(readonly explicit: ReadonlyMap<string, string>) {
+    for (const def of BROKER_CONFIGS) {
+      const raw = explicit.get(def.name);
+      if (raw === undefined) {
+        this.values.set(def.name, def.default);
+        continue;
+      }
+      const parsed = parseValue(def, raw);
+      if ('error' in parsed) throw new ConfigError(parsed.error);
+      const problem = def.validate?.(parsed.value) ?? null;
+      if (problem !== null) throw new ConfigError(`Invalid value ${raw} for configuration ${def.name}: ${problem}`);
+      this.values.set(def.name, parsed.value);
+    }
+  }
+
+  static fromObject(settings: Record<string, string | number | boolean>): BrokerConfig {
+    return new BrokerConfig(new Map(Object.entries(settings).map(([key, value]) => [key, String(value)])));
+  }
+
+  int(name: string): number {
+    const value = this.values.get(name);
+    if (typeof value !== 'number') throw new ConfigError(`${name} has no numeric value`);
+    return value;
+  }
+
+  optionalInt(name: string): number | null {
+    const value = this.values.get(name);
+    return typeof value === 'number' ? value : null;
+  }
+
+  bool(name: string): boolean {
+    return this.values.get(name) === true;
+  }
+
+  string(name: string): string | null {
+    const value = this.values.get(name);
+    return value === null || value === undefined ? null : String(value);
+  }
+
+  list(name: string): string[] {
+    const value = this.string(name);
+    if (value === null || value.trim() === '') return [];
+    return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  }
+
+  /** True when the value came from the user rather than Kafka's default. */
+  isExplicit(name: string): boolean {
+    return this.explicit.has(name);
+  }
+
+  /** The value as Kafka's DescribeConfigs shows it (text), or null. */
+  describe(name: string): string | null {
+    const value = this.values.get(name);
+    return value === null || value === undefined ? null : String(value);
+  }
+
+  /** log.retention.ms, else minutes, else hours (Kafka's precedence). */
+  get logRetentionMs(): number {
+    const ms = this.optionalInt('log.retention.ms');
+    if (ms !== null) return ms;
+    const minutes = this.optionalInt('log.retention.minutes');
+    if (minutes !== null) return minutes * 60_000;
+    return this.int('log.retention.hours') * 3_600_000;
+  }
+
+  get logRollMs(): number {
+    return this.optionalInt('log.roll.ms') ?? this.int('log.roll.hours') * 3_600_000;
+  }
+
+  get logDirs(): string[] {
+    const dirs = this.list('log.dirs');
+    return dirs.length > 0 ? dirs : [this.string('log.dir')!];
+  }
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface ListenerSpec {
+  name: string;
+  host: string;
+  port: number;
+}
+
+/** Parses `NAME://host:port` entries (host may be empty or [ipv6]). */
+export function parseListeners(entries: readonly string[]): ListenerSpec[] {
+  return entries.map((entry) => {
+    const match = /^([A-Za-z0-9_]+):\/\/(\[[^\]]*\]|[^:]*):(\d+)$/.exec(entry.trim());
+    if (match === null) throw new ConfigError(`Invalid listener ${entry}: expected NAME://host:port`);
+    const host = match[2]!.replace(/^\[|\]$/g, '');
+    return { name: match[1]!.toUpperCase(), host, port: Number(match[3]) };
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * Routes decoded requests to the handler registered for their API key.
+ *
+ * What Kafka does with requests it cannot serve, Spool does too:
+ * - ApiVersions at a version it does not know: an ApiVersions v0 response
+ *   carrying UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the
+ *   client can retry at a version both sides know;
+ * - any other unknown API key, unsupported version or malformed body: the
+ *   connection is closed (Kafka cannot even parse a header it could answer);
+ * - a handler that throws: UNKNOWN_SERVER_ERROR in the handler's error
+ *   response when it has one, otherwise the connection is closed. Either way
+ *   the broker goes on serving everyone else.
+ */
+import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDef } from '../protocol/schema.js';
+import type { ApiHandler, RequestContext } from './handler.js';
+import type { Logger } from './logger.js';
+
+export type Outcome =
+  | { kind: 'close'; reason: string }
+  | { kind: 'none' }
+  | { kind: 'respond'; api: ApiDef; version: number; correlationId: number; body: Record<string, unknown> };
+
+export interface ConnectionInfo {
+  connectionId: string;
+  listenerName: string;
+  clientAddress: string;
+  requestBytes: number;
+}
+
+export interface AdvertisedVersion {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
+export class RequestHandlerTable {
+  private readonly byKey = new Map<number, ApiHandler>();
+
+  constructor(
+    handlers: readonly ApiHandler[],
+    private readonly log: Logger,
+  ) {
+    for (const handler of handlers) {
+      if (this.byKey.has(handler.api.key)) throw new Error(`two handlers for API key ${handler.api.key}`);
+      this.byKey.set(handler.api.key, handler);
+    }
+  }
+
+  /** The ranges ApiVersions advertises: exactly the registered handlers. */
+  advertisedVersions(): AdvertisedVersion[] {
+    return [...this.byKey.values()]
+      .sort((a, b) => a.api.key - b.api.key)
+      .map((handler) => {
+        const range = handler.advertised ?? servedVersions(handler);
+        return { apiKey: handler.api.key, minVersion: range.min, maxVersion: range.max };
+      });
+  }
+
+  async handle(decoded: DecodedRequest, connection: ConnectionInfo): Promise<Outcome> {
+    if (!decoded.ok) {
+      const header = decoded.header;
+      if (header !== null && header.requestApiKey === API_VERSIONS_KEY && decoded.reason === 'unsupported-version') {
+        return this.unsupportedApiVersions(header.correlationId);
+      }
+      return { kind: 'close', reason: `${decoded.reason}: ${decoded.error.message} (api key ${header?.requestApiKey ?? '?'}, version ${header?.requestApiVersion ?? '?'})` };
+    }
+    const header = decoded.header;
+    const handler = this.byKey.get(header.requestApiKey);
+    const served = handler === undefined ? null : servedVersions(handler);
+    if (handler === undefined || served === null || header.requestApiVersion < served.min || header.requestApiVersion > served.max) {
+      if (header.requestApiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId);
+      return { kind: 'close', reason: `no handler for ${decoded.api.name} v${header.requestApiVersion}` };
+    }
+    const context: RequestContext = {
+      header,
+      apiVersion: header.requestApiVersion,
+      clientId: header.clientId ?? '',
+      connectionId: connection.connectionId,
+      clientAddress: connection.clientAddress,
+      listenerName: connection.listenerName,
+      principal: 'User:ANONYMOUS',
+      requestBytes: connection.requestBytes,
+    };
+    const respond = (body: Record<string, unknown>): Outcome => ({
+      kind: 'respond',
+      api: handler.api,
+      version: header.requestApiVersion,
+      correlationId: header.correlationId,
+      body,
+    });
+    try {
+      const body = await handler.handle(decoded.body as never, context);
+      return body === null ? { kind: 'none' } : respond(body as Record<string, unknown>);
+    } catch (error) {
+      this.log.error(`${handler.api.name} v${header.requestApiVersion} from ${connection.clientAddress} failed: ${(error as Error).stack ?? error}`);
+      if (handler.errorResponse === undefined) return { kind: 'close', reason: 'handler failed' };
+      return respond(handler.errorResponse(decoded.body as never, ErrorCode.UNKNOWN_SERVER_ERROR, context) as Record<string, unknown>);
+    }
+  }
+
+  private unsupportedApiVersions(correlationId: number): Outcome {
+    return {
+      kind: 'respond',
+      api: apiByKey(API_VERSIONS_KEY)!,
+      version: 0,
+      correlationId,
+      body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions() },
+    };
+  }
+}
+
+function servedVersions(handler: ApiHandler): { min: number; max: number } {
+  return handler.versions ?? versionRange(handler.api);
+}

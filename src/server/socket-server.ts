@@ -1,0 +1,192 @@
+/**
+ * The network front: listeners, framing and per-connection request order.
+ *
+ * Framing: an int32 size then that many bytes. A size above
+ * `socket.request.max.bytes` (or negative) closes the connection, as Kafka
+ * does. Requests on one connection are handled one at a time in arrival
+ * order (Kafka mutes a channel while its request is in flight), so responses
+ * leave in order and appends from one producer connection stay ordered.
+ * Frames that arrive meanwhile are queued, up to `queued.max.requests` frames
+ * and `socket.request.max.bytes` bytes; beyond that the socket is paused, so
+ * a flooding client is slowed down by TCP rather than held in memory.
+ * A connection idle for `connections.max.idle.ms` is closed.
+ */
+import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
+import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
+import type { RequestHandlerTable } from './request-handler.js';
+import type { Logger } from './logger.js';
+
+export interface SocketServerLimits {
+  requestBytesMax: number;
+  queuedRequestsMax: number;
+  queuedBytesMax: number;
+  idleMs: number;
+  /** Pause reading while this many response bytes wait for the socket. */
+  pendingResponseBytesMax: number;
+}
+
+export class SocketServer {
+  private readonly listeners: Listener[] = [];
+  private readonly connections = new Set<ConnectionHandler>();
+  private nextConnectionId = 0;
+  private stopping = false;
+
+  constructor(
+    private readonly env: Env,
+    private readonly handlers: RequestHandlerTable,
+    private readonly limits: SocketServerLimits,
+    private readonly log: Logger,
+  ) {}
+
+  async listen(name: string, host: string, port: number): Promise<Listener> {
+    const listener = await this.env.net.listen({ host, port }, (connection) => {
+      if (this.stopping) {
+        connection.destroy();
+        return;
+      }
+      const id = `${name}-${this.nextConnectionId++}`;
+      const handler = new ConnectionHandler(id, name, connection, this);
+      this.connections.add(handler);
+      connection.onClose(() => this.connections.delete(handler));
+    });
+    this.listeners.push(listener);
+    return listener;
+  }
+
+  /** Stops accepting, lets in-flight requests finish, then closes every connection. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.listeners.map((listener) => listener.close()));
+    await Promise.all([...this.connections].map((connection) => connection.drainAndClose()));
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** @internal */ get context() {
+    return { env: this.env, handlers: this.handlers, limits: this.limits, log: this.log };
+  }
+}
+
+class ConnectionHandler {
+  private pending: Buffer | null = null;
+  private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
+  private processing: Promise<void> | null = null;
+  private paused = false;
+  private closed = false;
+  private idleTimer: TimerHandle | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly listenerName: string,
+    readonly connection: Connection,
+    private readonly server: SocketServer,
+  ) {
+    connection.onData((data) => this.onData(data));
+    connection.onClose(() => {
+      this.closed = true;
+      this.idleTimer?.cancel();
+    });
+    connection.onDrain(() => this.maybeResume());
+    this.touch();
+  }
+
+  private touch(): void {
+    const { env, limits } = this.server.context;
+    this.idleTimer?.cancel();
+    this.idleTimer = env.timers.schedule(limits.idleMs, () => {
+      if (this.processing === null) this.close('idle');
+      else this.touch();
+    });
+  }
+
+  private close(reason: string): void {
+    if (this.closed) return;
+    this.server.context.log.debug(`closing connection ${this.id} from ${this.connection.remoteAddress}: ${reason}`);
+    this.closed = true;
+    this.idleTimer?.cancel();
+    this.connection.destroy();
+  }
+
+  private onData(data: Buffer): void {
+    if (this.closed) return;
+    this.touch();
+    let buffer = this.pending === null ? data : Buffer.concat([this.pending, data]);
+    this.pending = null;
+    const { limits } = this.server.context;
+    while (buffer.length >= 4) {
+      const size = buffer.readInt32BE(0);
+      if (size < 0 || size > limits.requestBytesMax) {
+        this.close(`frame of ${size} bytes exceeds socket.request.max.bytes (${limits.requestBytesMax})`);
+        return;
+      }
+      if (buffer.length < 4 + size) break;
+      const frame = buffer.subarray(4, 4 + size);
+      this.queue.push(frame);
+      this.queuedBytes += size;
+      buffer = buffer.subarray(4 + size);
+    }
+    if (buffer.length > 0) this.pending = Buffer.from(buffer);
+    if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) this.pause();
+    this.pump();
+  }
+
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.connection.pause();
+  }
+
+  private maybeResume(): void {
+    const { limits } = this.server.context;
+    if (!this.paused || this.closed) return;
+    if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) return;
+    if (this.connection.pendingWriteBytes >= limits.pendingResponseBytesMax) return;
+    this.paused = false;
+    this.connection.resume();
+  }
+
+  private pump(): void {
+    if (this.processing !== null) return;
+    this.processing = this.processQueue().finally(() => {
+      this.processing = null;
+    });
+  }
+
+  private async processQueue(): Promise<void> {
+    while (this.queue.length > 0 && !this.closed) {
+      const frame = this.queue.shift()!;
+      this.queuedBytes -= frame.length;
+      await this.handleFrame(frame);
+      this.maybeResume();
+    }
+  }
+
+  private async handleFrame(frame: Buffer): Promise<void> {
+    const { handlers } = this.server.context;
+    const decoded: DecodedRequest = decodeRequest(frame);
+    const outcome = await handlers.handle(decoded, {
+      connectionId: this.id,
+      listenerName: this.listenerName,
+      clientAddress: this.connection.remoteAddress,
+      requestBytes: frame.length,
+    });
+    if (outcome.kind === 'close') {
+      this.close(outcome.reason);
+      return;
+    }
+    if (outcome.kind === 'none') return;
+    const chunks = encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body);
+    const { limits } = this.server.context;
+    if (!this.connection.write(chunks) || this.connection.pendingWriteBytes >= limits.pendingResponseBytesMax) this.pause();
+  }
+
+  async drainAndClose(): Promise<void> {
+    this.pause();
+    this.queue.length = 0;
+    if (this.processing !== null) await this.processing;
+    this.connection.end();
+  }
+}
