@@ -1,0 +1,44 @@
+/**
+ * ApiVersions (key 18), versions 0-5.
+ *
+ * Advertises exactly the handlers registered in apis/index.ts (so the
+ * advertisement and what is served cannot drift) plus the supported and
+ * finalized features (v3+, KIP-584). v3+ carries the client's software name
+ * and version (KIP-511); a malformed name or version gets INVALID_REQUEST.
+ * A request at a version above 5 is answered at v0 with UNSUPPORTED_VERSION
+ * by the handler table, before this handler runs.
+ * v5's ClusterId / NodeId check: a mismatch gets INCONSISTENT_CLUSTER_ID.
+ */
+import { ApiVersions } from '../../protocol/schemas/18-api-versions.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { SUPPORTED_FEATURES } from '../../metadata/features.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+/** Kafka's rule for client software names and versions. */
+const SOFTWARE_TEXT = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+export function apiVersionsHandler(broker: Broker) {
+  return defineHandler({
+    api: ApiVersions,
+    handle(request, context) {
+      const apiKeys = broker.handlers.advertisedVersions();
+      if (context.apiVersion >= 3 && (!SOFTWARE_TEXT.test(request.clientSoftwareName) || !SOFTWARE_TEXT.test(request.clientSoftwareVersion))) {
+        return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys };
+      }
+      const image = broker.metadata.image;
+      if (context.apiVersion >= 5 && request.clusterId !== null && request.clusterId !== image.clusterId) {
+        return { errorCode: ErrorCode.INCONSISTENT_CLUSTER_ID, apiKeys };
+      }
+      return {
+        errorCode: ErrorCode.NONE,
+        apiKeys,
+        throttleTimeMs: 0,
+        supportedFeatures: SUPPORTED_FEATURES.map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+        finalizedFeaturesEpoch: image.offset,
+        finalizedFeatures: [...image.features].map(([name, level]) => ({ name, maxVersionLevel: level, minVersionLevel: level })),
+      };
+    },
+    errorResponse: (_request, errorCode) => ({ errorCode }),
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * One Spool node: the rooms wired together (DESIGN.md §2).
+ *
+ * Start order: bind listeners (so port 0 resolves to real ports before the
+ * node registers its advertised endpoints), start the metadata manager
+ * (replays `__cluster_metadata`, elects itself in a one-voter quorum,
+ * registers this broker), which publishes the image to the replica manager
+ * (opens logs, becomes leader), then serve requests.
+ * Stop order (SIGTERM or stop()): stop accepting, finish in-flight requests,
+ * stop the replica manager (flush, checkpoints, clean-shutdown marker), stop
+ * the metadata manager.
+ */
+import { realEnv, type Env } from '../io/env.js';
+import { BrokerConfig, parseListeners, type ListenerSpec } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { SocketServer } from './socket-server.js';
+import { RequestHandlerTable } from './request-handler.js';
+import { createHandlers } from './apis/index.js';
+import { MetadataManager } from '../metadata/manager.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+
+export interface BoundListener extends ListenerSpec {
+  /** The address clients are told to use (advertised.listeners, else the bound address). */
+  advertisedHost: string;
+  advertisedPort: number;
+}
+
+export class Broker {
+  readonly nodeId: number;
+  readonly metadata: MetadataManager;
+  readonly replicaManager: ReplicaManager;
+  readonly handlers: RequestHandlerTable;
+  private readonly socketServer: SocketServer;
+  private bound: BoundListener[] = [];
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+
+  constructor(
+    readonly config: BrokerConfig,
+    readonly env: Env = realEnv,
+    readonly log: Logger = createLogger({ name: `spool[${config.int('node.id')}]` }),
+  ) {
+    this.nodeId = config.int('node.id');
+    this.metadata = new MetadataManager(this);
+    this.replicaManager = new ReplicaManager(this);
+    this.handlers = new RequestHandlerTable(createHandlers(this), this.log);
+    this.socketServer = new SocketServer(
+      env,
+      this.handlers,
+      {
+        requestBytesMax: config.int('socket.request.max.bytes'),
+        queuedRequestsMax: config.int('queued.max.requests'),
+        queuedBytesMax: config.int('socket.request.max.bytes'),
+        idleMs: config.int('connections.max.idle.ms'),
+        pendingResponseBytesMax: 64 * 1024 * 1024,
+      },
+      this.log,
+    );
+  }
+
+  /** Listeners as bound, with the endpoints advertised for each. */
+  get listeners(): readonly BoundListener[] {
+    return this.bound;
+  }
+
+  /** The listener that clients use: the first non-controller listener. */
+  get clientListener(): BoundListener {
+    const controllerNames = new Set(this.config.list('controller.listener.names'));
+    const listener = this.bound.find((l) => !controllerNames.has(l.name)) ?? this.bound[0];
+    if (listener === undefined) throw new Error('broker has no listeners');
+    return listener;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`cannot start a broker that is ${this.state}`);
+    this.state = 'starting';
+    const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
+    for (const spec of parseListeners(this.config.list('listeners'))) {
+      const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port);
+      const announced = advertised.get(spec.name);
+      this.bound.push({
+        ...spec,
+        port: listener.port,
+        advertisedHost: announced?.host || spec.host || '127.0.0.1',
+        advertisedPort: announced?.port || listener.port,
+      });
+    }
+    this.metadata.addPublisher(this.replicaManager);
+    await this.replicaManager.start();
+    await this.metadata.start();
+    this.state = 'running';
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    this.state = 'stopping';
+    await this.socketServer.shutdown();
+    await this.replicaManager.stop();
+    await this.metadata.stop();
+    this.state = 'stopped';
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+}
+
+export interface StartBrokerOptions {
+  /** Kafka broker properties (`log.dirs`, `num.partitions`, `listeners`, ...). */
+  config?: Record<string, string | number | boolean>;
+  env?: Env;
+  logger?: Logger;
+}
+
+export interface RunningBroker {
+  /** `host:port` of the client listener, for a client's bootstrap.servers. */
+  bootstrapServers: string;
+  broker: Broker;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a node for embedding in a Node process (tests, tools). Port 0 picks
+ * free ports, so several brokers can run in one process.
+ */
+export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
+  const config = BrokerConfig.fromObject({
+    listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0',
+    ...options.config,
+  });
+  const broker = new Broker(config, options.env ?? realEnv, options.logger);
+  await broker.start();
+  const client = broker.clientListener;
+  return {
+    bootstrapServers: `${client.advertisedHost}:${client.advertisedPort}`,
+    broker,
+    stop: () => broker.stop(),
+  };
+}
