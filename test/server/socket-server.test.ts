@@ -1,0 +1,120 @@
+/**
+ * Proves the network front's contract with clients: framing limits close
+ * only the offending connection, ApiVersions at an unknown version gets a v0
+ * answer with UNSUPPORTED_VERSION (KIP-511), unknown API keys and malformed
+ * bodies close the connection, and pipelined requests are answered in order.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { realEnv } from '../../src/io/env.js';
+import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
+import { RequestHandlerTable } from '../../src/server/request-handler.js';
+import { SocketServer } from '../../src/server/socket-server.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { apiVersionsHandler } from '../../src/server/apis/18-api-versions.js';
+import type { Broker } from '../../src/server/broker.js';
+import { WireClient } from './wire-client.js';
+
+const REQUEST_BYTES_MAX = 1024;
+
+async function startServer() {
+  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } } } as unknown as Broker;
+  const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker)], silentLogger);
+  (fakeBroker as { handlers: RequestHandlerTable }).handlers = table;
+  const server = new SocketServer(realEnv, table, { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20 }, silentLogger);
+  const listener = await server.listen('PLAINTEXT', '127.0.0.1', 0);
+  return { server, address: `127.0.0.1:${listener.port}` };
+}
+
+function apiVersionsRequest(version: number, correlationId: number) {
+  return encodeRequest(ApiVersions, { apiVersion: version, correlationId, clientId: 'test' }, { clientSoftwareName: 'spool-test', clientSoftwareVersion: '1.0' });
+}
+
+test('ApiVersions at every served version lists the registered handlers and features', async () => {
+  const { server, address } = await startServer();
+  const client = await WireClient.connect(address);
+  for (let version = 0; version <= 5; version++) {
+    client.send(apiVersionsRequest(version, 100 + version));
+    const decoded = decodeResponse(ApiVersions, version, (await client.next())!);
+    assert.ok(decoded.ok);
+    assert.equal(decoded.correlationId, 100 + version);
+    assert.equal(decoded.body.errorCode, ErrorCode.NONE);
+    assert.deepEqual(decoded.body.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]), [[18, 0, 5]]);
+    if (version >= 3) assert.deepEqual(decoded.body.finalizedFeatures.map((f) => [f.name, f.maxVersionLevel]), [['metadata.version', 25]]);
+  }
+  client.close();
+  await server.shutdown();
+});
+
+test('ApiVersions at an unknown version is answered at v0 with UNSUPPORTED_VERSION', async () => {
+  const { server, address } = await startServer();
+  const client = await WireClient.connect(address);
+  const frame = Buffer.concat(apiVersionsRequest(3, 7));
+  frame.writeInt16BE(99, 6); // the api version field, after size (4) and api key (2)
+  client.send([frame]);
+  const decoded = decodeResponse(ApiVersions, 0, (await client.next())!);
+  assert.ok(decoded.ok);
+  assert.equal(decoded.correlationId, 7);
+  assert.equal(decoded.body.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+  assert.deepEqual(decoded.body.apiKeys.map((k) => k.apiKey), [18]);
+  client.close();
+  await server.shutdown();
+});
+
+test('ApiVersions with an invalid client software name gets INVALID_REQUEST', async () => {
+  const { server, address } = await startServer();
+  const client = await WireClient.connect(address);
+  client.send(encodeRequest(ApiVersions, { apiVersion: 3, correlationId: 1, clientId: null }, { clientSoftwareName: '-bad name-', clientSoftwareVersion: '1' }));
+  const decoded = decodeResponse(ApiVersions, 3, (await client.next())!);
+  assert.ok(decoded.ok);
+  assert.equal(decoded.body.errorCode, ErrorCode.INVALID_REQUEST);
+  client.close();
+  await server.shutdown();
+});
+
+test('an oversized frame closes only that connection', async () => {
+  const { server, address } = await startServer();
+  const bystander = await WireClient.connect(address);
+  const offender = await WireClient.connect(address);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(REQUEST_BYTES_MAX + 1);
+  offender.send([size]);
+  assert.equal(await offender.next(), null);
+  bystander.send(apiVersionsRequest(3, 1));
+  assert.ok(decodeResponse(ApiVersions, 3, (await bystander.next())!).ok);
+  bystander.close();
+  await server.shutdown();
+});
+
+test('an unknown API key and a malformed body each close the connection', async () => {
+  const { server, address } = await startServer();
+  const unknown = await WireClient.connect(address);
+  const frame = Buffer.concat(apiVersionsRequest(3, 1));
+  frame.writeInt16BE(999, 4);
+  unknown.send([frame]);
+  assert.equal(await unknown.next(), null);
+
+  const malformed = await WireClient.connect(address);
+  const truncated = Buffer.concat(apiVersionsRequest(3, 2));
+  const cut = truncated.subarray(0, truncated.length - 3);
+  cut.writeInt32BE(cut.length - 4, 0);
+  malformed.send([cut]);
+  assert.equal(await malformed.next(), null);
+  await server.shutdown();
+});
+
+test('pipelined requests are answered in order, across frames split at any byte', async () => {
+  const { server, address } = await startServer();
+  const client = await WireClient.connect(address);
+  const all = Buffer.concat(Array.from({ length: 20 }, (_, i) => Buffer.concat(apiVersionsRequest(i % 6, i))));
+  for (let offset = 0; offset < all.length; offset += 7) client.send([all.subarray(offset, offset + 7)]);
+  for (let i = 0; i < 20; i++) {
+    const decoded = decodeResponse(ApiVersions, i % 6, (await client.next())!);
+    assert.ok(decoded.ok);
+    assert.equal(decoded.correlationId, i);
+  }
+  client.close();
+  await server.shutdown();
+});

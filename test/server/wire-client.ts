@@ -1,0 +1,54 @@
+/**
+ * A bare Kafka wire client for tests: sends frames built with Spool's
+ * encoder over real TCP and hands back response frames in arrival order.
+ */
+import { realNetwork, type Connection } from '../../src/io/net.js';
+
+export class WireClient {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private readonly waiters: ((frame: Buffer | null) => void)[] = [];
+  closed = false;
+
+  private constructor(private readonly connection: Connection) {
+    connection.onData((data) => {
+      this.buffered = Buffer.concat([this.buffered, data]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const size = this.buffered.readInt32BE(0);
+        this.deliver(this.buffered.subarray(4, 4 + size));
+        this.buffered = this.buffered.subarray(4 + size);
+      }
+    });
+    connection.onClose(() => {
+      this.closed = true;
+      for (const waiter of this.waiters.splice(0)) waiter(null);
+    });
+  }
+
+  static async connect(hostPort: string): Promise<WireClient> {
+    const [host, port] = hostPort.split(':');
+    return new WireClient(await realNetwork.connect({ host: host!, port: Number(port) }));
+  }
+
+  private deliver(frame: Buffer): void {
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) waiter(Buffer.from(frame));
+    else this.frames.push(Buffer.from(frame));
+  }
+
+  send(chunks: readonly Uint8Array[]): void {
+    this.connection.write(chunks);
+  }
+
+  /** The next response frame (without its size), or null once the broker has closed the connection. */
+  next(): Promise<Buffer | null> {
+    const frame = this.frames.shift();
+    if (frame !== undefined) return Promise.resolve(frame);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  close(): void {
+    this.connection.destroy();
+  }
+}
