@@ -160,7 +160,7 @@ export type BatchErrorCode =
   | 'CORRUPT_MESSAGE'
   | 'INVALID_RECORD'
   | 'UNSUPPORTED_COMPRESSION_TYPE'
-  | 'RECORD_LIST_TOO_LARGE';
+  | 'MESSAGE_TOO_LARGE';
 
 export interface BatchError {
   code: BatchErrorCode;
