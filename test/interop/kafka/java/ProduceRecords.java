@@ -11,8 +11,16 @@
 //   timestamp  decimal epoch ms, or "-" for the producer's clock
 //   headers    "-" for none, else comma-separated base64(name):base64(value)
 //              where a value of "-" is a null header value
-// The line order is the send order; one producer sends them all, then
-// flushes. Prints "sent N" on stdout; exits 1 if any send failed.
+// and directive lines:
+//   #config name=value ...   flush and close the current producer; later
+//                            records go through a new producer with the
+//                            command-line configs plus these (e.g. another
+//                            compression.type, or a transactional.id)
+//   #begin / #commit / #abort   transaction boundaries (the producer needs a
+//                            transactional.id; sends are flushed first, so an
+//                            aborted transaction's records are in the log)
+// The line order is the send order. Prints "sent N" on stdout; exits 1 if any
+// send failed.
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,37 +38,70 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public final class ProduceRecords {
+    private static final AtomicReference<Exception> FAILURE = new AtomicReference<>();
+
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
             System.err.println("usage: ProduceRecords <bootstrap> <topic> <input-file> [producer.config=value ...]");
             System.exit(2);
         }
-        Properties props = new Properties();
-        props.put("bootstrap.servers", args[0]);
-        props.put("key.serializer", ByteArraySerializer.class.getName());
-        props.put("value.serializer", ByteArraySerializer.class.getName());
-        for (int i = 3; i < args.length; i++) {
-            int eq = args[i].indexOf('=');
-            props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
-        }
+        Properties base = new Properties();
+        base.put("bootstrap.servers", args[0]);
+        base.put("key.serializer", ByteArraySerializer.class.getName());
+        base.put("value.serializer", ByteArraySerializer.class.getName());
+        putAll(base, args, 3);
+        String topic = args[1];
         List<String> lines = Files.readAllLines(Path.of(args[2]), StandardCharsets.UTF_8);
-        AtomicReference<Exception> failure = new AtomicReference<>();
+        KafkaProducer<byte[], byte[]> producer = open(base, new String[0]);
         int sent = 0;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+        try {
             for (String line : lines) {
                 if (line.isEmpty()) continue;
-                producer.send(toRecord(args[1], line), (metadata, e) -> {
-                    if (e != null) failure.compareAndSet(null, e);
-                });
-                sent++;
+                if (line.startsWith("#config")) {
+                    producer.close();
+                    producer = open(base, line.substring("#config".length()).trim().split("\\s+"));
+                } else if (line.equals("#begin")) {
+                    producer.beginTransaction();
+                } else if (line.equals("#commit")) {
+                    producer.flush();
+                    producer.commitTransaction();
+                } else if (line.equals("#abort")) {
+                    producer.flush();
+                    producer.abortTransaction();
+                } else {
+                    producer.send(toRecord(topic, line), (metadata, e) -> {
+                        if (e != null) FAILURE.compareAndSet(null, e);
+                    });
+                    sent++;
+                }
             }
             producer.flush();
+        } finally {
+            producer.close();
         }
-        if (failure.get() != null) {
-            failure.get().printStackTrace();
+        if (FAILURE.get() != null) {
+            FAILURE.get().printStackTrace();
             System.exit(1);
         }
         System.out.println("sent " + sent);
+    }
+
+    private static KafkaProducer<byte[], byte[]> open(Properties base, String[] overrides) {
+        Properties props = new Properties();
+        props.putAll(base);
+        putAll(props, overrides, 0);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
+        if (props.containsKey("transactional.id")) producer.initTransactions();
+        return producer;
+    }
+
+    private static void putAll(Properties props, String[] configs, int from) {
+        for (int i = from; i < configs.length; i++) {
+            if (configs[i].isEmpty()) continue;
+            int eq = configs[i].indexOf('=');
+            if (eq <= 0) throw new IllegalArgumentException("expected name=value: " + configs[i]);
+            props.put(configs[i].substring(0, eq), configs[i].substring(eq + 1));
+        }
     }
 
     private static ProducerRecord<byte[], byte[]> toRecord(String topic, String line) {
