@@ -21,6 +21,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 import java.io.BufferedWriter;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,12 +40,14 @@ import java.util.Random;
  * with the generated message's size() + write(), checks that Kafka reads the
  * bytes back to an equal object, and writes one JSON line per body:
  *
- *   {apiKey, name, version, side, hex, json, unknownTags?}
+ *   {apiKey, name, version, side, hex, json, unknownTags?, unstable?, defaults?}
  *
  * where json is the generated JsonConverter.write(message, version, false)
  * (records appear as "<field>SizeInBytes") and unknownTags lists raw tagged
- * fields added at the top level that Kafka's schema does not know. apiKey is
- * -1 for the headers. Usage: Main OUTPUT_FILE
+ * fields added at the top level that Kafka's schema does not know; unstable
+ * marks a latest version Kafka flags latestVersionUnstable; defaults marks the
+ * extra entry per version and side whose message has every field at Kafka's
+ * default. apiKey is -1 for the headers. Usage: Main OUTPUT_FILE
  */
 public final class Main {
     private static final long SEED = 20261129L;
@@ -90,8 +93,9 @@ public final class Main {
             if (!hasVersions(type)) continue;
             short highest = type.highestSupportedVersion(true);
             for (short version = type.lowestSupportedVersion(); version <= highest; version++) {
-                Spec request = new Spec(type.apiKey(), type.name, "request", type.newRequest().getClass(), type.requestSchemas()[version], true);
-                Spec response = new Spec(type.apiKey(), type.name, "response", type.newResponse().getClass(), type.responseSchemas()[version], true);
+                boolean unstable = type.latestVersionUnstable() && version == highest;
+                Spec request = new Spec(type.apiKey(), type.name, "request", type.newRequest().getClass(), type.requestSchemas()[version], true, unstable);
+                Spec response = new Spec(type.apiKey(), type.name, "response", type.newResponse().getClass(), type.responseSchemas()[version], true, unstable);
                 writeSamples(request, version);
                 writeSamples(response, version);
             }
@@ -107,11 +111,11 @@ public final class Main {
         for (short version = 0; version < schemas.length; version++) {
             if (schemas[version] == null) continue;
             // Spool's header codec takes no unknown tags for the response header, so none are added here.
-            writeSamples(new Spec(-1, name, side, messageClass, schemas[version], false), version);
+            writeSamples(new Spec(-1, name, side, messageClass, schemas[version], false, false), version);
         }
     }
 
-    private record Spec(int apiKey, String name, String side, Class<?> messageClass, Schema schema, boolean unknownTags) {}
+    private record Spec(int apiKey, String name, String side, Class<?> messageClass, Schema schema, boolean unknownTags, boolean unstable) {}
 
     private void writeSamples(Spec spec, short version) throws Exception {
         if (spec.schema == null) throw new IllegalStateException(spec.name + " has no schema for v" + version);
@@ -119,6 +123,28 @@ public final class Main {
             long id = (((spec.apiKey + 7L) * 1_000L + version) * 2 + (spec.side.equals("request") ? 0 : 1)) * 16 + sample;
             writeSample(spec, version, new Random(mix64(SEED + id)));
         }
+        writeDefaults(spec, version);
+    }
+
+    /**
+     * One more entry per version and side: the message with every field at
+     * Kafka's default (and one element in each array of structs, see
+     * DefaultsMessage), so that Spool's declared defaults can be checked by
+     * encoding a Spool message of the same shape with no values set.
+     */
+    private void writeDefaults(Spec spec, short version) throws Exception {
+        Message message = (Message) DefaultsMessage.build(spec.messageClass, spec.schema);
+        byte[] bytes;
+        try {
+            bytes = serialize(message, version);
+        } catch (RuntimeException e) {
+            // A field whose default is null but that is not nullable in this version: Kafka cannot write it either.
+            System.err.println("java-golden: no defaults entry for " + spec.name + " v" + version + " " + spec.side + ": " + e.getMessage());
+            return;
+        }
+        ObjectNode line = line(spec, version, bytes, message);
+        line.put("defaults", true);
+        emit(line);
     }
 
     /** Spreads nearby seeds apart (java.util.Random's first outputs for close seeds are close). */
@@ -141,8 +167,14 @@ public final class Main {
         }
         byte[] bytes = serialize(message, version);
         checkReadsBack(spec, message, bytes, version);
-        JsonNode json = (JsonNode) converter.getMethod("write", spec.messageClass, short.class, boolean.class).invoke(null, message, version, false);
+        ObjectNode line = line(spec, version, bytes, message);
+        if (!unknownTags.isEmpty()) line.set("unknownTags", unknownTags);
+        emit(line);
+    }
 
+    private static ObjectNode line(Spec spec, short version, byte[] bytes, Message message) throws Exception {
+        Class<?> converter = Class.forName(spec.messageClass.getName() + "JsonConverter");
+        JsonNode json = (JsonNode) converter.getMethod("write", spec.messageClass, short.class, boolean.class).invoke(null, message, version, false);
         ObjectNode line = JsonNodeFactory.instance.objectNode();
         line.put("apiKey", spec.apiKey);
         line.put("name", spec.name);
@@ -150,7 +182,11 @@ public final class Main {
         line.put("side", spec.side);
         line.put("hex", HexFormat.of().formatHex(bytes));
         line.set("json", json);
-        if (!unknownTags.isEmpty()) line.set("unknownTags", unknownTags);
+        if (spec.unstable) line.put("unstable", true);
+        return line;
+    }
+
+    private void emit(ObjectNode line) throws IOException {
         out.write(mapper.writeValueAsString(line));
         out.write('\n');
         entries++;
