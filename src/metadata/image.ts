@@ -23,6 +23,8 @@ export interface PartitionRegistration {
   leader: number;
   leaderEpoch: number;
   partitionEpoch: number;
+  /** Log directory id of each replica, in `replicas` order (KIP-858); absent when unassigned. */
+  directories?: readonly string[];
 }
 
 export interface TopicImage {
@@ -50,6 +52,16 @@ export interface BrokerRegistrationImage {
   rack: string | null;
   fenced: boolean;
   inControlledShutdown: boolean;
+  /** Directory ids of the broker's online log directories (KIP-858). */
+  logDirs: readonly string[];
+  /** Feature ranges the broker supports, by name. */
+  supportedFeatures: ReadonlyMap<string, { minVersion: number; maxVersion: number }>;
+}
+
+export interface ControllerRegistrationImage {
+  id: number;
+  incarnationId: string;
+  listeners: readonly BrokerEndpoint[];
 }
 
 export interface MetadataImage {
@@ -63,6 +75,10 @@ export interface MetadataImage {
   features: ReadonlyMap<string, number>;
   /** Cluster-wide dynamic broker configs (resource name ''), per-broker ones by broker id. */
   brokerConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Controllers registered through RegisterControllerRecord (KIP-919), by id. */
+  controllers: ReadonlyMap<number, ControllerRegistrationImage>;
+  /** The first producer id of the next block the controller hands out (ProducerIdsRecord). */
+  nextProducerId: number;
 }
 
 export interface MetadataDelta {
@@ -73,6 +89,10 @@ export interface MetadataDelta {
   /** Topics whose config overrides changed. */
   changedTopicConfigs: readonly TopicImage[];
   brokersChanged: boolean;
+  /** Feature levels that changed (finalized or removed), with the new level (0 when removed). */
+  changedFeatures: ReadonlyMap<string, number>;
+  /** Offset of the last record the delta covers. */
+  offset: number;
 }
 
 /** Reacts to metadata changes; called in log order, one delta at a time. */

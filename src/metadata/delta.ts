@@ -1,0 +1,361 @@
+/**
+ * Builds metadata images by replaying records (Kafka's MetadataDelta): start
+ * from an image, replay committed records in log order, then `build()` the
+ * next image and the delta publishers react to. The same replay code runs on
+ * a live commit, on restart (log replay) and when loading a snapshot, so all
+ * three reach the same state.
+ *
+ * Images are immutable: a builder copies a map the first time it changes it.
+ * A record that does not apply (a partition of an unknown topic, a change to
+ * an unknown broker) is a broken invariant of the metadata log and throws.
+ */
+import type {
+  BrokerRegistrationImage,
+  ControllerRegistrationImage,
+  MetadataDelta,
+  MetadataImage,
+  PartitionRegistration,
+  TopicImage,
+} from './image.js';
+import { NO_LEADER_CHANGE, type MetadataRecord, type RecordData } from './records.js';
+
+/** ConfigResource types of ConfigRecord (Kafka's ConfigResource.Type). */
+export const ConfigResourceType = {
+  UNKNOWN: 0,
+  TOPIC: 2,
+  BROKER: 4,
+  BROKER_LOGGER: 8,
+  CLIENT_METRICS: 16,
+  GROUP: 32,
+} as const;
+
+export class MetadataReplayError extends Error {
+  override readonly name = 'MetadataReplayError';
+}
+
+export function emptyImage(clusterId: string): MetadataImage {
+  return {
+    offset: -1,
+    clusterId,
+    topicsByName: new Map(),
+    topicsById: new Map(),
+    brokers: new Map(),
+    features: new Map(),
+    brokerConfigs: new Map(),
+    controllers: new Map(),
+    nextProducerId: 0,
+  };
+}
+
+interface MutableTopic {
+  name: string;
+  id: string;
+  partitions: Map<number, PartitionRegistration>;
+}
+
+export class ImageBuilder {
+  private offset: number;
+  private topics: Map<string, MutableTopic | TopicImage> | null = null;
+  private readonly copiedTopics = new Set<string>();
+  private topicConfigs: Map<string, ReadonlyMap<string, string>>;
+  private brokers: Map<number, BrokerRegistrationImage> | null = null;
+  private controllers: Map<number, ControllerRegistrationImage> | null = null;
+  private features: Map<string, number> | null = null;
+  private brokerConfigs: Map<string, ReadonlyMap<string, string>> | null = null;
+  private nextProducerId: number;
+  private readonly changedPartitions = new Map<string, PartitionRegistration>();
+  private readonly deletedTopics = new Map<string, TopicImage>();
+  private readonly createdTopicIds = new Set<string>();
+  private readonly configChangedTopics = new Set<string>();
+  private readonly changedFeatures = new Map<string, number>();
+  private brokersChanged = false;
+
+  constructor(private readonly base: MetadataImage) {
+    this.offset = base.offset;
+    this.nextProducerId = base.nextProducerId;
+    this.topicConfigs = new Map([...base.topicsByName.values()].map((topic) => [topic.name, topic.configs]));
+  }
+
+  get lastOffset(): number {
+    return this.offset;
+  }
+
+  /**
+   * Applies one committed record found at `offset`. Snapshot records have no
+   * offset of their own: they are replayed without one, then `advanceTo`
+   * moves the image to the snapshot's last offset.
+   */
+  replay(record: MetadataRecord, offset?: number): void {
+    if (offset !== undefined) {
+      if (offset <= this.offset) throw new MetadataReplayError(`record at offset ${offset} replayed after offset ${this.offset}`);
+      this.offset = offset;
+    }
+    switch (record.type) {
+      case 'TopicRecord':
+        return this.replayTopic(record.data);
+      case 'PartitionRecord':
+        return this.replayPartition(record.data);
+      case 'PartitionChangeRecord':
+        return this.replayPartitionChange(record.data);
+      case 'RemoveTopicRecord':
+        return this.replayRemoveTopic(record.data.topicId);
+      case 'ConfigRecord':
+        return this.replayConfig(record.data);
+      case 'RegisterBrokerRecord':
+        return this.replayRegisterBroker(record.data);
+      case 'UnregisterBrokerRecord':
+        return this.replayUnregisterBroker(record.data);
+      case 'FenceBrokerRecord':
+        return this.changeBroker(record.data.id, record.data.epoch, { fenced: true });
+      case 'UnfenceBrokerRecord':
+        return this.changeBroker(record.data.id, record.data.epoch, { fenced: false });
+      case 'BrokerRegistrationChangeRecord':
+        return this.replayBrokerChange(record.data);
+      case 'FeatureLevelRecord':
+        return this.replayFeatureLevel(record.data);
+      case 'ProducerIdsRecord':
+        this.nextProducerId = record.data.nextProducerId;
+        return;
+      case 'RegisterControllerRecord':
+        return this.replayRegisterController(record.data);
+      case 'NoOpRecord':
+        return;
+    }
+  }
+
+  /** Moves the image offset past records that carry no metadata (control records, empty batches). */
+  advanceTo(offset: number): void {
+    if (offset > this.offset) this.offset = offset;
+  }
+
+  private topicMap(): Map<string, MutableTopic | TopicImage> {
+    this.topics ??= new Map(this.base.topicsById);
+    return this.topics;
+  }
+
+  private topicById(topicId: string): MutableTopic | TopicImage | undefined {
+    return (this.topics ?? this.base.topicsById).get(topicId);
+  }
+
+  /** The topic, copied so that its partitions can change. */
+  private mutableTopic(topicId: string, what: string): MutableTopic {
+    const topic = this.topicById(topicId);
+    if (topic === undefined) throw new MetadataReplayError(`${what} for unknown topic id ${topicId}`);
+    if (this.copiedTopics.has(topicId)) return topic as MutableTopic;
+    const copy: MutableTopic = { name: topic.name, id: topic.id, partitions: new Map(topic.partitions) };
+    this.topicMap().set(topicId, copy);
+    this.copiedTopics.add(topicId);
+    return copy;
+  }
+
+  private replayTopic(data: RecordData<'TopicRecord'>): void {
+    if (this.topicById(data.topicId) !== undefined) throw new MetadataReplayError(`topic id ${data.topicId} registered twice`);
+    this.topicMap().set(data.topicId, { name: data.name, id: data.topicId, partitions: new Map() });
+    this.copiedTopics.add(data.topicId);
+    this.createdTopicIds.add(data.topicId);
+  }
+
+  private replayPartition(data: RecordData<'PartitionRecord'>): void {
+    const topic = this.mutableTopic(data.topicId, `PartitionRecord ${data.partitionId}`);
+    const registration: PartitionRegistration = {
+      topicId: topic.id,
+      topicName: topic.name,
+      partition: data.partitionId,
+      replicas: data.replicas,
+      isr: data.isr,
+      elr: data.eligibleLeaderReplicas ?? [],
+      lastKnownElr: data.lastKnownElr ?? [],
+      removingReplicas: data.removingReplicas,
+      addingReplicas: data.addingReplicas,
+      leader: data.leader,
+      leaderEpoch: data.leaderEpoch,
+      partitionEpoch: data.partitionEpoch,
+      directories: data.directories,
+    };
+    topic.partitions.set(data.partitionId, registration);
+    this.changedPartitions.set(`${topic.id}:${data.partitionId}`, registration);
+  }
+
+  private replayPartitionChange(data: RecordData<'PartitionChangeRecord'>): void {
+    const topic = this.mutableTopic(data.topicId, `PartitionChangeRecord ${data.partitionId}`);
+    const previous = topic.partitions.get(data.partitionId);
+    if (previous === undefined) throw new MetadataReplayError(`PartitionChangeRecord for unknown partition ${topic.name}-${data.partitionId}`);
+    const leaderChanged = data.leader !== NO_LEADER_CHANGE;
+    const registration: PartitionRegistration = {
+      ...previous,
+      replicas: data.replicas ?? previous.replicas,
+      isr: data.isr ?? previous.isr,
+      elr: data.eligibleLeaderReplicas ?? previous.elr,
+      lastKnownElr: data.lastKnownElr ?? previous.lastKnownElr,
+      removingReplicas: data.removingReplicas ?? previous.removingReplicas,
+      addingReplicas: data.addingReplicas ?? previous.addingReplicas,
+      leader: leaderChanged ? data.leader : previous.leader,
+      // Kafka bumps the leader epoch whenever the record names a leader, even the same one.
+      leaderEpoch: leaderChanged ? previous.leaderEpoch + 1 : previous.leaderEpoch,
+      partitionEpoch: previous.partitionEpoch + 1,
+      directories: data.directories ?? previous.directories ?? [],
+    };
+    topic.partitions.set(data.partitionId, registration);
+    this.changedPartitions.set(`${topic.id}:${data.partitionId}`, registration);
+  }
+
+  private replayRemoveTopic(topicId: string): void {
+    const topic = this.topicById(topicId);
+    if (topic === undefined) throw new MetadataReplayError(`RemoveTopicRecord for unknown topic id ${topicId}`);
+    this.topicMap().delete(topicId);
+    this.copiedTopics.delete(topicId);
+    for (const partition of topic.partitions.keys()) this.changedPartitions.delete(`${topicId}:${partition}`);
+    if (this.topicConfigs.delete(topic.name)) this.configChangedTopics.delete(topic.name);
+    const baseTopic = this.base.topicsById.get(topicId);
+    if (baseTopic !== undefined) this.deletedTopics.set(topicId, baseTopic);
+    this.createdTopicIds.delete(topicId);
+  }
+
+  private replayConfig(data: RecordData<'ConfigRecord'>): void {
+    if (data.resourceType === ConfigResourceType.TOPIC) {
+      this.topicConfigs.set(data.resourceName, withValue(this.topicConfigs.get(data.resourceName), data.name, data.value));
+      this.configChangedTopics.add(data.resourceName);
+      return;
+    }
+    if (data.resourceType === ConfigResourceType.BROKER) {
+      this.brokerConfigs ??= new Map(this.base.brokerConfigs);
+      this.brokerConfigs.set(data.resourceName, withValue(this.brokerConfigs.get(data.resourceName), data.name, data.value));
+      this.brokersChanged = true;
+    }
+    // Client-metrics and group configs have no consumer in Spool yet; they stay in the log.
+  }
+
+  private brokerMap(): Map<number, BrokerRegistrationImage> {
+    this.brokers ??= new Map(this.base.brokers);
+    this.brokersChanged = true;
+    return this.brokers;
+  }
+
+  private replayRegisterBroker(data: RecordData<'RegisterBrokerRecord'>): void {
+    this.brokerMap().set(data.brokerId, {
+      id: data.brokerId,
+      epoch: data.brokerEpoch,
+      incarnationId: data.incarnationId,
+      listeners: data.endPoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
+      rack: data.rack,
+      fenced: data.fenced,
+      inControlledShutdown: data.inControlledShutdown,
+      logDirs: data.logDirs,
+      supportedFeatures: new Map(data.features.map((f) => [f.name, { minVersion: f.minSupportedVersion, maxVersion: f.maxSupportedVersion }])),
+    });
+  }
+
+  private replayUnregisterBroker(data: RecordData<'UnregisterBrokerRecord'>): void {
+    const brokers = this.brokerMap();
+    const existing = brokers.get(data.brokerId);
+    if (existing === undefined) throw new MetadataReplayError(`UnregisterBrokerRecord for unknown broker ${data.brokerId}`);
+    brokers.delete(data.brokerId);
+  }
+
+  private changeBroker(brokerId: number, epoch: number, change: globalThis.Partial<BrokerRegistrationImage>): void {
+    const brokers = this.brokerMap();
+    const existing = brokers.get(brokerId);
+    if (existing === undefined) throw new MetadataReplayError(`registration change for unknown broker ${brokerId}`);
+    if (existing.epoch !== epoch) throw new MetadataReplayError(`registration change for broker ${brokerId} epoch ${epoch}, registered epoch ${existing.epoch}`);
+    brokers.set(brokerId, { ...existing, ...change });
+  }
+
+  private replayBrokerChange(data: RecordData<'BrokerRegistrationChangeRecord'>): void {
+    const change: globalThis.Partial<BrokerRegistrationImage> = {};
+    if (data.fenced !== 0) change.fenced = data.fenced > 0;
+    if (data.inControlledShutdown === 1) change.inControlledShutdown = true;
+    if (data.logDirs.length > 0) change.logDirs = data.logDirs;
+    this.changeBroker(data.brokerId, data.brokerEpoch, change);
+  }
+
+  private replayFeatureLevel(data: RecordData<'FeatureLevelRecord'>): void {
+    this.features ??= new Map(this.base.features);
+    if (data.featureLevel === 0) this.features.delete(data.name);
+    else this.features.set(data.name, data.featureLevel);
+    this.changedFeatures.set(data.name, data.featureLevel);
+  }
+
+  private replayRegisterController(data: RecordData<'RegisterControllerRecord'>): void {
+    this.controllers ??= new Map(this.base.controllers);
+    this.controllers.set(data.controllerId, {
+      id: data.controllerId,
+      incarnationId: data.incarnationId,
+      listeners: data.endPoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
+    });
+  }
+
+  /** The image after every replayed record, and what changed since the base image. */
+  build(): { image: MetadataImage; delta: MetadataDelta } {
+    const { topicsById, topicsByName, changedConfigs } = this.buildTopics();
+    const image: MetadataImage = {
+      offset: this.offset,
+      clusterId: this.base.clusterId,
+      topicsById,
+      topicsByName,
+      brokers: this.brokers ?? this.base.brokers,
+      features: this.features ?? this.base.features,
+      brokerConfigs: this.brokerConfigs ?? this.base.brokerConfigs,
+      controllers: this.controllers ?? this.base.controllers,
+      nextProducerId: this.nextProducerId,
+    };
+    const delta: MetadataDelta = {
+      changedPartitions: [...this.changedPartitions.values()],
+      deletedTopics: [...this.deletedTopics.values()],
+      changedTopicConfigs: changedConfigs,
+      brokersChanged: this.brokersChanged,
+      changedFeatures: this.changedFeatures,
+      offset: this.offset,
+    };
+    return { image, delta };
+  }
+
+  private buildTopics(): { topicsById: Map<string, TopicImage>; topicsByName: Map<string, TopicImage>; changedConfigs: TopicImage[] } {
+    if (this.topics === null && this.configChangedTopics.size === 0) {
+      return { topicsById: this.base.topicsById as Map<string, TopicImage>, topicsByName: this.base.topicsByName as Map<string, TopicImage>, changedConfigs: [] };
+    }
+    const topicsById = new Map<string, TopicImage>();
+    const topicsByName = new Map<string, TopicImage>();
+    const changedConfigs: TopicImage[] = [];
+    for (const [id, topic] of this.topics ?? this.base.topicsById) {
+      const configs = this.topicConfigs.get(topic.name) ?? EMPTY_CONFIGS;
+      const unchanged = !this.copiedTopics.has(id) && configs === (topic as TopicImage).configs;
+      const built: TopicImage = unchanged ? (topic as TopicImage) : { name: topic.name, id, partitions: topic.partitions, configs };
+      topicsById.set(id, built);
+      topicsByName.set(built.name, built);
+      if (this.configChangedTopics.has(built.name) && !this.createdTopicIds.has(id)) changedConfigs.push(built);
+    }
+    return { topicsById, topicsByName, changedConfigs };
+  }
+}
+
+const EMPTY_CONFIGS: ReadonlyMap<string, string> = new Map();
+
+function withValue(current: ReadonlyMap<string, string> | undefined, name: string, value: string | null): ReadonlyMap<string, string> {
+  const next = new Map(current ?? EMPTY_CONFIGS);
+  if (value === null) next.delete(name);
+  else next.set(name, value);
+  return next;
+}
+
+/**
+ * The delta that takes an empty image to `image`: every partition changed,
+ * every broker changed. Published once at startup, so publishers see the
+ * whole cluster the same way they see later changes.
+ */
+export function fullDelta(image: MetadataImage): MetadataDelta {
+  return {
+    changedPartitions: [...image.topicsById.values()].flatMap((topic) => [...topic.partitions.values()]),
+    deletedTopics: [],
+    changedTopicConfigs: [],
+    brokersChanged: true,
+    changedFeatures: new Map(image.features),
+    offset: image.offset,
+  };
+}
+
+/** Applies records to an image in one step (tests, snapshot loading). */
+export function applyRecords(image: MetadataImage, records: readonly { record: MetadataRecord; offset: number }[]): { image: MetadataImage; delta: MetadataDelta } {
+  const builder = new ImageBuilder(image);
+  for (const { record, offset } of records) builder.replay(record, offset);
+  return builder.build();
+}

@@ -1,0 +1,74 @@
+/**
+ * Writes a metadata image as the records that rebuild it (Kafka's
+ * ImageWriter): the content of a `__cluster_metadata` snapshot. Replaying
+ * the output on an empty image gives back the same image, which the
+ * snapshot tests check.
+ *
+ * Order matters for readers: feature levels first (metadata.version decides
+ * how later records are read), then brokers and controllers, then topics
+ * with their partitions, then configs, then the producer-id block.
+ */
+import type { MetadataImage, PartitionRegistration } from './image.js';
+import { ConfigResourceType } from './delta.js';
+import { metadataRecord, type MetadataRecord } from './records.js';
+import { ZERO_UUID } from '../protocol/reader.js';
+
+export function imageToRecords(image: MetadataImage): MetadataRecord[] {
+  const records: MetadataRecord[] = [];
+  const features = [...image.features].sort(([a], [b]) => (a === 'metadata.version' ? -1 : b === 'metadata.version' ? 1 : a.localeCompare(b)));
+  for (const [name, featureLevel] of features) records.push(metadataRecord('FeatureLevelRecord', { name, featureLevel }));
+  for (const broker of image.brokers.values()) {
+    records.push(
+      metadataRecord('RegisterBrokerRecord', {
+        brokerId: broker.id,
+        incarnationId: broker.incarnationId,
+        brokerEpoch: broker.epoch,
+        endPoints: broker.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
+        features: [...broker.supportedFeatures].map(([name, range]) => ({ name, minSupportedVersion: range.minVersion, maxSupportedVersion: range.maxVersion })),
+        rack: broker.rack,
+        fenced: broker.fenced,
+        inControlledShutdown: broker.inControlledShutdown,
+        logDirs: [...broker.logDirs],
+      }),
+    );
+  }
+  for (const controller of image.controllers.values()) {
+    records.push(
+      metadataRecord('RegisterControllerRecord', {
+        controllerId: controller.id,
+        incarnationId: controller.incarnationId,
+        endPoints: controller.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
+        features: [],
+      }),
+    );
+  }
+  for (const topic of image.topicsById.values()) {
+    records.push(metadataRecord('TopicRecord', { name: topic.name, topicId: topic.id }));
+    for (const partition of topic.partitions.values()) records.push(partitionRecord(partition));
+  }
+  for (const [resourceName, configs] of image.brokerConfigs) {
+    for (const [name, value] of configs) records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.BROKER, resourceName, name, value }));
+  }
+  for (const topic of image.topicsById.values()) {
+    for (const [name, value] of topic.configs) records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
+  }
+  if (image.nextProducerId > 0) records.push(metadataRecord('ProducerIdsRecord', { brokerId: -1, brokerEpoch: -1, nextProducerId: image.nextProducerId }));
+  return records;
+}
+
+export function partitionRecord(partition: PartitionRegistration): MetadataRecord {
+  return metadataRecord('PartitionRecord', {
+    partitionId: partition.partition,
+    topicId: partition.topicId,
+    replicas: [...partition.replicas],
+    isr: [...partition.isr],
+    removingReplicas: [...partition.removingReplicas],
+    addingReplicas: [...partition.addingReplicas],
+    leader: partition.leader,
+    leaderEpoch: partition.leaderEpoch,
+    partitionEpoch: partition.partitionEpoch,
+    directories: partition.directories !== undefined && partition.directories.length === partition.replicas.length
+      ? [...partition.directories]
+      : partition.replicas.map(() => ZERO_UUID),
+  });
+}
