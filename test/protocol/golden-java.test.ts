@@ -168,21 +168,30 @@ function checkEntry(entry: GoldenEntry): string[] {
     problems.push(`re-encode threw ${(error as Error).message}`);
   }
 
-  if (entry.defaults === true) {
-    const writer = new Writer();
-    codec.encode(writer, skeleton(entry.json, shape));
-    const fromDefaults = writer.finish();
-    if (!fromDefaults.equals(bytes)) {
-      problems.push(`a message of unset fields encodes differently from Kafka's all-defaults message from byte ${firstDifference(fromDefaults, bytes)}`);
-      // Name the fields: read Spool's defaults back and compare them with Kafka's.
-      const defaultsProblems: string[] = [];
-      compareStruct(codec.decode(new Reader(fromDefaults)), entry.json, shape, '', defaultsProblems);
-      problems.push(...defaultsProblems.map((p) => `declared default ${p}`));
-    }
-  }
+  if (entry.defaults === true) checkDefaults(entry, { codec, shape, bytes }, problems);
   compareStruct(decoded, entry.json, shape, '', problems);
   compareUnknownTags(decoded._unknownTags, entry.unknownTags ?? [], problems);
   return problems;
+}
+
+/** Spool's declared defaults, filled into Kafka's all-defaults message shape, must give Kafka's bytes. */
+function checkDefaults(entry: GoldenEntry, at: { codec: Codec; shape: Shape; bytes: Buffer }, problems: string[]): void {
+  const { codec, shape, bytes } = at;
+  let fromDefaults: Buffer;
+  try {
+    const writer = new Writer();
+    codec.encode(writer, skeleton(entry.json, shape));
+    fromDefaults = writer.finish();
+  } catch (error) {
+    problems.push(`a message of unset fields does not encode: ${(error as Error).message}`);
+    return;
+  }
+  if (fromDefaults.equals(bytes)) return;
+  problems.push(`a message of unset fields encodes differently from Kafka's all-defaults message from byte ${firstDifference(fromDefaults, bytes)}`);
+  // Name the fields: read Spool's defaults back and compare them with Kafka's.
+  const defaultsProblems: string[] = [];
+  compareStruct(codec.decode(new Reader(fromDefaults)), entry.json, shape, '', defaultsProblems);
+  problems.push(...defaultsProblems.map((p) => `declared default ${p}`));
 }
 
 function locate(entry: GoldenEntry): { codec: Codec; shape: Shape } | string {

@@ -40,14 +40,16 @@ import java.util.Random;
  * with the generated message's size() + write(), checks that Kafka reads the
  * bytes back to an equal object, and writes one JSON line per body:
  *
- *   {apiKey, name, version, side, hex, json, unknownTags?, unstable?, defaults?}
+ *   {apiKey, name, version, side, hex, json, unknownTags?, unstable?, defaults?, nearDefaults?}
  *
  * where json is the generated JsonConverter.write(message, version, false)
  * (records appear as "<field>SizeInBytes") and unknownTags lists raw tagged
  * fields added at the top level that Kafka's schema does not know; unstable
  * marks a latest version Kafka flags latestVersionUnstable; defaults marks the
  * extra entry per version and side whose message has every field at Kafka's
- * default. apiKey is -1 for the headers. Usage: Main OUTPUT_FILE
+ * default; nearDefaults marks the two entries per version and side whose
+ * values are all zeros or all minus ones (see SchemaValues). apiKey is -1
+ * for the headers. Usage: Main OUTPUT_FILE
  */
 public final class Main {
     private static final long SEED = 20261129L;
@@ -121,9 +123,14 @@ public final class Main {
         if (spec.schema == null) throw new IllegalStateException(spec.name + " has no schema for v" + version);
         for (int sample = 0; sample < SAMPLES_PER_VERSION; sample++) {
             long id = (((spec.apiKey + 7L) * 1_000L + version) * 2 + (spec.side.equals("request") ? 0 : 1)) * 16 + sample;
-            writeSample(spec, version, new Random(mix64(SEED + id)));
+            Random random = new Random(mix64(SEED + id));
+            emit(sampleLine(spec, version, new SchemaValues(random, recordBatch), spec.unknownTags ? random : null));
         }
         writeDefaults(spec, version);
+        // Deterministic near-default samples: all zeros / true, then all minus ones / false.
+        for (int pick = 0; pick < 2; pick++) {
+            emit(sampleLine(spec, version, SchemaValues.nearDefaults(pick), null).put("nearDefaults", true));
+        }
     }
 
     /**
@@ -154,13 +161,14 @@ public final class Main {
         return z ^ (z >>> 33);
     }
 
-    private void writeSample(Spec spec, short version, Random random) throws Exception {
-        SchemaValues values = new SchemaValues(random, recordBatch);
+    /** A sample built from `values`; with `unknownTagRandom`, sometimes one unknown tagged field too. */
+    private static ObjectNode sampleLine(Spec spec, short version, SchemaValues values, Random unknownTagRandom) throws Exception {
         ObjectNode input = values.struct(spec.schema, 0);
         Class<?> converter = Class.forName(spec.messageClass.getName() + "JsonConverter");
         Message message = (Message) converter.getMethod("read", JsonNode.class, short.class).invoke(null, input, version);
         ArrayNode unknownTags = JsonNodeFactory.instance.arrayNode();
-        if (spec.unknownTags && SchemaValues.isFlexible(spec.schema) && random.nextInt(3) == 0) {
+        if (unknownTagRandom != null && SchemaValues.isFlexible(spec.schema) && unknownTagRandom.nextInt(3) == 0) {
+            Random random = unknownTagRandom;
             RawTaggedField raw = new RawTaggedField(UNKNOWN_TAG_MIN + random.nextInt(1000), values.bytes(random.nextInt(6)));
             message.unknownTaggedFields().add(raw);
             unknownTags.addObject().put("tag", raw.tag()).put("hex", HexFormat.of().formatHex(raw.data()));
@@ -169,7 +177,7 @@ public final class Main {
         checkReadsBack(spec, message, bytes, version);
         ObjectNode line = line(spec, version, bytes, message);
         if (!unknownTags.isEmpty()) line.set("unknownTags", unknownTags);
-        emit(line);
+        return line;
     }
 
     private static ObjectNode line(Spec spec, short version, byte[] bytes, Message message) throws Exception {

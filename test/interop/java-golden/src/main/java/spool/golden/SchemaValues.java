@@ -55,10 +55,27 @@ final class SchemaValues {
      * up as a byte mismatch.
      */
     private boolean nearDefaults = false;
+    /**
+     * When not null, every field takes the near-default value with this
+     * choice (0: zeros, true; 1: minus ones, false), arrays hold one element,
+     * nothing is null and every tagged field is set: the deterministic form
+     * of the check above.
+     */
+    private final Integer fixedPick;
 
     SchemaValues(Random random, byte[] recordBatch) {
+        this(random, recordBatch, null);
+    }
+
+    private SchemaValues(Random random, byte[] recordBatch, Integer fixedPick) {
         this.random = random;
         this.recordBatch = recordBatch;
+        this.fixedPick = fixedPick;
+        this.nearDefaults = fixedPick != null;
+    }
+
+    static SchemaValues nearDefaults(int pick) {
+        return new SchemaValues(new Random(pick), new byte[0], pick);
     }
 
     ObjectNode struct(Schema schema, int depth) {
@@ -68,7 +85,7 @@ final class SchemaValues {
             if (field.type instanceof TaggedFields tagged) {
                 for (Map.Entry<Integer, Field> entry : tagged.fields().entrySet()) {
                     // One tagged field in four stays at its default and so is not written.
-                    if (random.nextInt(4) == 0) continue;
+                    if (fixedPick == null && random.nextInt(4) == 0) continue;
                     Field taggedField = entry.getValue();
                     boolean outer = nearDefaults;
                     nearDefaults = outer || random.nextInt(3) == 0;
@@ -120,7 +137,7 @@ final class SchemaValues {
     }
 
     private JsonNode value(Type type, int depth) {
-        if (type.isNullable() && random.nextInt(4) == 0) return NullNode.instance;
+        if (fixedPick == null && type.isNullable() && random.nextInt(4) == 0) return NullNode.instance;
         if (type.isArray()) return array(type.arrayElementType().orElseThrow(), depth);
         if (type instanceof Schema schema) return struct(schema, depth);
         return primitive(type);
@@ -128,7 +145,7 @@ final class SchemaValues {
 
     private ArrayNode array(Type element, int depth) {
         ArrayNode node = JsonNodeFactory.instance.arrayNode();
-        int count = depth >= ARRAY_DEPTH_MAX ? 0 : random.nextInt(4);
+        int count = depth >= ARRAY_DEPTH_MAX ? 0 : fixedPick != null ? 1 : random.nextInt(4);
         for (int i = 0; i < count; i++) node.add(value(element, depth + 1));
         return node;
     }
@@ -143,7 +160,7 @@ final class SchemaValues {
 
     private JsonNode nearDefault(String name) {
         JsonNodeFactory json = JsonNodeFactory.instance;
-        int pick = random.nextInt(2);
+        int pick = fixedPick != null ? fixedPick : random.nextInt(2);
         switch (name) {
             case "BOOLEAN": return json.booleanNode(pick == 0);
             case "INT8": return json.numberNode((byte) -pick);
@@ -160,7 +177,7 @@ final class SchemaValues {
             case "COMPACT_NULLABLE_STRING":
                 return json.textNode("");
             default:
-                return primitive(name);
+                return fixedPick != null ? new BinaryNode(new byte[0]) : primitive(name);
         }
     }
 
