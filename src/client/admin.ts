@@ -1,0 +1,291 @@
+/**
+ * Spool's admin client: topics, partitions, configs, offsets, records and
+ * the cluster, in the words of Kafka's Admin API.
+ *
+ * Metadata-changing requests (CreateTopics, DeleteTopics, CreatePartitions,
+ * IncrementalAlterConfigs) go to the controller the Metadata response names
+ * (in KRaft a broker that forwards to the active controller), and are
+ * retried after NOT_CONTROLLER or a lost connection. A per-resource error
+ * (TOPIC_ALREADY_EXISTS, INVALID_CONFIG, ...) rejects the call with a
+ * KafkaError carrying the broker's message.
+ */
+import { realEnv } from '../io/env.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/reader.js';
+import { DescribeConfigs } from '../protocol/schemas/32-describe-configs.js';
+import { CreatePartitions } from '../protocol/schemas/37-create-partitions.js';
+import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
+import { DeleteRecords } from '../protocol/schemas/21-delete-records.js';
+import { DeleteTopics } from '../protocol/schemas/20-delete-topics.js';
+import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
+import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
+import { Cluster, topicPartitionKey, type BrokerInfo, type ClientOptions, type TopicPartition } from './cluster.js';
+import type { BrokerConnection } from './connection.js';
+import { KafkaError, throwIfError } from './errors.js';
+import { listOffsets, OffsetSpec, type IsolationLevelName, type ListedOffset } from './list-offsets.js';
+
+export type AdminOptions = ClientOptions;
+
+export interface NewTopic {
+  name: string;
+  /** Default -1: the broker's num.partitions. */
+  numPartitions?: number;
+  /** Default -1: the broker's default.replication.factor. */
+  replicationFactor?: number;
+  /** Explicit assignment: partition -> broker ids. */
+  replicaAssignment?: Record<number, number[]>;
+  configs?: Record<string, string>;
+}
+
+export interface CreatedTopic {
+  name: string;
+  topicId: string;
+  numPartitions: number;
+  replicationFactor: number;
+}
+
+export interface TopicDescription {
+  name: string;
+  topicId: string;
+  isInternal: boolean;
+  partitions: { partition: number; leader: number; leaderEpoch: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
+}
+
+/** Kafka's ConfigResource.Type ids. */
+export const ConfigResourceType = { topic: 2, broker: 4, brokerLogger: 8, clientMetrics: 16, group: 32 } as const;
+export type ConfigResourceTypeName = keyof typeof ConfigResourceType;
+
+/** Kafka's ConfigEntry.ConfigSource ids, by DescribeConfigs value. */
+export const CONFIG_SOURCES = [
+  'UNKNOWN',
+  'DYNAMIC_TOPIC_CONFIG',
+  'DYNAMIC_BROKER_CONFIG',
+  'DYNAMIC_DEFAULT_BROKER_CONFIG',
+  'STATIC_BROKER_CONFIG',
+  'DEFAULT_CONFIG',
+  'DYNAMIC_BROKER_LOGGER_CONFIG',
+  'CLIENT_METRICS_CONFIG',
+  'GROUP_CONFIG',
+] as const;
+
+export interface ConfigEntry {
+  name: string;
+  value: string | null;
+  source: string;
+  readOnly: boolean;
+  isSensitive: boolean;
+  synonyms: { name: string; value: string | null; source: string }[];
+}
+
+export interface ConfigResource {
+  type: ConfigResourceTypeName;
+  name: string;
+}
+
+/** IncrementalAlterConfigs operations (KIP-339). */
+export const AlterConfigOp = { set: 0, delete: 1, append: 2, subtract: 3 } as const;
+
+export interface ConfigAlteration {
+  name: string;
+  op: keyof typeof AlterConfigOp;
+  value?: string | null;
+}
+
+export type OffsetSpecName = 'earliest' | 'latest' | 'max-timestamp';
+
+export class Admin {
+  readonly cluster: Cluster;
+
+  constructor(options: AdminOptions) {
+    this.cluster = new Cluster({ ...options, env: options.env ?? realEnv });
+  }
+
+  async close(): Promise<void> {
+    await this.cluster.close();
+  }
+
+  /** The controller's connection (as Metadata names it), else any broker's. */
+  private async controller(): Promise<BrokerConnection> {
+    await this.cluster.refreshMetadata([]);
+    const id = this.cluster.controllerId;
+    return id >= 0 && this.cluster.brokers.has(id) ? this.cluster.connection(id) : this.cluster.anyConnection();
+  }
+
+  private retry<T>(operation: () => Promise<T>): Promise<T> {
+    return this.cluster.retry(operation, { timeoutMs: this.cluster.requestTimeoutMs * 2 });
+  }
+
+  async createTopics(topics: readonly NewTopic[], options: { validateOnly?: boolean; timeoutMs?: number } = {}): Promise<CreatedTopic[]> {
+    const response = await this.retry(async () => {
+      const connection = await this.controller();
+      return connection.send(CreateTopics, {
+        topics: topics.map((topic) => ({
+          name: topic.name,
+          numPartitions: topic.replicaAssignment ? -1 : topic.numPartitions ?? -1,
+          replicationFactor: topic.replicaAssignment ? -1 : topic.replicationFactor ?? -1,
+          assignments: Object.entries(topic.replicaAssignment ?? {}).map(([partition, brokerIds]) => ({ partitionIndex: Number(partition), brokerIds })),
+          configs: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
+        })),
+        timeoutMs: options.timeoutMs ?? 60_000,
+        validateOnly: options.validateOnly ?? false,
+      });
+    });
+    for (const topic of response.topics) throwIfError(topic.errorCode, topic.errorMessage ?? `topic ${topic.name}`);
+    return response.topics.map((t) => ({ name: t.name, topicId: t.topicId, numPartitions: t.numPartitions, replicationFactor: t.replicationFactor }));
+  }
+
+  async deleteTopics(names: readonly string[], options: { timeoutMs?: number } = {}): Promise<void> {
+    const response = await this.retry(async () => {
+      const connection = await this.controller();
+      return connection.send(DeleteTopics, {
+        topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
+        topicNames: [...names],
+        timeoutMs: options.timeoutMs ?? 60_000,
+      });
+    });
+    for (const topic of response.responses) throwIfError(topic.errorCode, topic.errorMessage ?? `topic ${topic.name}`);
+  }
+
+  /** Topic names, without internal topics unless asked. */
+  async listTopics(options: { listInternal?: boolean } = {}): Promise<string[]> {
+    await this.retry(() => this.cluster.refreshMetadata(null));
+    return [...this.cluster.topics.values()]
+      .filter((t) => t.errorCode === ErrorCode.NONE && (options.listInternal === true || !t.isInternal))
+      .map((t) => t.name)
+      .sort();
+  }
+
+  async describeTopics(names: readonly string[]): Promise<TopicDescription[]> {
+    await this.retry(() => this.cluster.refreshMetadata(names));
+    return names.map((name) => {
+      const topic = this.cluster.topics.get(name);
+      if (topic === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist as expected`);
+      throwIfError(topic.errorCode, `topic ${name}`);
+      return {
+        name,
+        topicId: topic.topicId,
+        isInternal: topic.isInternal,
+        partitions: topic.partitions.map((p) => ({
+          partition: p.partition,
+          leader: p.leaderId,
+          leaderEpoch: p.leaderEpoch,
+          replicas: p.replicas,
+          isr: p.isr,
+          offlineReplicas: p.offlineReplicas,
+        })),
+      };
+    });
+  }
+
+  /** Raises topics' partition counts to `counts[topic]`. */
+  async createPartitions(counts: Record<string, number>, options: { validateOnly?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const response = await this.retry(async () => {
+      const connection = await this.controller();
+      return connection.send(CreatePartitions, {
+        topics: Object.entries(counts).map(([name, count]) => ({ name, count, assignments: null })),
+        timeoutMs: options.timeoutMs ?? 60_000,
+        validateOnly: options.validateOnly ?? false,
+      });
+    });
+    for (const result of response.results) throwIfError(result.errorCode, result.errorMessage ?? `topic ${result.name}`);
+  }
+
+  async describeConfigs(resources: readonly ConfigResource[], options: { includeSynonyms?: boolean; configNames?: string[] } = {}): Promise<(ConfigResource & { configs: ConfigEntry[] })[]> {
+    const out: (ConfigResource & { configs: ConfigEntry[] })[] = [];
+    for (const resource of resources) {
+      const response = await this.retry(async () => {
+        const connection = resource.type === 'broker' && /^\d+$/.test(resource.name) ? await this.cluster.connection(Number(resource.name)) : await this.cluster.anyConnection();
+        return connection.send(DescribeConfigs, {
+          resources: [{ resourceType: ConfigResourceType[resource.type], resourceName: resource.name, configurationKeys: options.configNames ?? null }],
+          includeSynonyms: options.includeSynonyms ?? false,
+          includeDocumentation: false,
+        });
+      });
+      for (const result of response.results) {
+        throwIfError(result.errorCode, result.errorMessage);
+        out.push({
+          ...resource,
+          configs: result.configs.map((c) => ({
+            name: c.name,
+            value: c.value,
+            source: CONFIG_SOURCES[c.configSource] ?? 'UNKNOWN',
+            readOnly: c.readOnly,
+            isSensitive: c.isSensitive,
+            synonyms: c.synonyms.map((s) => ({ name: s.name, value: s.value, source: CONFIG_SOURCES[s.source] ?? 'UNKNOWN' })),
+          })),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Incremental config changes (IncrementalAlterConfigs, KIP-339). */
+  async alterConfigs(changes: readonly (ConfigResource & { ops: readonly ConfigAlteration[] })[], options: { validateOnly?: boolean } = {}): Promise<void> {
+    const response = await this.retry(async () => {
+      const brokerTarget = changes.find((c) => c.type === 'broker' && /^\d+$/.test(c.name));
+      const connection = brokerTarget !== undefined ? await this.cluster.connection(Number(brokerTarget.name)) : await this.controller();
+      return connection.send(IncrementalAlterConfigs, {
+        resources: changes.map((change) => ({
+          resourceType: ConfigResourceType[change.type],
+          resourceName: change.name,
+          configs: change.ops.map((op) => ({ name: op.name, configOperation: AlterConfigOp[op.op], value: op.value ?? null })),
+        })),
+        validateOnly: options.validateOnly ?? false,
+      });
+    });
+    for (const result of response.responses) throwIfError(result.errorCode, result.errorMessage ?? `${result.resourceName}`);
+  }
+
+  /** Offsets per partition for a spec: earliest, latest, max-timestamp, or a timestamp in ms. */
+  async listOffsets(queries: readonly (TopicPartition & { spec: OffsetSpecName | number })[], options: { isolationLevel?: IsolationLevelName } = {}): Promise<ListedOffset[]> {
+    const resolved = queries.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: specTimestamp(q.spec) }));
+    const results = await listOffsets(this.cluster, resolved, options);
+    return queries.map((q) => {
+      const listed = results.get(topicPartitionKey(q.topic, q.partition));
+      if (listed === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no offset for ${q.topic}-${q.partition}`);
+      return listed;
+    });
+  }
+
+  async describeCluster(): Promise<{ clusterId: string; controllerId: number; brokers: BrokerInfo[] }> {
+    const response = await this.retry(async () => (await this.cluster.anyConnection()).send(DescribeCluster, { includeClusterAuthorizedOperations: false, endpointType: 1 }));
+    throwIfError(response.errorCode, response.errorMessage);
+    return {
+      clusterId: response.clusterId,
+      controllerId: response.controllerId,
+      brokers: response.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })),
+    };
+  }
+
+  /** Moves log start offsets forward; resolves with each partition's new low watermark. */
+  async deleteRecords(requests: readonly (TopicPartition & { offset: number })[], options: { timeoutMs?: number } = {}): Promise<(TopicPartition & { lowWatermark: number })[]> {
+    return this.retry(async () => {
+      for (const topic of new Set(requests.map((r) => r.topic))) await this.cluster.topic(topic);
+      const byLeader = new Map<number, (TopicPartition & { offset: number })[]>();
+      for (const request of requests) {
+        const leader = this.cluster.leaderFor(request.topic, request.partition);
+        if (leader < 0) throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE, `${request.topic}-${request.partition}`);
+        byLeader.set(leader, [...(byLeader.get(leader) ?? []), request]);
+      }
+      const answers = await Promise.all([...byLeader].map(async ([nodeId, list]) => {
+        const connection = await this.cluster.connection(nodeId);
+        const topics = [...new Set(list.map((r) => r.topic))];
+        return connection.send(DeleteRecords, {
+          topics: topics.map((name) => ({ name, partitions: list.filter((r) => r.topic === name).map((r) => ({ partitionIndex: r.partition, offset: r.offset })) })),
+          timeoutMs: options.timeoutMs ?? 30_000,
+        });
+      }));
+      return answers.flatMap((answer) => answer.topics.flatMap((topic) => topic.partitions.map((p) => {
+        throwIfError(p.errorCode, `${topic.name}-${p.partitionIndex}`);
+        return { topic: topic.name, partition: p.partitionIndex, lowWatermark: p.lowWatermark };
+      })));
+    });
+  }
+}
+
+function specTimestamp(spec: OffsetSpecName | number): number {
+  if (spec === 'earliest') return OffsetSpec.earliest;
+  if (spec === 'latest') return OffsetSpec.latest;
+  if (spec === 'max-timestamp') return OffsetSpec.maxTimestamp;
+  return spec;
+}
