@@ -238,13 +238,26 @@ export class Admin {
 
   /** Offsets per partition for a spec: earliest, latest, max-timestamp, or a timestamp in ms. */
   async listOffsets(queries: readonly (TopicPartition & { spec: OffsetSpecName | number })[], options: { isolationLevel?: IsolationLevelName } = {}): Promise<ListedOffset[]> {
-    const resolved = queries.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: specTimestamp(q.spec) }));
-    const results = await listOffsets(this.cluster, resolved, options);
-    return queries.map((q) => {
-      const listed = results.get(topicPartitionKey(q.topic, q.partition));
-      if (listed === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no offset for ${q.topic}-${q.partition}`);
-      return listed;
+    // Kafka refuses a partition named twice in one request: each round asks each partition once.
+    const out: ListedOffset[] = new Array(queries.length);
+    const rounds: number[][] = [];
+    const seen = new Map<string, number>();
+    queries.forEach((q, index) => {
+      const key = topicPartitionKey(q.topic, q.partition);
+      const round = seen.get(key) ?? 0;
+      seen.set(key, round + 1);
+      (rounds[round] ??= []).push(index);
     });
+    for (const round of rounds) {
+      const resolved = round.map((i) => ({ topic: queries[i]!.topic, partition: queries[i]!.partition, timestamp: specTimestamp(queries[i]!.spec) }));
+      const results = await listOffsets(this.cluster, resolved, options);
+      for (const i of round) {
+        const listed = results.get(topicPartitionKey(queries[i]!.topic, queries[i]!.partition));
+        if (listed === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no offset for ${queries[i]!.topic}-${queries[i]!.partition}`);
+        out[i] = listed;
+      }
+    }
+    return out;
   }
 
   async describeCluster(): Promise<{ clusterId: string; controllerId: number; brokers: BrokerInfo[] }> {
