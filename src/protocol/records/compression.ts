@@ -211,14 +211,23 @@ const LZ4_FRAME_MAGIC = 0x184d2204;
 const LZ4_BLOCK_BYTES_MAX: Readonly<Record<number, number>> = { 4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22 };
 
 /**
+ * The largest block an lz4 frame may declare (BD 7). A frame's bound counts
+ * every compressed block at its maximum, while encoders fill all blocks but
+ * the last; allowing one block of slack over the limit keeps a legitimate
+ * batch just under the limit from being refused, at a bounded cost.
+ */
+const LZ4_BOUND_SLACK_BYTES = 1 << 22;
+
+/**
  * Bounds the output by walking the frame's block headers (each block inflates
- * to at most the frame's block maximum) before inflating anything.
+ * to at most the frame's block maximum) before inflating anything, then
+ * checks the real size.
  */
 function lz4Decompress(data: Buffer, limit: number): Buffer | BatchError {
   const bound = lz4OutputBound(data);
   if (typeof bound === 'string') return corrupt(`lz4 frame is malformed: ${bound}`);
   if (bound.declared !== null && bound.declared > limit) return tooLarge(bound.declared, limit);
-  if (bound.bytesMax > limit) return tooLarge(`up to ${bound.bytesMax}`, limit);
+  if (bound.bytesMax > limit + LZ4_BOUND_SLACK_BYTES) return tooLarge(`up to ${bound.bytesMax}`, limit);
   const out = decompressFrameSync(data);
   if (out.length > limit) return tooLarge(out.length, limit);
   return out;
