@@ -1,0 +1,300 @@
+/**
+ * LogManager: owns one log directory (`log.dirs` entry): loads every
+ * partition directory in it, creates and deletes logs, writes the
+ * directory's checkpoint files and runs the periodic storage tasks.
+ *
+ * Files in the log directory (formats in checkpoint-file.ts):
+ *   recovery-point-offset-checkpoint  per partition: offset below which all is fsynced
+ *   log-start-offset-checkpoint       per partition whose log start is inside its first segment
+ *   replication-offset-checkpoint     per partition: high watermark
+ *   .kafka_cleanshutdown              present only between a clean shutdown and the next start
+ *                                     (content: {"version":0,"brokerEpoch":N}, as Kafka 4 writes)
+ *
+ * Crash policy: the clean-shutdown marker is written last at shutdown,
+ * after every log is flushed and closed and the checkpoints written; it is
+ * removed (durably) at start before any log is opened for writing, so a
+ * crash at any later moment is seen as unclean. A checkpoint file that does
+ * not parse is ignored with a warning: recovery then scans more, which is
+ * slower but never wrong. Truncation rewrites the recovery-point checkpoint
+ * at once, so a crash cannot trust a recovery point above a truncation.
+ *
+ * Periodic tasks (through the Timers seam): recovery-point and log-start
+ * checkpoints (log.flush.offset.checkpoint.interval.ms,
+ * log.flush.start.offset.checkpoint.interval.ms), retention
+ * (log.retention.check.interval.ms), high-watermark checkpoint
+ * (replica.high.watermark.checkpoint.interval.ms).
+ */
+import { posix } from 'node:path';
+import type { TimerHandle } from '../io/clock.js';
+import {
+  CorruptCheckpointError,
+  offsetCheckpointFormat,
+  readCheckpointFile,
+  writeCheckpointFile,
+  type TopicPartitionOffset,
+} from './checkpoint-file.js';
+import { KafkaStorageError } from './errors.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  DELETE_DIR_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  parseTopicPartitionName,
+  partitionDirName,
+  topicPartitionKey,
+  type TopicPartition,
+} from './file-names.js';
+import type { Log, LogEnv } from './log.js';
+import { silentStorageLogger, type LogConfig, type StorageLogger } from './log-config.js';
+import { loadLog, mkdirDurably } from './log-loader.js';
+
+export interface LogManagerOptions {
+  logDir: string;
+  /** Config of a partition's log (topic overrides on top of broker defaults). */
+  configFor: (topicPartition: TopicPartition) => LogConfig;
+  logger?: StorageLogger;
+  /** Written into the clean-shutdown marker. Default -1. */
+  brokerEpoch?: number;
+  flushOffsetCheckpointIntervalMs?: number;
+  flushStartOffsetCheckpointIntervalMs?: number;
+  retentionCheckIntervalMs?: number;
+  highWatermarkCheckpointIntervalMs?: number;
+}
+
+const DEFAULT_INTERVALS_MS = {
+  flushOffsetCheckpoint: 60_000,
+  flushStartOffsetCheckpoint: 60_000,
+  retentionCheck: 300_000,
+  highWatermarkCheckpoint: 5_000,
+};
+
+export class LogManager {
+  private readonly logs = new Map<string, Log>();
+  private readonly logger: StorageLogger;
+  private readonly timers: TimerHandle[] = [];
+  private checkpointing: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** Set when the log dir had a clean-shutdown marker at start. */
+  hadCleanShutdown = false;
+
+  private constructor(
+    private readonly env: LogEnv,
+    private readonly options: LogManagerOptions,
+  ) {
+    this.logger = options.logger ?? silentStorageLogger;
+  }
+
+  /** Loads every partition directory of `options.logDir` (creating the directory if needed). */
+  static async open(env: LogEnv, options: LogManagerOptions): Promise<LogManager> {
+    const manager = new LogManager(env, options);
+    await manager.loadLogs();
+    return manager;
+  }
+
+  get logDir(): string {
+    return this.options.logDir;
+  }
+
+  getLog(topicPartition: TopicPartition): Log | undefined {
+    return this.logs.get(topicPartitionKey(topicPartition));
+  }
+
+  allLogs(): Log[] {
+    return [...this.logs.values()];
+  }
+
+  /** The partition's log, created empty (at offset 0) if it does not exist yet. */
+  async getOrCreateLog(topicPartition: TopicPartition, config?: LogConfig): Promise<Log> {
+    const existing = this.getLog(topicPartition);
+    if (existing !== undefined) return existing;
+    const log = await this.load(topicPartition, { hadCleanShutdown: true, config: config ?? this.options.configFor(topicPartition) });
+    return log;
+  }
+
+  /**
+   * Removes a partition's log: closes it, renames its directory to
+   * `<topic>-<partition>.<id>-delete` and removes that after file.delete.delay.ms.
+   */
+  async deleteLog(topicPartition: TopicPartition): Promise<void> {
+    const key = topicPartitionKey(topicPartition);
+    const log = this.logs.get(key);
+    if (log === undefined) return;
+    this.logs.delete(key);
+    await log.closeUncleanly();
+    const deletedDir = `${log.dir}.${this.env.clock.nowMs().toString(16)}${DELETE_DIR_SUFFIX}`;
+    await this.env.fs.rename(log.dir, deletedDir);
+    await this.env.fs.syncDir(this.options.logDir);
+    this.env.timers.schedule(log.config.fileDeleteDelayMs, () => {
+      this.env.fs.removeTree(deletedDir).catch((error: unknown) => this.logger.warn(`could not remove ${deletedDir}: ${String(error)}`));
+    });
+    await this.checkpointAll();
+  }
+
+  /** Starts the periodic checkpoint and retention tasks. */
+  startBackgroundTasks(): void {
+    const every = (intervalMs: number, task: () => Promise<unknown>) => {
+      const run = () => {
+        if (this.closed) return;
+        task()
+          .catch((error: unknown) => this.logger.error(`storage task failed: ${String(error)}`))
+          .finally(() => {
+            if (!this.closed) this.timers.push(this.env.timers.schedule(intervalMs, run));
+          });
+      };
+      this.timers.push(this.env.timers.schedule(intervalMs, run));
+    };
+    every(this.options.flushOffsetCheckpointIntervalMs ?? DEFAULT_INTERVALS_MS.flushOffsetCheckpoint, () => this.checkpointRecoveryPoints());
+    every(this.options.flushStartOffsetCheckpointIntervalMs ?? DEFAULT_INTERVALS_MS.flushStartOffsetCheckpoint, () =>
+      this.checkpointLogStartOffsets(),
+    );
+    every(this.options.retentionCheckIntervalMs ?? DEFAULT_INTERVALS_MS.retentionCheck, () => this.cleanupLogs());
+    every(this.options.highWatermarkCheckpointIntervalMs ?? DEFAULT_INTERVALS_MS.highWatermarkCheckpoint, () =>
+      this.checkpointHighWatermarks(),
+    );
+  }
+
+  /** One retention pass over every online log; returns the segments deleted. */
+  async cleanupLogs(): Promise<number> {
+    let deleted = 0;
+    for (const log of this.logs.values()) {
+      if (log.isOffline) continue;
+      deleted += await log.deleteOldSegments().catch((error: unknown) => {
+        if (error instanceof KafkaStorageError) return 0;
+        throw error;
+      });
+    }
+    if (deleted > 0) await this.checkpointLogStartOffsets();
+    return deleted;
+  }
+
+  // ---- checkpoints -----------------------------------------------------------------
+
+  checkpointRecoveryPoints(): Promise<void> {
+    return this.writeOffsets(RECOVERY_POINT_CHECKPOINT_FILE, (log) => log.recoveryPoint);
+  }
+
+  /** Kafka lists only logs whose start offset lies inside their first segment. */
+  checkpointLogStartOffsets(): Promise<void> {
+    return this.writeOffsets(LOG_START_OFFSET_CHECKPOINT_FILE, (log) =>
+      log.logStartOffset > log.logSegments[0]!.baseOffset ? log.logStartOffset : null,
+    );
+  }
+
+  checkpointHighWatermarks(): Promise<void> {
+    return this.writeOffsets(REPLICATION_OFFSET_CHECKPOINT_FILE, (log) => log.highWatermark);
+  }
+
+  async checkpointAll(): Promise<void> {
+    await this.checkpointRecoveryPoints();
+    await this.checkpointLogStartOffsets();
+    await this.checkpointHighWatermarks();
+  }
+
+  /** Writes one offset checkpoint file, one write at a time. */
+  private writeOffsets(file: string, offsetOf: (log: Log) => number | null): Promise<void> {
+    const run = this.checkpointing.then(async () => {
+      const entries: TopicPartitionOffset[] = [];
+      for (const log of this.logs.values()) {
+        if (log.isOffline) continue;
+        const offset = offsetOf(log);
+        if (offset !== null) entries.push({ ...log.topicPartition, offset });
+      }
+      await writeCheckpointFile(this.env.fs, posix.join(this.options.logDir, file), entries, offsetCheckpointFormat);
+    });
+    this.checkpointing = run.catch(() => {});
+    return run;
+  }
+
+  // ---- life cycle ----------------------------------------------------------------------
+
+  /**
+   * Clean shutdown: flushes and closes every log, writes the checkpoints,
+   * then the clean-shutdown marker (only if no log went offline).
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) timer.cancel();
+    let allClean = true;
+    for (const log of this.logs.values()) {
+      try {
+        await log.close();
+      } catch (error) {
+        if (!(error instanceof KafkaStorageError)) throw error;
+      }
+      if (log.isOffline) allClean = false;
+    }
+    await this.checkpointAll();
+    if (!allClean) {
+      this.logger.warn(`${this.options.logDir}: a log is offline; not marking the shutdown clean`);
+      return;
+    }
+    const marker = JSON.stringify({ version: 0, brokerEpoch: this.options.brokerEpoch ?? -1 });
+    await this.env.fs.writeFileAtomic(posix.join(this.options.logDir, CLEAN_SHUTDOWN_FILE), Buffer.from(marker));
+    await this.env.fs.syncDir(this.options.logDir);
+  }
+
+  // ---- loading ------------------------------------------------------------------------------
+
+  private async loadLogs(): Promise<void> {
+    const dir = this.options.logDir;
+    await mkdirDurably(this.env.fs, dir);
+    const markerPath = posix.join(dir, CLEAN_SHUTDOWN_FILE);
+    this.hadCleanShutdown = (await this.env.fs.stat(markerPath)) !== null;
+    if (this.hadCleanShutdown) {
+      await this.env.fs.unlink(markerPath);
+      await this.env.fs.syncDir(dir);
+    }
+    const checkpoints = {
+      recoveryPoints: await this.readOffsets(RECOVERY_POINT_CHECKPOINT_FILE),
+      logStartOffsets: await this.readOffsets(LOG_START_OFFSET_CHECKPOINT_FILE),
+      highWatermarks: await this.readOffsets(REPLICATION_OFFSET_CHECKPOINT_FILE),
+    };
+    for (const name of await this.env.fs.readdir(dir)) {
+      const path = posix.join(dir, name);
+      if (name.endsWith(DELETE_DIR_SUFFIX)) {
+        await this.env.fs.removeTree(path);
+        continue;
+      }
+      const topicPartition = parseTopicPartitionName(name);
+      if (topicPartition === null || !(await this.env.fs.stat(path))?.isDirectory) continue;
+      const key = topicPartitionKey(topicPartition);
+      await this.load(topicPartition, {
+        hadCleanShutdown: this.hadCleanShutdown,
+        config: this.options.configFor(topicPartition),
+        recoveryPoint: checkpoints.recoveryPoints.get(key) ?? 0,
+        logStartOffset: checkpoints.logStartOffsets.get(key) ?? 0,
+        highWatermark: checkpoints.highWatermarks.get(key) ?? 0,
+      });
+    }
+  }
+
+  private async load(
+    topicPartition: TopicPartition,
+    options: { hadCleanShutdown: boolean; config: LogConfig; recoveryPoint?: number; logStartOffset?: number; highWatermark?: number },
+  ): Promise<Log> {
+    const log = await loadLog(this.env, {
+      dir: posix.join(this.options.logDir, partitionDirName(topicPartition)),
+      topicPartition,
+      logger: this.logger,
+      onRecoveryPointLowered: () => this.checkpointRecoveryPoints(),
+      ...options,
+    });
+    this.logs.set(topicPartitionKey(topicPartition), log);
+    return log;
+  }
+
+  /** A checkpoint file's offsets by `topic-partition`; empty when the file is absent or unreadable. */
+  private async readOffsets(file: string): Promise<Map<string, number>> {
+    const path = posix.join(this.options.logDir, file);
+    try {
+      const entries = (await readCheckpointFile(this.env.fs, path, offsetCheckpointFormat)) ?? [];
+      return new Map(entries.map((entry) => [topicPartitionKey(entry), entry.offset]));
+    } catch (error) {
+      if (!(error instanceof CorruptCheckpointError)) throw error;
+      this.logger.warn(`${error.message}; ignoring it`);
+      return new Map();
+    }
+  }
+}
