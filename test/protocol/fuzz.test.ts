@@ -44,7 +44,7 @@ import type { ApiDef } from '../../src/protocol/schema.js';
 import { generateStruct } from './generate.js';
 
 const SEED = Number(process.env['SPOOL_FUZZ_SEED'] ?? 20261130);
-const SCALE = Number(process.env['SPOOL_FUZZ_SCALE'] ?? 1);
+const SCALE = Number(process.env['SPOOL_FUZZ_SCALE'] ?? 4);
 const RANDOM_FRAMES_PER_VERSION = Math.ceil(12 * SCALE);
 const VALID_VALUES_PER_VERSION = Math.ceil(3 * SCALE);
 const MUTATIONS_PER_VALUE = 6;
