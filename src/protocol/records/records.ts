@@ -29,6 +29,7 @@ import {
   BATCH_OVERHEAD_BYTES,
   COMPRESSION_MASK,
   CONTROL_MASK,
+  DELETE_HORIZON_MASK,
   MAGIC_V2,
   NO_PARTITION_LEADER_EPOCH,
   NO_PRODUCER_EPOCH,
@@ -187,6 +188,12 @@ export interface BuildBatchOptions {
   logAppendTimeMs?: number;
   /** Overrides the last record's offset delta (a compacted batch keeps its original range). */
   lastOffsetDelta?: number;
+  /**
+   * KIP-534: the log cleaner's delete horizon. Sets attributes bit 6 and
+   * stores the horizon as baseTimestamp; record timestamps stay exact because
+   * their deltas are taken from it.
+   */
+  deleteHorizonMs?: number;
 }
 
 /**
@@ -196,7 +203,8 @@ export interface BuildBatchOptions {
 export function buildBatch(options: BuildBatchOptions): Buffer {
   const baseOffset = options.baseOffset ?? 0;
   const records = options.records;
-  const baseTimestamp = records.length > 0 ? (records[0]!.timestamp ?? NO_TIMESTAMP) : NO_TIMESTAMP;
+  const firstTimestamp = records.length > 0 ? (records[0]!.timestamp ?? NO_TIMESTAMP) : NO_TIMESTAMP;
+  const baseTimestamp = options.deleteHorizonMs ?? firstTimestamp;
   const offsetDeltas = records.map((record, index) => (record.offset ?? baseOffset + index) - baseOffset);
   const raw = encodeRecords(records, { baseTimestamp, offsetDeltas });
   const compression = options.compression ?? 0;
@@ -235,6 +243,7 @@ function writeHeader(batch: Buffer, options: BuildBatchOptions, values: HeaderVa
   if (options.timestampType === 1) attributes |= TIMESTAMP_TYPE_MASK;
   if (options.isTransactional === true) attributes |= TRANSACTIONAL_MASK;
   if (options.isControl === true) attributes |= CONTROL_MASK;
+  if (options.deleteHorizonMs !== undefined) attributes |= DELETE_HORIZON_MASK;
   writeInt64(batch, BATCH_FIELD.baseOffset, values.baseOffset);
   batch.writeInt32BE(batch.length - BATCH_OVERHEAD_BYTES, BATCH_FIELD.batchLength);
   batch.writeInt32BE(options.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH, BATCH_FIELD.partitionLeaderEpoch);

@@ -116,6 +116,16 @@ test('a LogAppendTime batch gives every record the log append time', () => {
   assert.throws(() => buildBatch({ records: [], timestampType: 1 }), RangeError);
 });
 
+test('a batch with a delete horizon keeps exact record timestamps', () => {
+  const inputs = INPUTS.slice(0, 3);
+  const batch = buildBatch({ records: inputs, deleteHorizonMs: 1_800_000_000_000, compression: 1 });
+  const header = readBatchHeader(batch);
+  assert.equal(header.hasDeleteHorizon, true);
+  assert.equal(header.baseTimestamp, 1_800_000_000_000);
+  assert.equal(validateBatch(batch), null);
+  assert.deepEqual(decodeOk(batch), expected(inputs, 0));
+});
+
 test('an empty batch decodes to no records', () => {
   const batch = buildBatch({ records: [], lastOffsetDelta: 4, baseOffset: 9 });
   assert.equal(validateBatch(batch, 0, { origin: 'log' }), null);
