@@ -12,10 +12,13 @@ export class KafkaError extends Error {
   readonly code: number;
   readonly errorName: ErrorName;
   readonly retriable: boolean;
+  /** The broker's error message, else Kafka's description of the code. */
+  readonly detail: string;
 
   constructor(code: number, detail?: string | null) {
     const info = errorInfo(code);
     super(detail ? `${info.name}: ${detail}` : `${info.name}: ${info.message}`);
+    this.detail = detail || info.message;
     this.code = code;
     this.errorName = info.name;
     this.retriable = info.retriable;

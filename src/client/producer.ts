@@ -165,6 +165,7 @@ export class Producer {
   private drainScheduled = false;
   private wakeTimer: { cancel(): void; atMs: number } | null = null;
   private fatalError: Error | null = null;
+  private readonly preparing = new Set<Promise<void>>();
 
   constructor(options: ProducerOptions) {
     this.settings = resolveSettings(options);
@@ -180,9 +181,23 @@ export class Producer {
   }
 
   /** Sends a record; resolves once the broker acknowledged it (per acks). */
-  async send(record: ProducerRecord): Promise<RecordMetadata> {
-    if (this.closing) throw new Error('Cannot send after the producer is closed.');
-    if (this.fatalError !== null) throw this.fatalError;
+  send(record: ProducerRecord): Promise<RecordMetadata> {
+    if (this.closing) return Promise.reject(new Error('Cannot send after the producer is closed.'));
+    if (this.fatalError !== null) return Promise.reject(this.fatalError);
+    // Until the record is in the accumulator, flush() must wait for this send too.
+    let appended!: () => void;
+    const preparing = new Promise<void>((resolve) => { appended = resolve; });
+    this.preparing.add(preparing);
+    const done = (): void => {
+      this.preparing.delete(preparing);
+      appended();
+    };
+    const result = this.prepareAndAppend(record, done);
+    result.catch(done);
+    return result;
+  }
+
+  private async prepareAndAppend(record: ProducerRecord, appended: () => void): Promise<RecordMetadata> {
     const deadlineMs = this.cluster.env.clock.monotonicMs() + this.settings.maxBlockMs;
     const topic = await this.topicMetadata(record.topic, this.settings.maxBlockMs);
     const accumulated: AccumulatedRecord = {
@@ -208,6 +223,7 @@ export class Producer {
         reject: (error: Error) => { release(); reject(error); },
       };
       const result = this.accumulator.append({ topic: record.topic, partition }, accumulated, completion);
+      appended();
       if (record.partition === undefined && (accumulated.key === null || this.partitionerIgnoreKeys)) {
         this.stickyFor(record.topic).recordAppended(this.partitionsOf(topic), result.appendedBytes, result.batchFullBefore);
       }
@@ -217,6 +233,7 @@ export class Producer {
 
   /** Sends everything buffered now and waits until it is acknowledged (or failed). */
   async flush(): Promise<void> {
+    await Promise.all([...this.preparing]);
     const batches = this.accumulator.allBatches();
     if (batches.length === 0) return;
     const settled = batches.flatMap((batch) => batch.completions.map((c) => new Promise<void>((done) => {

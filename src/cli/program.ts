@@ -1,0 +1,59 @@
+/**
+ * The `spool` command line: one commander program with a subcommand per
+ * tool. runCli() parses arguments, runs the command against the given
+ * CliIo and returns the exit code (1 on a CliError or Kafka error, with the
+ * message on stderr; commander's own usage errors keep their codes).
+ */
+import { Command, CommanderError } from 'commander';
+import { CLIENT_SOFTWARE_VERSION } from '../client/connection.js';
+import { KafkaError } from '../client/errors.js';
+import { registerApiVersions } from './api-versions.js';
+import { registerConfigs } from './configs.js';
+import { registerConsume } from './consume.js';
+import { registerDumpLog } from './dump-log.js';
+import { registerGetOffsets } from './get-offsets.js';
+import { CliError, type CliIo } from './io.js';
+import { registerProduce } from './produce.js';
+import { registerStart } from './start.js';
+import { registerTopics } from './topics.js';
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('spool')
+    .description('Spool: Apache Kafka, rebuilt in TypeScript')
+    .version(CLIENT_SOFTWARE_VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  registerStart(program, io);
+  registerTopics(program, io);
+  registerProduce(program, io);
+  registerConsume(program, io);
+  registerGetOffsets(program, io);
+  registerConfigs(program, io);
+  registerApiVersions(program, io);
+  registerDumpLog(program, io);
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  }
+  return program;
+}
+
+/** Runs `spool <args>`; resolves with the exit code. */
+export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliError) {
+      io.stderr(`${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof KafkaError) {
+      io.stderr(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

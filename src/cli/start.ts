@@ -1,0 +1,52 @@
+/**
+ * `spool start [server.properties] [--override key=value]...`: runs one
+ * node, as kafka-server-start.sh does. Properties come from the file (if
+ * any), then the overrides; Kafka's defaults fill the rest (one combined
+ * broker+controller, PLAINTEXT on 127.0.0.1:9092, data in ./data). Prints
+ * one line once the node serves, and stops cleanly on SIGTERM or SIGINT.
+ */
+import type { Command } from 'commander';
+import { BrokerConfig, ConfigError, parseProperties } from '../server/config.js';
+import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
+
+/** The explicit properties of `spool start`: file first, overrides last. */
+export async function loadStartProperties(io: CliIo, file: string | undefined, overrides: readonly string[]): Promise<Map<string, string>> {
+  const properties = new Map<string, string>();
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = (await io.env.fs.readFile(file)).toString('utf8');
+    } catch (error) {
+      throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
+    }
+    for (const [key, value] of parseProperties(text)) properties.set(key, value);
+  }
+  for (const [key, value] of parseKeyValues(overrides)) properties.set(key, value);
+  return properties;
+}
+
+export function registerStart(program: Command, io: CliIo): void {
+  program
+    .command('start')
+    .description('Start a Spool node (like kafka-server-start.sh)')
+    .argument('[server.properties]', 'a Kafka server.properties file')
+    .option('--override <key=value>', 'a property that overrides the file (repeatable)', collect, [])
+    .action(async (file: string | undefined, flags: { override: string[] }) => {
+      const properties = await loadStartProperties(io, file, flags.override);
+      let config: BrokerConfig;
+      try {
+        config = new BrokerConfig(properties);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new CliError(error.message);
+        throw error;
+      }
+      // Loaded here so the client-side commands do not load the broker.
+      const { Broker } = await import('../server/broker.js');
+      const broker = new Broker(config, io.env);
+      await broker.start();
+      const listener = broker.clientListener;
+      io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
+      await io.untilSignal();
+      await broker.stop();
+    });
+}
