@@ -359,3 +359,26 @@ export function applyRecords(image: MetadataImage, records: readonly { record: M
   for (const { record, offset } of records) builder.replay(record, offset);
   return builder.build();
 }
+
+/** A committed batch as replay needs it: data records at consecutive offsets from baseOffset. */
+export interface ReplayBatch {
+  baseOffset: number;
+  lastOffset: number;
+  records: readonly MetadataRecord[];
+}
+
+/** Replays one committed batch (control batches only move the offset). */
+export function replayBatch(image: MetadataImage, batch: ReplayBatch): { image: MetadataImage; delta: MetadataDelta } {
+  const builder = new ImageBuilder(image);
+  batch.records.forEach((record, index) => builder.replay(record, batch.baseOffset + index));
+  builder.advanceTo(batch.lastOffset);
+  return builder.build();
+}
+
+/** The image a snapshot holds: its records replayed on an empty image, at the snapshot's last offset. */
+export function imageFromSnapshot(clusterId: string, snapshot: { endOffset: number; records: readonly MetadataRecord[] }): MetadataImage {
+  const builder = new ImageBuilder(emptyImage(clusterId));
+  for (const record of snapshot.records) builder.replay(record);
+  builder.advanceTo(snapshot.endOffset - 1);
+  return builder.build().image;
+}

@@ -16,7 +16,6 @@
  * as string[]. `describeValue` renders a value the way Kafka's
  * DescribeConfigs does (ConfigDef.convertToString).
  */
-import type { BrokerConfig } from '../server/config.js';
 
 export type TopicConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list';
 export type TopicConfigValue = number | boolean | string | readonly string[];
@@ -293,8 +292,9 @@ export interface BrokerConfigLayers {
   static: ReadonlyMap<string, string>;
 }
 
+/** The layers of `brokerId` from the static config and the image's dynamic broker configs. */
 export function brokerConfigLayers(
-  config: BrokerConfig,
+  config: { readonly explicit: ReadonlyMap<string, string> },
   brokerConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>,
   brokerId: number,
 ): BrokerConfigLayers {
@@ -426,6 +426,6 @@ export function resolveTopicConfig(overrides: ReadonlyMap<string, string>, layer
 }
 
 /** Resolves against server.properties only (no dynamic configs): for tests and tools. */
-export function staticBrokerLayers(config: BrokerConfig): BrokerConfigLayers {
+export function staticBrokerLayers(config: { readonly explicit: ReadonlyMap<string, string> }): BrokerConfigLayers {
   return { perBroker: new Map(), clusterDefault: new Map(), static: config.explicit };
 }

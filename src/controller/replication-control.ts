@@ -1,0 +1,414 @@
+/**
+ * Topics and partitions (Kafka's ReplicationControlManager): CreateTopics,
+ * DeleteTopics, CreatePartitions, and the leader changes that follow a
+ * broker being fenced or unfenced. Each operation reads the replayed state
+ * and returns records plus a response; nothing here mutates state.
+ *
+ * Error codes and messages are Kafka's. Validation happens per topic, so one
+ * bad topic in a request does not fail the others.
+ */
+import { ErrorCode, errorInfo } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/reader.js';
+import type { MetadataImage, PartitionRegistration, TopicImage } from '../metadata/image.js';
+import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
+import { ConfigResourceType } from '../metadata/delta.js';
+import type { ConfigEntryDescription, ControllerContext } from './context.js';
+import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError, type ControllerResult } from './result.js';
+import { hasCollisionChars, topicNameError, unifyTopicName } from './topic-names.js';
+import { InvalidReplicationFactorError, placeReplicas } from './replica-placement.js';
+
+/** Kafka's Uuid.METADATA_TOPIC_ID (0, 1), reserved for `__cluster_metadata`. */
+export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+export const NO_LEADER = -1;
+
+export interface CreatableTopic {
+  name: string;
+  /** -1: num.partitions. */
+  numPartitions: number;
+  /** -1: default.replication.factor. */
+  replicationFactor: number;
+  assignments: readonly { partitionIndex: number; brokerIds: readonly number[] }[];
+  configs: readonly { name: string; value: string | null }[];
+}
+
+export interface CreatableTopicResult extends ApiError {
+  name: string;
+  topicId: string;
+  numPartitions: number;
+  replicationFactor: number;
+  /** The new topic's effective configs (CreateTopics v5+); empty on error. */
+  configs: ConfigEntryDescription[];
+}
+
+export interface CreateTopicsOptions {
+  validateOnly: boolean;
+}
+
+const failed = (name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult => ({
+  name,
+  topicId: ZERO_UUID,
+  errorCode,
+  errorMessage,
+  numPartitions: -1,
+  replicationFactor: -1,
+  configs: [],
+});
+
+/** A new random topic id that is neither reserved nor in use nor starts with '-' (as Kafka's Uuid.randomUuid). */
+export function newTopicId(context: ControllerContext, taken: ReadonlySet<string>): string {
+  for (;;) {
+    const id = context.random.uuid().toString('base64url');
+    if (id === ZERO_UUID || id === METADATA_TOPIC_ID || id.startsWith('-')) continue;
+    if (context.image.topicsById.has(id) || taken.has(id)) continue;
+    return id;
+  }
+}
+
+export function createTopics(
+  context: ControllerContext,
+  topics: readonly CreatableTopic[],
+  options: CreateTopicsOptions,
+): ControllerResult<CreatableTopicResult[]> {
+  const counts = new Map<string, number>();
+  for (const topic of topics) counts.set(topic.name, (counts.get(topic.name) ?? 0) + 1);
+  const records: MetadataRecord[] = [];
+  const results: CreatableTopicResult[] = [];
+  const creating = { names: new Set<string>(), unified: new Map<string, string>(), ids: new Set<string>() };
+  for (const topic of topics) {
+    if (counts.get(topic.name)! > 1) {
+      if (!results.some((r) => r.name === topic.name)) results.push(failed(topic.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+      continue;
+    }
+    const outcome = createTopic(context, topic, creating);
+    results.push(outcome.response);
+    records.push(...outcome.records);
+  }
+  if (records.length > MAX_RECORDS_PER_USER_OP) {
+    return result([], results.map((r) => (r.errorCode === ErrorCode.NONE ? failed(r.name, ErrorCode.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE) : r)));
+  }
+  return result(options.validateOnly ? [] : records, results);
+}
+
+interface Creating {
+  names: Set<string>;
+  unified: Map<string, string>;
+  ids: Set<string>;
+}
+
+function createTopic(context: ControllerContext, topic: CreatableTopic, creating: Creating): ControllerResult<CreatableTopicResult> {
+  const refused = (errorCode: number, message: string | null) => result([], failed(topic.name, errorCode, message));
+  const nameError = topicNameError(topic.name);
+  if (nameError !== null) return refused(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
+  if (context.image.topicsByName.has(topic.name) || creating.names.has(topic.name)) {
+    return refused(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
+  }
+  const collision = collidingTopic(context.image, topic.name, creating);
+  if (collision !== null) return refused(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${topic.name}' collides with existing topic: ${collision}`);
+  const configs = new Map(topic.configs.map((c) => [c.name, c.value]));
+  const configProblem = context.configSchema.validate({ type: ConfigResourceType.TOPIC, name: topic.name }, configs, [...configs.keys()]);
+  if (configProblem !== null) return refused(configProblem.errorCode, configProblem.message);
+  const placement = partitionPlacement(context, topic);
+  if ('errorCode' in placement) return refused(placement.errorCode, placement.errorMessage);
+  const topicId = newTopicId(context, creating.ids);
+  creating.names.add(topic.name);
+  creating.ids.add(topicId);
+  if (hasCollisionChars(topic.name)) creating.unified.set(unifyTopicName(topic.name), topic.name);
+  const records: MetadataRecord[] = [metadataRecord('TopicRecord', { name: topic.name, topicId })];
+  for (const [name, value] of configs) {
+    records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
+  }
+  placement.forEach((replicas, partitionId) => records.push(newPartitionRecord(context.image, topicId, partitionId, replicas)));
+  const overrides = new Map([...configs].map(([name, value]) => [name, value ?? '']));
+  return result(records, {
+    name: topic.name,
+    topicId,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    numPartitions: placement.length,
+    replicationFactor: placement[0]?.length ?? 0,
+    configs: context.configSchema.describeNewTopic(overrides, context.image),
+  });
+}
+
+function collidingTopic(image: MetadataImage, name: string, creating: Creating): string | null {
+  if (!hasCollisionChars(name)) return null;
+  const unified = unifyTopicName(name);
+  const pending = creating.unified.get(unified);
+  if (pending !== undefined) return pending;
+  for (const existing of image.topicsByName.keys()) {
+    if (hasCollisionChars(existing) && unifyTopicName(existing) === unified) return existing;
+  }
+  return null;
+}
+
+/** Replica lists for a new topic, from its manual assignment or by placement. */
+function partitionPlacement(context: ControllerContext, topic: CreatableTopic): number[][] | ApiError {
+  if (topic.assignments.length > 0) return manualPlacement(context.image, topic);
+  const numPartitions = topic.numPartitions === -1 ? context.config.int('num.partitions') : topic.numPartitions;
+  const replicationFactor = topic.replicationFactor === -1 ? context.config.int('default.replication.factor') : topic.replicationFactor;
+  if (numPartitions <= 0) return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: 'Number of partitions was set to an invalid non-positive value.' };
+  if (replicationFactor <= 0) {
+    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: 'Replication factor must be larger than 0, or -1 to use the default value.' };
+  }
+  try {
+    return placeReplicas(context.image, { count: numPartitions, replicationFactor, random: context.random });
+  } catch (error) {
+    if (!(error instanceof InvalidReplicationFactorError)) throw error;
+    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: `Unable to replicate the partition ${replicationFactor} time(s): ${error.message}` };
+  }
+}
+
+function manualPlacement(image: MetadataImage, topic: CreatableTopic): number[][] | ApiError {
+  if (topic.replicationFactor !== -1) {
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'A manual partition assignment was specified, but replication factor was not set to -1.' };
+  }
+  if (topic.numPartitions !== -1) {
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'A manual partition assignment was specified, but numPartitions was not set to -1.' };
+  }
+  const byPartition = new Map<number, number[]>();
+  let replicationFactor: number | null = null;
+  for (const assignment of topic.assignments) {
+    if (byPartition.has(assignment.partitionIndex)) {
+      return invalidAssignment(`Found multiple manual partition assignments for partition ${assignment.partitionIndex}`);
+    }
+    const problem = checkManualAssignment(image, assignment.brokerIds, replicationFactor);
+    if (problem !== null) return problem;
+    replicationFactor = assignment.brokerIds.length;
+    byPartition.set(assignment.partitionIndex, [...assignment.brokerIds]);
+  }
+  const placement: number[][] = [];
+  for (let p = 0; p < byPartition.size; p++) {
+    const replicas = byPartition.get(p);
+    if (replicas === undefined) return invalidAssignment('partitions should be a consecutive 0-based integer sequence');
+    placement.push(replicas);
+  }
+  return placement;
+}
+
+function invalidAssignment(message: string): ApiError {
+  return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: message };
+}
+
+function checkManualAssignment(image: MetadataImage, replicas: readonly number[], replicationFactor: number | null): ApiError | null {
+  if (replicas.length === 0) return invalidAssignment('The manual partition assignment includes an empty replica list.');
+  const seen = new Set<number>();
+  for (const replica of replicas) {
+    if (seen.has(replica)) return invalidAssignment(`The manual partition assignment includes the broker ${replica} more than once.`);
+    seen.add(replica);
+    if (!image.brokers.has(replica)) return invalidAssignment(`The manual partition assignment includes broker ${replica}, but no such broker is registered.`);
+  }
+  if (replicationFactor !== null && replicationFactor !== replicas.length) {
+    return invalidAssignment(
+      `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`,
+    );
+  }
+  if (replicas.every((replica) => !isActive(image, replica))) {
+    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: 'All brokers specified in the partition assignment are currently fenced.' };
+  }
+  return null;
+}
+
+/** A broker that may lead: registered, unfenced, not in controlled shutdown. */
+export function isActive(image: MetadataImage, brokerId: number): boolean {
+  const broker = image.brokers.get(brokerId);
+  return broker !== undefined && !broker.fenced && !broker.inControlledShutdown;
+}
+
+/** The log directory a new replica goes to: the broker's only directory, else unassigned (the broker picks). */
+function defaultDirectory(image: MetadataImage, brokerId: number): string {
+  const dirs = image.brokers.get(brokerId)?.logDirs ?? [];
+  return dirs.length === 1 ? dirs[0]! : ZERO_UUID;
+}
+
+/** A new partition: ISR = the active replicas, leader = the first of them, epochs 0. */
+function newPartitionRecord(image: MetadataImage, topicId: string, partitionId: number, replicas: readonly number[]): MetadataRecord {
+  const isr = replicas.filter((replica) => isActive(image, replica));
+  return metadataRecord('PartitionRecord', {
+    partitionId,
+    topicId,
+    replicas: [...replicas],
+    isr,
+    removingReplicas: [],
+    addingReplicas: [],
+    leader: isr[0] ?? NO_LEADER,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    directories: replicas.map((replica) => defaultDirectory(image, replica)),
+  });
+}
+
+// ---- DeleteTopics
+
+export interface DeletableTopic {
+  /** Null when deleting by id. */
+  name: string | null;
+  /** ZERO_UUID when deleting by name. */
+  topicId: string;
+}
+
+export interface DeletableTopicResult extends ApiError {
+  name: string | null;
+  topicId: string;
+}
+
+export function deleteTopics(context: ControllerContext, topics: readonly DeletableTopic[]): ControllerResult<DeletableTopicResult[]> {
+  const results: DeletableTopicResult[] = [];
+  const records: MetadataRecord[] = [];
+  const deleting = new Set<string>();
+  const deletionEnabled = context.config.bool('delete.topic.enable');
+  const seenNames = countBy(topics.filter((t) => t.name !== null).map((t) => t.name!));
+  const seenIds = countBy(topics.filter((t) => t.topicId !== ZERO_UUID).map((t) => t.topicId));
+  for (const request of topics) {
+    const outcome = deleteOne(context.image, request, { seenNames, seenIds, deletionEnabled });
+    if ('errorCode' in outcome) {
+      results.push({ name: request.name, topicId: request.topicId, ...outcome });
+      continue;
+    }
+    if (!deleting.has(outcome.id)) records.push(metadataRecord('RemoveTopicRecord', { topicId: outcome.id }));
+    deleting.add(outcome.id);
+    results.push({ name: outcome.name, topicId: outcome.id, errorCode: ErrorCode.NONE, errorMessage: null });
+  }
+  return result(records, results);
+}
+
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
+}
+
+function deleteOne(
+  image: MetadataImage,
+  request: DeletableTopic,
+  checks: { seenNames: Map<string, number>; seenIds: Map<string, number>; deletionEnabled: boolean },
+): TopicImage | ApiError {
+  const byName = request.name !== null && request.name !== '';
+  const byId = request.topicId !== ZERO_UUID;
+  if (byName && byId) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'You may not specify both topic name and topic id.' };
+  if (!byName && !byId) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Neither topic name nor id were specified.' };
+  if (byName && checks.seenNames.get(request.name!)! > 1) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' };
+  if (byId && checks.seenIds.get(request.topicId)! > 1) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic id.' };
+  if (!checks.deletionEnabled) return defaultError(ErrorCode.TOPIC_DELETION_DISABLED);
+  const topic = byName ? image.topicsByName.get(request.name!) : image.topicsById.get(request.topicId);
+  if (topic === undefined) return defaultError(byName ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
+  return topic;
+}
+
+export function defaultError(errorCode: number): ApiError {
+  return { errorCode, errorMessage: errorInfo(errorCode).message };
+}
+
+// ---- CreatePartitions
+
+export interface CreatePartitionsTopic {
+  name: string;
+  count: number;
+  /** Replica lists of the new partitions, or null to place them. */
+  assignments: readonly { brokerIds: readonly number[] }[] | null;
+}
+
+export interface CreatePartitionsTopicResult extends ApiError {
+  name: string;
+}
+
+export function createPartitions(
+  context: ControllerContext,
+  topics: readonly CreatePartitionsTopic[],
+  options: { validateOnly: boolean },
+): ControllerResult<CreatePartitionsTopicResult[]> {
+  const counts = countBy(topics.map((t) => t.name));
+  const records: MetadataRecord[] = [];
+  const results: CreatePartitionsTopicResult[] = [];
+  for (const request of topics) {
+    if (counts.get(request.name)! > 1) {
+      if (!results.some((r) => r.name === request.name)) results.push({ name: request.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+      continue;
+    }
+    const outcome = createPartitionsOfTopic(context, request);
+    if ('errorCode' in outcome) {
+      results.push({ name: request.name, ...outcome });
+      continue;
+    }
+    records.push(...outcome);
+    results.push({ name: request.name, errorCode: ErrorCode.NONE, errorMessage: null });
+  }
+  if (records.length > MAX_RECORDS_PER_USER_OP) {
+    return result([], results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: EXCESSIVE_BATCH_MESSAGE } : r)));
+  }
+  return result(options.validateOnly ? [] : records, results);
+}
+
+function createPartitionsOfTopic(context: ControllerContext, request: CreatePartitionsTopic): MetadataRecord[] | ApiError {
+  const topic = context.image.topicsByName.get(request.name);
+  if (topic === undefined) return defaultError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  const current = topic.partitions.size;
+  if (request.count === current) return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `Topic already has ${current} partition(s).` };
+  if (request.count < current) {
+    return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `The topic ${topic.name} currently has ${current} partition(s); ${request.count} would not be an increase.` };
+  }
+  const additional = request.count - current;
+  const replicationFactor = topic.partitions.get(0)?.replicas.length ?? 1;
+  let placement: number[][];
+  if (request.assignments !== null) {
+    if (request.assignments.length !== additional) {
+      return invalidAssignment(`Attempted to add ${additional} additional partition(s), but only ${request.assignments.length} assignment(s) were specified.`);
+    }
+    for (const assignment of request.assignments) {
+      const problem = checkManualAssignment(context.image, assignment.brokerIds, replicationFactor);
+      if (problem !== null) return problem;
+    }
+    placement = request.assignments.map((a) => [...a.brokerIds]);
+  } else {
+    try {
+      placement = placeReplicas(context.image, { count: additional, replicationFactor, random: context.random });
+    } catch (error) {
+      if (!(error instanceof InvalidReplicationFactorError)) throw error;
+      return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: `Unable to replicate the partition ${replicationFactor} time(s): ${error.message}` };
+    }
+  }
+  return placement.map((replicas, i) => newPartitionRecord(context.image, topic.id, current + i, replicas));
+}
+
+// ---- leadership when brokers come and go
+
+/**
+ * Takes `brokerId` out of leadership and the ISR of every partition it is
+ * in (a new incarnation registered, or it was fenced). Kafka keeps the last
+ * ISR member in the ISR, with no leader, so that it can lead again cleanly.
+ */
+export function removeBrokerFromLeadership(image: MetadataImage, brokerId: number): MetadataRecord[] {
+  const records: MetadataRecord[] = [];
+  for (const partition of allPartitions(image)) {
+    if (!partition.isr.includes(brokerId)) continue;
+    const remaining = partition.isr.filter((replica) => replica !== brokerId);
+    const isr = remaining.length === 0 ? partition.isr : remaining;
+    const leader = partition.leader !== brokerId ? partition.leader : (isr.find((replica) => replica !== brokerId && isActive(image, replica)) ?? NO_LEADER);
+    const change: { isr?: number[]; leader?: number } = {};
+    if (isr !== partition.isr) change.isr = [...isr];
+    if (leader !== partition.leader) change.leader = leader;
+    if (Object.keys(change).length > 0) records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, ...change }));
+  }
+  return records;
+}
+
+/**
+ * Elects `brokerId` for every leaderless partition whose ISR holds it (it
+ * was just unfenced). With unclean.leader.election.enable, a leaderless
+ * partition whose ISR is entirely gone may elect any live replica.
+ */
+export function electLeadersForUnfencedBroker(image: MetadataImage, brokerId: number, options: { unclean: boolean }): MetadataRecord[] {
+  const records: MetadataRecord[] = [];
+  for (const partition of allPartitions(image)) {
+    if (partition.leader !== NO_LEADER || !partition.replicas.includes(brokerId)) continue;
+    if (partition.isr.includes(brokerId)) {
+      records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, leader: brokerId }));
+    } else if (options.unclean && partition.isr.every((replica) => !isActive(image, replica))) {
+      records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, leader: brokerId, isr: [brokerId], leaderRecoveryState: 1 }));
+    }
+  }
+  return records;
+}
+
+function* allPartitions(image: MetadataImage): Generator<PartitionRegistration> {
+  for (const topic of image.topicsById.values()) yield* topic.partitions.values();
+}

@@ -1,0 +1,173 @@
+/**
+ * The Raft log of `__cluster_metadata` (Kafka's KafkaMetadataLog): the
+ * partition directory `<metadata.log.dir>/__cluster_metadata-0` holding
+ * ordinary log segments (Spool's storage Log: `.log`, `.index`,
+ * `.timeindex`, `leader-epoch-checkpoint`), the `quorum-state` file and
+ * `<offset>-<epoch>.checkpoint` snapshots.
+ *
+ * Batches carry the Raft epoch as their partitionLeaderEpoch. The leader
+ * appends whole batches (the log assigns offsets); Raft flushes before it
+ * counts an entry towards the high watermark, so committed metadata is on
+ * disk. Crash policy: the log is always recovered from its start on open
+ * (it is small; Kafka does the same for the metadata log), so a torn tail
+ * is cut before anything is replayed.
+ *
+ * Retention: once a snapshot exists and the log is larger than
+ * metadata.max.retention.bytes, the log start moves up to the latest
+ * snapshot, whole segments below it go, and older snapshots are deleted.
+ */
+import { posix } from 'node:path';
+import type { Clock, Timers } from '../io/clock.js';
+import type { FileSystem } from '../io/fs.js';
+import { iterateBatches, type BatchHeader } from '../protocol/records/batch.js';
+import { loadLog } from '../storage/log-loader.js';
+import type { Log } from '../storage/log.js';
+import { logConfig, type StorageLogger } from '../storage/log-config.js';
+import { compareSnapshotIds, deleteSnapshot, listSnapshots, type OffsetAndEpoch } from './snapshot.js';
+
+export const METADATA_TOPIC_NAME = '__cluster_metadata';
+export const METADATA_PARTITION_DIR = `${METADATA_TOPIC_NAME}-0`;
+/** Kafka's KafkaRaftClient.MAX_BATCH_SIZE_BYTES. */
+export const RAFT_BATCH_BYTES_MAX = 8 * 1024 * 1024;
+const READ_BYTES = 1024 * 1024;
+
+export interface RaftLogOptions {
+  /** The metadata log directory (metadata.log.dir, else the first log dir). */
+  logDir: string;
+  segmentBytes: number;
+  segmentMs: number;
+  retentionBytes: number;
+  logger?: StorageLogger;
+}
+
+export interface RaftLogEnv {
+  fs: FileSystem;
+  clock: Clock;
+  timers: Timers;
+}
+
+export interface StoredBatch {
+  header: BatchHeader;
+  /** The whole batch. */
+  bytes: Buffer;
+}
+
+export class RaftLog {
+  private snapshotIds: OffsetAndEpoch[];
+
+  private constructor(
+    private readonly env: RaftLogEnv,
+    readonly dir: string,
+    private readonly log: Log,
+    snapshots: OffsetAndEpoch[],
+    private readonly retentionBytes: number,
+  ) {
+    this.snapshotIds = snapshots;
+  }
+
+  static async open(env: RaftLogEnv, options: RaftLogOptions): Promise<RaftLog> {
+    const dir = posix.join(options.logDir, METADATA_PARTITION_DIR);
+    const config = logConfig({
+      segmentBytes: options.segmentBytes,
+      segmentMs: options.segmentMs,
+      retentionMs: -1,
+      retentionBytes: -1,
+      maxMessageBytes: RAFT_BATCH_BYTES_MAX,
+      fileDeleteDelayMs: 60_000,
+    });
+    const log = await loadLog(env, {
+      dir,
+      topicPartition: { topic: METADATA_TOPIC_NAME, partition: 0 },
+      config,
+      hadCleanShutdown: false,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+    const snapshots = await listSnapshots(env.fs, dir);
+    const raftLog = new RaftLog(env, dir, log, snapshots, options.retentionBytes);
+    const latest = raftLog.latestSnapshotId;
+    // A snapshot past the log end (the log was cut below it) restarts the log at the snapshot.
+    if (latest !== null && latest.offset > log.logEndOffset) await log.truncateFullyAndStartAt(latest.offset);
+    return raftLog;
+  }
+
+  get logEndOffset(): number {
+    return this.log.logEndOffset;
+  }
+
+  get logStartOffset(): number {
+    return this.log.logStartOffset;
+  }
+
+  get sizeBytes(): number {
+    return this.log.sizeBytes;
+  }
+
+  /** Epoch of the last batch in the log, else of the latest snapshot, else 0. */
+  get lastEpoch(): number {
+    return this.log.leaderEpochCache.latestEpoch ?? this.latestSnapshotId?.epoch ?? 0;
+  }
+
+  /** The leader epoch of the record at `offset` (from the leader-epoch-checkpoint), or null. */
+  epochForOffset(offset: number): number | null {
+    const snapshot = this.latestSnapshotId;
+    if (snapshot !== null && offset === snapshot.offset - 1) return snapshot.epoch;
+    return this.log.leaderEpochCache.epochForOffset(offset);
+  }
+
+  get latestSnapshotId(): OffsetAndEpoch | null {
+    return this.snapshotIds[this.snapshotIds.length - 1] ?? null;
+  }
+
+  /** Appends whole batches as leader of `epoch`; the log assigns their offsets. */
+  async appendAsLeader(batch: Buffer, epoch: number): Promise<{ firstOffset: number; lastOffset: number }> {
+    const info = await this.log.append(batch, { leaderEpoch: epoch, assignOffsets: true, origin: 'raftLeader' });
+    return { firstOffset: info.firstOffset, lastOffset: info.lastOffset };
+  }
+
+  async flush(): Promise<void> {
+    await this.log.flush();
+  }
+
+  updateHighWatermark(offset: number): void {
+    this.log.updateHighWatermark(offset);
+  }
+
+  /** Whole batches holding offsets in [fromOffset, toOffset), in order. */
+  async *readBatches(fromOffset: number, toOffset: number): AsyncGenerator<StoredBatch> {
+    let next = fromOffset;
+    while (next < toOffset) {
+      const read = await this.log.read(next, { maxBytes: READ_BYTES, maxOffset: toOffset, minOneMessage: true });
+      if (read.records.length === 0) return;
+      let progressed = false;
+      for (const { position, header } of iterateBatches(read.records)) {
+        if (header.lastOffset < next) continue;
+        yield { header, bytes: read.records.subarray(position, position + header.sizeBytes) };
+        next = header.lastOffset + 1;
+        progressed = true;
+      }
+      if (!progressed) throw new Error(`${this.dir}: no complete batch at offset ${next}`);
+    }
+  }
+
+  /** Registers a snapshot just written and applies retention. */
+  async snapshotWritten(id: OffsetAndEpoch): Promise<void> {
+    this.snapshotIds = [...this.snapshotIds.filter((s) => compareSnapshotIds(s, id) !== 0), id].sort(compareSnapshotIds);
+    await this.maybeClean();
+  }
+
+  private async maybeClean(): Promise<void> {
+    const latest = this.latestSnapshotId;
+    if (latest === null || this.retentionBytes < 0 || this.log.sizeBytes <= this.retentionBytes) return;
+    if (latest.offset > this.log.logStartOffset) {
+      this.log.updateHighWatermark(Math.max(latest.offset, this.log.highWatermark));
+      await this.log.deleteRecordsBefore(latest.offset);
+      await this.log.deleteOldSegments();
+    }
+    for (const old of this.snapshotIds.slice(0, -1)) await deleteSnapshot(this.env.fs, this.dir, old);
+    this.snapshotIds = [latest];
+  }
+
+  async close(): Promise<void> {
+    await this.log.close();
+  }
+}
