@@ -1,0 +1,431 @@
+/**
+ * One partition hosted by this broker (Kafka's Partition): its log, its
+ * producer state, and its replication state as leader or follower.
+ *
+ * As leader it accepts client appends (validated against the topic config
+ * and the producer state, serialised per partition), keeps the in-sync
+ * replica set and the state of every remote replica, and advances the high
+ * watermark to the smallest log end offset among the ISR. With RF=1 the ISR
+ * is this broker alone, so the high watermark follows the log end offset
+ * right after each append. As follower (the fetcher arrives with
+ * multi-broker replication) it only holds the log.
+ *
+ * Reads check the fetcher's view of the leader epoch first: an older epoch
+ * gets FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH (KIP-320).
+ *
+ * Visible-bytes accounting: the partition counts the bytes of batches that
+ * fell below the high watermark since it was opened, so a waiting fetch can
+ * tell how much became readable without reading the log (fetch.min.bytes).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { NO_PRODUCER_ID, type BatchHeader } from '../protocol/records/batch.js';
+import { StorageKafkaError } from '../storage/errors.js';
+import type { TopicPartition } from '../storage/file-names.js';
+import type { Log, LogReadResult } from '../storage/log.js';
+import type { AbortedTxn } from '../storage/transaction-index.js';
+import type { EpochEndOffset } from '../storage/leader-epoch-cache.js';
+import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../storage/leader-epoch-cache.js';
+import {
+  batchFirstOffset,
+  lastSequenceOf,
+  type ProducerStateManager,
+} from '../storage/producer-state.js';
+import type { PartitionRegistration } from '../metadata/image.js';
+import type { TopicConfig } from '../metadata/topic-config.js';
+import { validateLeaderBatch, type AppendError } from './record-validator.js';
+
+/** Which offset bounds a read (Kafka's FetchIsolation). */
+export type FetchIsolation = 'logEnd' | 'highWatermark' | 'txnCommitted';
+
+/** What the leader knows of another replica (Kafka's ReplicaState). */
+export interface RemoteReplicaState {
+  brokerId: number;
+  logEndOffset: number;
+  logStartOffset: number;
+  lastCaughtUpTimeMs: number;
+  lastFetchTimeMs: number;
+}
+
+export interface LeaderAppendResult {
+  firstOffset: number;
+  lastOffset: number;
+  /** Append time under LogAppendTime, else -1 (for a duplicate: the original batch's max timestamp). */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordCount: number;
+  /** True when this append was a retry of a batch already in the log. */
+  duplicate: boolean;
+}
+
+export type AppendOutcome = { ok: true; result: LeaderAppendResult } | { ok: false; error: AppendError; logStartOffset: number };
+
+export interface OffsetSnapshot {
+  logStartOffset: number;
+  logEndOffset: number;
+  highWatermark: number;
+  lastStableOffset: number;
+}
+
+export interface PartitionReadResult {
+  records: Buffer;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  abortedTransactions: AbortedTxn[] | null;
+  divergingEpoch: EpochEndOffset | null;
+}
+
+export type PartitionError = { errorCode: number; message: string };
+
+export interface PartitionOptions {
+  topicPartition: TopicPartition;
+  topicId: string;
+  localBrokerId: number;
+  log: Log;
+  producerState: ProducerStateManager;
+  config: TopicConfig;
+  nowMs: () => number;
+}
+
+export class Partition {
+  readonly topicPartition: TopicPartition;
+  topicId: string;
+  readonly log: Log;
+  readonly producerState: ProducerStateManager;
+  private readonly localBrokerId: number;
+  private readonly nowMs: () => number;
+  configValue: TopicConfig;
+
+  leaderId = -1;
+  leaderEpoch = -1;
+  partitionEpoch = -1;
+  replicas: readonly number[] = [];
+  isr: ReadonlySet<number> = new Set();
+  /** Other replicas, as seen by the leader (followers fetch from it once replication arrives). */
+  readonly remoteReplicas = new Map<number, RemoteReplicaState>();
+
+  private appendChain: Promise<unknown> = Promise.resolve();
+  /** Bytes of batches below the high watermark, counted since this object was created. */
+  private visibleBytes = 0;
+  /** Appended batches above the high watermark, oldest first: their last offset and size. */
+  private readonly pendingVisible: { lastOffset: number; sizeBytes: number }[] = [];
+
+  constructor(options: PartitionOptions) {
+    this.topicPartition = options.topicPartition;
+    this.topicId = options.topicId;
+    this.localBrokerId = options.localBrokerId;
+    this.log = options.log;
+    this.producerState = options.producerState;
+    this.configValue = options.config;
+    this.nowMs = options.nowMs;
+  }
+
+  get isLeader(): boolean {
+    return this.leaderId === this.localBrokerId;
+  }
+
+  get config(): TopicConfig {
+    return this.configValue;
+  }
+
+  get logStartOffset(): number {
+    return this.log.logStartOffset;
+  }
+
+  get highWatermark(): number {
+    return this.log.highWatermark;
+  }
+
+  /** Bytes that became readable below the high watermark since the partition was opened. */
+  get highWatermarkBytes(): number {
+    return this.visibleBytes;
+  }
+
+  updateConfig(config: TopicConfig): void {
+    this.configValue = config;
+    this.log.updateConfig(config);
+  }
+
+  // ---- leadership ---------------------------------------------------------------------
+
+  /**
+   * Becomes leader for `registration` (leader == this broker): records the
+   * new epoch's start offset in the leader-epoch cache, resets the remote
+   * replica states and recomputes the high watermark.
+   */
+  async makeLeader(registration: PartitionRegistration): Promise<boolean> {
+    const isNewLeaderEpoch = registration.leaderEpoch > this.leaderEpoch || !this.isLeader;
+    this.applyRegistration(registration);
+    if (isNewLeaderEpoch) {
+      await this.serialized(async () => {
+        if (this.log.leaderEpochCache.assign(registration.leaderEpoch, this.log.logEndOffset)) await this.log.leaderEpochCache.flush();
+      });
+      this.remoteReplicas.clear();
+      const nowMs = this.nowMs();
+      for (const brokerId of registration.replicas) {
+        if (brokerId === this.localBrokerId) continue;
+        this.remoteReplicas.set(brokerId, { brokerId, logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs: nowMs, lastFetchTimeMs: 0 });
+      }
+    }
+    this.maybeIncrementLeaderHighWatermark();
+    return isNewLeaderEpoch;
+  }
+
+  /** Becomes a follower; the fetcher that copies the leader comes with multi-broker replication. */
+  makeFollower(registration: PartitionRegistration): boolean {
+    const changed = registration.leaderEpoch > this.leaderEpoch || registration.leader !== this.leaderId;
+    this.applyRegistration(registration);
+    this.remoteReplicas.clear();
+    return changed;
+  }
+
+  private applyRegistration(registration: PartitionRegistration): void {
+    this.leaderId = registration.leader;
+    this.leaderEpoch = registration.leaderEpoch;
+    this.partitionEpoch = registration.partitionEpoch;
+    this.replicas = [...registration.replicas];
+    this.isr = new Set(registration.isr);
+  }
+
+  /** Kafka's checkCurrentLeaderEpoch: -1 means the fetcher did not say. */
+  checkCurrentLeaderEpoch(currentLeaderEpoch: number): number {
+    if (currentLeaderEpoch < 0) return ErrorCode.NONE;
+    if (this.leaderEpoch > currentLeaderEpoch) return ErrorCode.FENCED_LEADER_EPOCH;
+    if (this.leaderEpoch < currentLeaderEpoch) return ErrorCode.UNKNOWN_LEADER_EPOCH;
+    return ErrorCode.NONE;
+  }
+
+  /** The epoch check, then leadership when required. */
+  checkLocalLog(currentLeaderEpoch: number, requireLeader: boolean): PartitionError | null {
+    const epochError = this.checkCurrentLeaderEpoch(currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) {
+      return { errorCode: epochError, message: `leader epoch ${currentLeaderEpoch} does not match the current epoch ${this.leaderEpoch} of ${this.name}` };
+    }
+    if (requireLeader && !this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, message: `broker ${this.localBrokerId} is not the leader of ${this.name}` };
+    if (this.log.isOffline) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, message: `the log of ${this.name} is offline` };
+    return null;
+  }
+
+  // ---- high watermark -------------------------------------------------------------------
+
+  /**
+   * Raises the high watermark to the smallest log end offset among the
+   * in-sync replicas (just the local log while the ISR is this broker).
+   * Returns true when it moved.
+   */
+  maybeIncrementLeaderHighWatermark(): boolean {
+    if (!this.isLeader) return false;
+    let newHighWatermark = this.log.logEndOffset;
+    for (const brokerId of this.isr) {
+      if (brokerId === this.localBrokerId) continue;
+      const remote = this.remoteReplicas.get(brokerId);
+      newHighWatermark = Math.min(newHighWatermark, remote?.logEndOffset ?? -1);
+    }
+    if (newHighWatermark <= this.log.highWatermark) return false;
+    const kept = this.log.updateHighWatermark(newHighWatermark);
+    this.producerState.onHighWatermarkUpdated(kept);
+    while (this.pendingVisible.length > 0 && this.pendingVisible[0]!.lastOffset < kept) this.visibleBytes += this.pendingVisible.shift()!.sizeBytes;
+    return true;
+  }
+
+  /** Whether acks=all can be answered for an append ending before `requiredOffset` (Kafka's checkEnoughReplicasReachOffset). */
+  checkEnoughReplicasReachOffset(requiredOffset: number): { hasEnough: boolean; errorCode: number } {
+    if (!this.isLeader) return { hasEnough: false, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+    if (this.log.highWatermark < requiredOffset) return { hasEnough: false, errorCode: ErrorCode.NONE };
+    if (this.configValue.minInsyncReplicas <= this.isr.size) return { hasEnough: true, errorCode: ErrorCode.NONE };
+    return { hasEnough: true, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
+  }
+
+  lastStableOffset(): number {
+    const firstUnstable = this.producerState.firstUnstableOffset();
+    const highWatermark = this.log.highWatermark;
+    return firstUnstable === null ? highWatermark : Math.min(Math.max(firstUnstable, this.log.logStartOffset), highWatermark);
+  }
+
+  fetchOffsetSnapshot(currentLeaderEpoch: number, fetchOnlyFromLeader: boolean): { snapshot: OffsetSnapshot } | { error: PartitionError } {
+    const error = this.checkLocalLog(currentLeaderEpoch, fetchOnlyFromLeader);
+    if (error !== null) return { error };
+    return {
+      snapshot: {
+        logStartOffset: this.log.logStartOffset,
+        logEndOffset: this.log.logEndOffset,
+        highWatermark: this.log.highWatermark,
+        lastStableOffset: this.lastStableOffset(),
+      },
+    };
+  }
+
+  // ---- append -------------------------------------------------------------------------
+
+  /**
+   * A client's batch, appended as leader: min.insync.replicas for acks=all,
+   * validation, duplicate and sequence checks, then the log append and the
+   * producer-state update, all serialised with other appends to this
+   * partition.
+   */
+  async appendRecordsToLeader(records: Buffer, options: { requiredAcks: number }): Promise<AppendOutcome> {
+    const notLeader = this.checkLocalLog(-1, true);
+    if (notLeader !== null) return this.failure(notLeader.errorCode, notLeader.message);
+    if (options.requiredAcks === -1 && this.isr.size < this.configValue.minInsyncReplicas) {
+      return this.failure(
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        `the in-sync replicas of ${this.name} (${this.isr.size}) are fewer than min.insync.replicas ${this.configValue.minInsyncReplicas}`,
+      );
+    }
+    const checked = validateLeaderBatch(records, {
+      config: {
+        maxMessageBytes: this.configValue.maxMessageBytes,
+        compacted: this.configValue.cleanupPolicy.includes('compact'),
+        messageTimestampType: this.configValue.messageTimestampType,
+        messageTimestampBeforeMaxMs: this.configValue.messageTimestampBeforeMaxMs,
+        messageTimestampAfterMaxMs: this.configValue.messageTimestampAfterMaxMs,
+        compressionType: this.configValue.compressionType,
+      },
+      nowMs: this.nowMs(),
+      leaderEpoch: this.leaderEpoch,
+    });
+    if ('error' in checked) return { ok: false, error: checked.error, logStartOffset: this.log.logStartOffset };
+    return this.serialized(() => this.appendValidated(checked.validated.batch, checked.validated.header));
+  }
+
+  private async appendValidated(batch: Buffer, header: BatchHeader): Promise<AppendOutcome> {
+    if (!this.isLeader) return this.failure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is no longer the leader of ${this.name}`);
+    const hasProducer = header.producerId > NO_PRODUCER_ID;
+    if (hasProducer) {
+      const duplicate = this.producerState.lastEntry(header.producerId)?.findDuplicateBatch(header) ?? null;
+      if (duplicate !== null) {
+        return {
+          ok: true,
+          result: {
+            firstOffset: batchFirstOffset(duplicate),
+            lastOffset: duplicate.lastOffset,
+            logAppendTimeMs: duplicate.timestampMs,
+            logStartOffset: this.log.logStartOffset,
+            recordCount: duplicate.offsetDelta + 1,
+            duplicate: true,
+          },
+        };
+      }
+    }
+    const firstOffset = this.log.logEndOffset;
+    const appendInfo = hasProducer ? this.producerState.prepareUpdate(header.producerId, 'client') : null;
+    const producerError =
+      appendInfo?.appendDataBatch({
+        producerEpoch: header.producerEpoch,
+        firstSeq: header.baseSequence,
+        lastSeq: lastSequenceOf(header),
+        maxTimestampMs: header.maxTimestamp,
+        firstOffset,
+        lastOffset: firstOffset + header.lastOffsetDelta,
+        isTransactional: header.isTransactional,
+      }) ?? null;
+    if (producerError !== null) return this.failure(producerError.errorCode, producerError.message);
+    const activeBaseBefore = this.log.activeSegment.baseOffset;
+    let info;
+    try {
+      info = await this.log.append(batch, { leaderEpoch: this.leaderEpoch, assignOffsets: true, origin: 'client' });
+    } catch (error) {
+      if (error instanceof StorageKafkaError) return this.failure(error.errorCode, error.message);
+      throw error;
+    }
+    if (info.firstOffset !== firstOffset) throw new Error(`${this.name}: append landed at ${info.firstOffset}, expected ${firstOffset}`);
+    // A roll happened in this append: snapshot the producer state as of the new segment's base offset.
+    if (this.log.activeSegment.baseOffset !== activeBaseBefore && this.producerState.mapEndOffset === this.log.activeSegment.baseOffset) {
+      await this.producerState.takeSnapshot();
+    }
+    if (appendInfo !== null) this.producerState.update(appendInfo);
+    this.producerState.updateMapEndOffset(info.lastOffset + 1);
+    this.pendingVisible.push({ lastOffset: info.lastOffset, sizeBytes: batch.length });
+    this.maybeIncrementLeaderHighWatermark();
+    return {
+      ok: true,
+      result: {
+        firstOffset: info.firstOffset,
+        lastOffset: info.lastOffset,
+        logAppendTimeMs: info.logAppendTimeMs,
+        logStartOffset: info.logStartOffset,
+        recordCount: info.recordCount,
+        duplicate: false,
+      },
+    };
+  }
+
+  private failure(errorCode: number, message: string): AppendOutcome {
+    return { ok: false, error: { errorCode, message }, logStartOffset: this.log.isOffline ? -1 : this.log.logStartOffset };
+  }
+
+  /** Runs `operation` after every earlier append or leadership change of this partition. */
+  serialized<T>(operation: () => Promise<T>): Promise<T> {
+    const run = this.appendChain.then(operation);
+    this.appendChain = run.catch(() => {});
+    return run;
+  }
+
+  // ---- read ----------------------------------------------------------------------------
+
+  /**
+   * Reads for a fetch: the epoch and leadership checks, then up to
+   * `maxBytes` from `fetchOffset` bounded by the isolation's offset.
+   * Offsets outside [logStartOffset, logEndOffset] give OFFSET_OUT_OF_RANGE.
+   */
+  async readRecords(request: {
+    fetchOffset: number;
+    currentLeaderEpoch: number;
+    lastFetchedEpoch: number;
+    maxBytes: number;
+    minOneMessage: boolean;
+    isolation: FetchIsolation;
+    fetchOnlyFromLeader: boolean;
+  }): Promise<{ read: PartitionReadResult } | { error: PartitionError }> {
+    const error = this.checkLocalLog(request.currentLeaderEpoch, request.fetchOnlyFromLeader);
+    if (error !== null) return { error };
+    const highWatermark = this.log.highWatermark;
+    const lastStableOffset = this.lastStableOffset();
+    const logStartOffset = this.log.logStartOffset;
+    const logEndOffset = this.log.logEndOffset;
+    const offsets = { highWatermark, lastStableOffset, logStartOffset, logEndOffset };
+    const divergingEpoch = this.divergingEpoch(request.lastFetchedEpoch, request.fetchOffset);
+    if (divergingEpoch !== null) return { read: { ...offsets, records: EMPTY, abortedTransactions: null, divergingEpoch } };
+    if (request.fetchOffset < logStartOffset || request.fetchOffset > logEndOffset) {
+      return { error: { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, message: `fetch offset ${request.fetchOffset} is outside [${logStartOffset}, ${logEndOffset}] of ${this.name}` } };
+    }
+    const maxOffset = request.isolation === 'logEnd' ? logEndOffset : request.isolation === 'highWatermark' ? highWatermark : lastStableOffset;
+    let read: LogReadResult;
+    try {
+      read = await this.log.read(request.fetchOffset, {
+        maxBytes: request.maxBytes,
+        maxOffset,
+        minOneMessage: request.minOneMessage,
+        includeAbortedTransactions: request.isolation === 'txnCommitted',
+      });
+    } catch (caught) {
+      if (caught instanceof StorageKafkaError) return { error: { errorCode: caught.errorCode, message: caught.message } };
+      throw caught;
+    }
+    // A first batch larger than the limit is left out (v3+ consumers move on once the limit grows, KIP-74).
+    const records = read.firstEntryIncomplete ? EMPTY : read.records;
+    return { read: { ...offsets, records, abortedTransactions: read.abortedTransactions, divergingEpoch: null } };
+  }
+
+  /** KIP-595 divergence: the fetcher's last epoch ended earlier here, or is unknown. */
+  private divergingEpoch(lastFetchedEpoch: number, fetchOffset: number): EpochEndOffset | null {
+    if (lastFetchedEpoch < 0) return null;
+    const end = this.lastOffsetForLeaderEpoch(lastFetchedEpoch);
+    if (end.leaderEpoch < lastFetchedEpoch || end.endOffset < fetchOffset) return end;
+    return null;
+  }
+
+  /** OffsetForLeaderEpoch: where `leaderEpoch` ended in this log (-1, -1 when unknown). */
+  lastOffsetForLeaderEpoch(leaderEpoch: number): EpochEndOffset {
+    const found = this.log.endOffsetForEpoch(leaderEpoch);
+    if (found.leaderEpoch === UNDEFINED_EPOCH) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    return found;
+  }
+
+  get name(): string {
+    return `${this.topicPartition.topic}-${this.topicPartition.partition}`;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

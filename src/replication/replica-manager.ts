@@ -1,0 +1,681 @@
+/**
+ * ReplicaManager: the partitions this broker hosts and the data plane over
+ * them (Kafka's ReplicaManager). It is a metadata publisher: each metadata
+ * delta opens, creates or deletes logs and makes this broker leader or
+ * follower of its partitions, so partitions change only through the
+ * metadata log (DESIGN.md §3.5).
+ *
+ * Start: opens every log directory in log.dirs (a LogManager each: recovery
+ * after an unclean shutdown, checkpoints, retention) and rebuilds each log's
+ * producer state; the logs wait until the first metadata image claims them,
+ * and logs the image does not claim (topics deleted while the broker was
+ * down) are deleted then. Stop: completes waiting requests, snapshots
+ * producer state, flushes and closes every log, writes the checkpoints and
+ * the clean-shutdown marker.
+ *
+ * Requests: appends with acks 0/1/all (acks=all waits in the produce
+ * purgatory for the high watermark), fetches with fetch.min.bytes /
+ * max.wait.ms (the fetch purgatory, woken by appends), offsets by timestamp,
+ * OffsetForLeaderEpoch, DeleteRecords, DescribeLogDirs, DescribeProducers.
+ */
+import { posix } from 'node:path';
+import type { Env } from '../io/env.js';
+import type { TimerHandle } from '../io/clock.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { MetadataDelta, MetadataImage, MetadataPublisher, PartitionRegistration, TopicImage } from '../metadata/image.js';
+import { brokerConfigLayers, resolveTopicConfig, staticBrokerLayers, type TopicConfig } from '../metadata/topic-config.js';
+import type { BrokerConfig } from '../server/config.js';
+import type { Logger } from '../server/logger.js';
+import { LogManager } from '../storage/log-manager.js';
+import type { Log } from '../storage/log.js';
+import { topicPartitionKey, type TopicPartition } from '../storage/file-names.js';
+import { StorageKafkaError } from '../storage/errors.js';
+import { ProducerStateManager } from '../storage/producer-state.js';
+import { rebuildProducerState } from '../storage/producer-state-loader.js';
+import type { AbortedTxn } from '../storage/transaction-index.js';
+import { DelayedOperationPurgatory } from './purgatory.js';
+import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
+import { DelayedFetch, type FetchParams, type FetchPartitionStatus } from './delayed-fetch.js';
+import { FetchManager, FetchSessionCache, FETCH_SESSION_EVICTION_MS } from './fetch-session.js';
+import { Partition, type PartitionError } from './partition.js';
+import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata-file.js';
+import type { RecordError } from './record-validator.js';
+
+/** What the replica manager needs of the broker (Broker satisfies it). */
+export interface ReplicaManagerContext {
+  readonly nodeId: number;
+  readonly config: BrokerConfig;
+  readonly env: Env;
+  readonly log: Logger;
+  readonly metadata: { readonly image: MetadataImage };
+}
+
+/** Topics only coordinators and the admin client may write (Kafka's Topic.isInternal). */
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
+
+/** Kafka's default producer.id.expiration.check.interval.ms. */
+const PRODUCER_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
+/** Most requests waiting in each purgatory (DESIGN.md §3.7). */
+const DELAYED_OPERATIONS_MAX = 10_000;
+
+export interface ProducePartitionResult {
+  errorCode: number;
+  baseOffset: number;
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordErrors: RecordError[];
+  errorMessage: string | null;
+}
+
+export interface ProduceEntry {
+  topicPartition: TopicPartition;
+  records: Buffer;
+}
+
+export interface FetchPartitionInfo {
+  topicPartition: TopicPartition;
+  fetchOffset: number;
+  logStartOffset: number;
+  maxBytes: number;
+  currentLeaderEpoch: number;
+  lastFetchedEpoch: number;
+}
+
+export interface FetchPartitionData {
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  records: Buffer;
+  abortedTransactions: AbortedTxn[] | null;
+  divergingEpoch: { epoch: number; endOffset: number } | null;
+  preferredReadReplica: number;
+}
+
+export interface ListOffsetsResult {
+  errorCode: number;
+  timestamp: number;
+  offset: number;
+  leaderEpoch: number;
+}
+
+interface LoadedLog {
+  log: Log;
+  manager: LogManager;
+  producerState: ProducerStateManager;
+}
+
+export class ReplicaManager implements MetadataPublisher {
+  readonly name = 'ReplicaManager';
+  readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
+  readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
+  readonly fetchManager: FetchManager;
+  private readonly partitions = new Map<string, Partition>();
+  /** Logs found on disk at start, not yet claimed by the metadata image. */
+  private readonly unclaimed = new Map<string, LoadedLog>();
+  private readonly managerOf = new Map<Log, LogManager>();
+  private logManagers: LogManager[] = [];
+  private metadataChain: Promise<void> = Promise.resolve();
+  private firstImageApplied = false;
+  private expirationTimer: TimerHandle | null = null;
+  private state: 'new' | 'started' | 'stopped' = 'new';
+
+  constructor(private readonly context: ReplicaManagerContext) {
+    const { env, config } = context;
+    this.producePurgatory = new DelayedOperationPurgatory('Produce', env.timers, { operationsMax: DELAYED_OPERATIONS_MAX });
+    this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', env.timers, { operationsMax: DELAYED_OPERATIONS_MAX });
+    const cache = new FetchSessionCache({
+      sessionsMax: config.int('max.incremental.fetch.session.cache.slots'),
+      evictionMs: FETCH_SESSION_EVICTION_MS,
+      random: env.random,
+    });
+    this.fetchManager = new FetchManager(cache, () => env.clock.monotonicMs());
+  }
+
+  private get nodeId(): number {
+    return this.context.nodeId;
+  }
+
+  private get image(): MetadataImage {
+    return this.context.metadata.image;
+  }
+
+  // ---- life cycle ----------------------------------------------------------------------------
+
+  /** Opens every log directory and rebuilds producer state; logs are served once metadata claims them. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`replica manager already ${this.state}`);
+    const { env, config } = this.context;
+    const defaults = resolveTopicConfig(new Map(), staticBrokerLayers(config));
+    for (const logDir of config.logDirs) {
+      const manager = await LogManager.open(env, {
+        logDir,
+        configFor: () => defaults,
+        logger: this.context.log,
+        retentionCheckIntervalMs: config.int('log.retention.check.interval.ms'),
+      });
+      this.logManagers.push(manager);
+      for (const log of manager.allLogs()) {
+        const producerState = await this.openProducerState(log, manager.hadCleanShutdown);
+        this.unclaimed.set(topicPartitionKey(log.topicPartition), { log, manager, producerState });
+        this.managerOf.set(log, manager);
+      }
+      manager.startBackgroundTasks();
+    }
+    this.scheduleProducerExpiration();
+    this.state = 'started';
+  }
+
+  private async openProducerState(log: Log, hadCleanShutdown: boolean): Promise<ProducerStateManager> {
+    const producerState = await ProducerStateManager.open({
+      dir: log.dir,
+      fs: this.context.env.fs,
+      producerIdExpirationMs: this.context.config.int('producer.id.expiration.ms'),
+      logger: this.context.log,
+    });
+    await rebuildProducerState(log, producerState, { nowMs: this.context.env.clock.nowMs(), hadCleanShutdown });
+    return producerState;
+  }
+
+  private scheduleProducerExpiration(): void {
+    this.expirationTimer = this.context.env.timers.schedule(PRODUCER_EXPIRATION_CHECK_INTERVAL_MS, () => {
+      this.expirationTimer = null;
+      void this.expireProducers().finally(() => {
+        if (this.state === 'started') this.scheduleProducerExpiration();
+      });
+    });
+  }
+
+  /** Forgets idle producers and drops snapshots below each log's first segment. */
+  private async expireProducers(): Promise<void> {
+    const nowMs = this.context.env.clock.nowMs();
+    for (const partition of this.partitions.values()) {
+      if (partition.log.isOffline) continue;
+      await partition.serialized(async () => {
+        partition.producerState.removeExpiredProducers(nowMs);
+        await partition.producerState.deleteSnapshotsBefore(partition.log.logSegments[0]!.baseOffset);
+      }).catch((error: unknown) => this.context.log.warn(`producer expiration for ${partition.name} failed: ${String(error)}`));
+    }
+  }
+
+  /** Clean stop: answers waiting requests, snapshots producer state, closes every log. */
+  async stop(): Promise<void> {
+    if (this.state !== 'started') return;
+    this.state = 'stopped';
+    this.expirationTimer?.cancel();
+    await this.metadataChain;
+    this.producePurgatory.shutdown();
+    this.fetchPurgatory.shutdown();
+    const snapshot = async (log: Log, producerState: ProducerStateManager) => {
+      if (log.isOffline) return;
+      producerState.updateMapEndOffset(log.logEndOffset);
+      await producerState.takeSnapshot().catch((error: unknown) => this.context.log.warn(`producer snapshot of ${log.name} at shutdown failed: ${String(error)}`));
+    };
+    for (const partition of this.partitions.values()) await partition.serialized(() => snapshot(partition.log, partition.producerState));
+    for (const loaded of this.unclaimed.values()) await snapshot(loaded.log, loaded.producerState);
+    for (const manager of this.logManagers) await manager.close();
+  }
+
+  // ---- metadata --------------------------------------------------------------------------------
+
+  onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): Promise<void> {
+    const run = this.metadataChain.then(() => this.applyDelta(delta, image));
+    this.metadataChain = run.catch((error: unknown) => this.context.log.error(`applying metadata at offset ${delta.offset} failed: ${String(error)}`));
+    return run;
+  }
+
+  private async applyDelta(delta: MetadataDelta, image: MetadataImage): Promise<void> {
+    if (this.state !== 'started') return;
+    for (const topic of delta.deletedTopics) {
+      for (const registration of topic.partitions.values()) await this.stopPartition(registration, { deleteLog: true });
+    }
+    for (const registration of delta.changedPartitions) {
+      if (registration.replicas.includes(this.nodeId)) await this.applyPartition(registration, image);
+      else if (this.partitions.has(keyOf(registration))) await this.stopPartition(registration, { deleteLog: true });
+    }
+    for (const topic of delta.changedTopicConfigs) this.updateTopicConfig(topic, image);
+    if (delta.brokersChanged) for (const topic of image.topicsByName.values()) this.updateTopicConfig(topic, image);
+    if (!this.firstImageApplied) {
+      this.firstImageApplied = true;
+      await this.deleteStrayLogs();
+    }
+  }
+
+  private async applyPartition(registration: PartitionRegistration, image: MetadataImage): Promise<void> {
+    const partition = await this.getOrCreatePartition(registration, image);
+    const key = keyOf(registration);
+    if (registration.leader === this.nodeId) {
+      await partition.makeLeader(registration);
+    } else {
+      partition.makeFollower(registration);
+    }
+    // Waiting requests re-check: a produce or fetch on a partition no longer led here completes with an error.
+    this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key);
+  }
+
+  private async getOrCreatePartition(registration: PartitionRegistration, image: MetadataImage): Promise<Partition> {
+    const key = keyOf(registration);
+    const existing = this.partitions.get(key);
+    if (existing !== undefined && existing.topicId === registration.topicId) return existing;
+    if (existing !== undefined) await this.stopPartition(registration, { deleteLog: true });
+    const topicPartition = { topic: registration.topicName, partition: registration.partition };
+    const config = this.topicConfig(image.topicsById.get(registration.topicId), image);
+    const loaded = (await this.claimLoadedLog(key, registration.topicId)) ?? (await this.createLog(topicPartition, registration.topicId, config));
+    loaded.log.updateConfig(config);
+    const partition = new Partition({
+      topicPartition,
+      topicId: registration.topicId,
+      localBrokerId: this.nodeId,
+      log: loaded.log,
+      producerState: loaded.producerState,
+      config,
+      nowMs: () => this.context.env.clock.nowMs(),
+    });
+    this.partitions.set(key, partition);
+    return partition;
+  }
+
+  /** A log found at start for this partition, unless it belongs to an older topic of the same name. */
+  private async claimLoadedLog(key: string, topicId: string): Promise<LoadedLog | null> {
+    const loaded = this.unclaimed.get(key);
+    if (loaded === undefined) return null;
+    this.unclaimed.delete(key);
+    const recorded = await readPartitionMetadata(this.context.env.fs, loaded.log.dir);
+    if (recorded !== null && recorded !== topicId) {
+      this.context.log.info(`deleting ${loaded.log.name}: it belongs to topic id ${recorded}, not ${topicId}`);
+      await loaded.manager.deleteLog(loaded.log.topicPartition);
+      return null;
+    }
+    if (recorded === null) await writePartitionMetadata(this.context.env.fs, loaded.log.dir, topicId);
+    return loaded;
+  }
+
+  private async createLog(topicPartition: TopicPartition, topicId: string, config: TopicConfig): Promise<LoadedLog> {
+    const manager = this.logManagers.reduce((best, candidate) => (candidate.allLogs().length < best.allLogs().length ? candidate : best));
+    const log = await manager.getOrCreateLog(topicPartition, config);
+    await writePartitionMetadata(this.context.env.fs, log.dir, topicId);
+    const producerState = await ProducerStateManager.open({
+      dir: log.dir,
+      fs: this.context.env.fs,
+      producerIdExpirationMs: this.context.config.int('producer.id.expiration.ms'),
+      logger: this.context.log,
+    });
+    await producerState.truncateFullyAndStartAt(log.logEndOffset);
+    this.managerOf.set(log, manager);
+    return { log, manager, producerState };
+  }
+
+  private async stopPartition(registration: { topicName: string; partition: number }, options: { deleteLog: boolean }): Promise<void> {
+    const key = topicPartitionKey({ topic: registration.topicName, partition: registration.partition });
+    const partition = this.partitions.get(key);
+    if (partition === undefined) return;
+    this.partitions.delete(key);
+    this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key);
+    const manager = this.managerOf.get(partition.log);
+    if (!options.deleteLog || manager === undefined) return;
+    await partition.serialized(async () => {
+      this.managerOf.delete(partition.log);
+      await manager.deleteLog(partition.topicPartition);
+    });
+  }
+
+  private async deleteStrayLogs(): Promise<void> {
+    for (const [key, loaded] of this.unclaimed) {
+      this.unclaimed.delete(key);
+      this.context.log.info(`deleting stray log ${loaded.log.name}: its partition is not in the metadata image`);
+      this.managerOf.delete(loaded.log);
+      await loaded.manager.deleteLog(loaded.log.topicPartition);
+    }
+  }
+
+  private updateTopicConfig(topic: TopicImage, image: MetadataImage): void {
+    const config = this.topicConfig(topic, image);
+    for (const partitionIndex of topic.partitions.keys()) {
+      this.partitions.get(topicPartitionKey({ topic: topic.name, partition: partitionIndex }))?.updateConfig(config);
+    }
+  }
+
+  /** The effective config of a topic: its overrides over the broker's dynamic and static configs. */
+  topicConfig(topic: TopicImage | undefined, image: MetadataImage = this.image): TopicConfig {
+    const layers = brokerConfigLayers(this.context.config, image.brokerConfigs, this.nodeId);
+    return resolveTopicConfig(topic?.configs ?? new Map(), layers);
+  }
+
+  // ---- partitions ------------------------------------------------------------------------------
+
+  /** The hosted partition, or Kafka's error for it (Kafka's getPartitionOrError). */
+  getPartitionOrError(topicPartition: TopicPartition): Partition | PartitionError {
+    const partition = this.partitions.get(topicPartitionKey(topicPartition));
+    if (partition !== undefined) {
+      if (partition.log.isOffline) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, message: `the log of ${partition.name} is offline` };
+      return partition;
+    }
+    const topic = this.image.topicsByName.get(topicPartition.topic);
+    if (topic?.partitions.has(topicPartition.partition) === true) {
+      return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, message: `broker ${this.nodeId} does not host ${topicPartitionKey(topicPartition)}` };
+    }
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message: `unknown partition ${topicPartitionKey(topicPartition)}` };
+  }
+
+  /** Hosted partitions (read-only view for DescribeLogDirs, tools and tests). */
+  hostedPartitions(): readonly Partition[] {
+    return [...this.partitions.values()];
+  }
+
+  get logDirManagers(): readonly LogManager[] {
+    return this.logManagers;
+  }
+
+  managerOfPartition(partition: Partition): LogManager | undefined {
+    return this.managerOf.get(partition.log);
+  }
+
+  /** Wakes requests waiting on `key` after its high watermark or leadership changed. */
+  private completeDelayedRequests(key: string): void {
+    this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key);
+  }
+
+  // ---- produce --------------------------------------------------------------------------------
+
+  /**
+   * Appends each entry as leader. With acks=all the result waits until the
+   * high watermark covers every successful append, or `timeoutMs` passes.
+   * With acks=0 the caller drops the result (or closes the connection on error).
+   */
+  async appendRecords(request: {
+    timeoutMs: number;
+    requiredAcks: number;
+    internalTopicsAllowed: boolean;
+    entries: readonly ProduceEntry[];
+  }): Promise<Map<string, ProducePartitionResult>> {
+    const results = new Map<string, ProducePartitionResult>();
+    if (![-1, 0, 1].includes(request.requiredAcks)) {
+      for (const entry of request.entries) results.set(topicPartitionKey(entry.topicPartition), produceError(ErrorCode.INVALID_REQUIRED_ACKS));
+      return results;
+    }
+    const waiting: ProducePartitionStatus[] = [];
+    await Promise.all(
+      request.entries.map(async (entry) => {
+        const key = topicPartitionKey(entry.topicPartition);
+        const { result, requiredOffset } = await this.appendToLocalLog(entry, request);
+        results.set(key, result);
+        if (result.errorCode === ErrorCode.NONE) waiting.push({ key, requiredOffset, acksPending: false, errorCode: ErrorCode.NONE });
+      }),
+    );
+    if (request.requiredAcks !== -1 || waiting.length === 0) return results;
+    const topicPartitions = new Map(request.entries.map((entry) => [topicPartitionKey(entry.topicPartition), entry.topicPartition]));
+    return this.awaitAcks(results, waiting, topicPartitions, request.timeoutMs);
+  }
+
+  private async appendToLocalLog(
+    entry: ProduceEntry,
+    request: { requiredAcks: number; internalTopicsAllowed: boolean },
+  ): Promise<{ result: ProducePartitionResult; requiredOffset: number }> {
+    const { topicPartition } = entry;
+    if (INTERNAL_TOPICS.has(topicPartition.topic) && !request.internalTopicsAllowed) {
+      return { result: produceError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${topicPartition.topic}`), requiredOffset: -1 };
+    }
+    const partition = this.getPartitionOrError(topicPartition);
+    if (!(partition instanceof Partition)) return { result: produceError(partition.errorCode), requiredOffset: -1 };
+    const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks });
+    if (!outcome.ok) {
+      const { errorCode, recordErrors, message } = outcome.error;
+      const result = {
+        errorCode,
+        baseOffset: -1,
+        logAppendTimeMs: -1,
+        logStartOffset: KNOWN_APPEND_ERRORS.has(errorCode) ? -1 : outcome.logStartOffset,
+        recordErrors: recordErrors ?? [],
+        errorMessage: recordErrors !== undefined ? message : null,
+      };
+      return { result, requiredOffset: -1 };
+    }
+    if (!outcome.result.duplicate) this.completeDelayedRequests(topicPartitionKey(topicPartition));
+    const result = {
+      errorCode: ErrorCode.NONE,
+      baseOffset: outcome.result.firstOffset,
+      logAppendTimeMs: outcome.result.logAppendTimeMs,
+      logStartOffset: outcome.result.logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+    };
+    return { result, requiredOffset: outcome.result.lastOffset + 1 };
+  }
+
+  /** acks=all: waits in the produce purgatory for the high watermark of every appended partition. */
+  private awaitAcks(
+    results: Map<string, ProducePartitionResult>,
+    statuses: ProducePartitionStatus[],
+    topicPartitions: ReadonlyMap<string, TopicPartition>,
+    timeoutMs: number,
+  ): Promise<Map<string, ProducePartitionResult>> {
+    return new Promise((resolve) => {
+      const operation = new DelayedProduce(
+        Math.max(0, timeoutMs),
+        statuses,
+        (key) => {
+          const found = this.getPartitionOrError(topicPartitions.get(key)!);
+          return found instanceof Partition ? found : { errorCode: found.errorCode };
+        },
+        (done) => {
+          for (const status of done) {
+            const result = results.get(status.key)!;
+            if (status.errorCode !== ErrorCode.NONE) results.set(status.key, { ...result, errorCode: status.errorCode });
+          }
+          resolve(results);
+        },
+      );
+      this.producePurgatory.tryCompleteElseWatch(operation, statuses.map((status) => status.key));
+    });
+  }
+
+  // ---- fetch ----------------------------------------------------------------------------------
+
+  /**
+   * Reads the partitions; answers at once when maxWaitMs is 0, minBytes are
+   * there, or a partition had an error or a diverging epoch; otherwise waits
+   * in the fetch purgatory until enough bytes arrive or maxWaitMs passes.
+   */
+  async fetchMessages(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
+    const visibleBytesAtRead = infos.map((info) => this.partitions.get(topicPartitionKey(info.topicPartition))?.highWatermarkBytes ?? 0);
+    const first = await this.readFromLog(params, infos);
+    const bytesReadable = first.reduce((sum, data) => sum + data.records.length, 0);
+    const mustAnswer = first.some((data) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null);
+    if (params.maxWaitMs <= 0 || infos.length === 0 || bytesReadable >= params.minBytes || mustAnswer) return first;
+    return new Promise((resolve, reject) => {
+      const statuses: FetchPartitionStatus[] = infos.map((info, index) => {
+        const key = topicPartitionKey(info.topicPartition);
+        return {
+          key,
+          fetchOffset: info.fetchOffset,
+          currentLeaderEpoch: info.currentLeaderEpoch,
+          partitionMaxBytes: info.maxBytes,
+          partition: this.partitions.get(key) ?? null,
+          bytesRead: first[index]!.records.length,
+          visibleBytesAtRead: visibleBytesAtRead[index]!,
+        };
+      });
+      const operation = new DelayedFetch(params, statuses, (key) => this.partitions.get(key) ?? null, () => {
+        this.readFromLog(params, infos).then(resolve, reject);
+      });
+      this.fetchPurgatory.tryCompleteElseWatch(operation, statuses.map((status) => status.key));
+    });
+  }
+
+  /**
+   * Reads each partition in order within the response's byte budget; the
+   * first partition with data may exceed it by one batch (KIP-74).
+   */
+  async readFromLog(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
+    let limitBytes = params.maxBytes;
+    let minOneMessage = true;
+    const out: FetchPartitionData[] = [];
+    for (const info of infos) {
+      const data = await this.readPartition(params, info, Math.min(info.maxBytes, limitBytes), minOneMessage);
+      if (data.records.length > 0) minOneMessage = false;
+      limitBytes = Math.max(0, limitBytes - data.records.length);
+      out.push(data);
+    }
+    return out;
+  }
+
+  private async readPartition(params: FetchParams, info: FetchPartitionInfo, maxBytes: number, minOneMessage: boolean): Promise<FetchPartitionData> {
+    const partition = this.getPartitionOrError(info.topicPartition);
+    if (!(partition instanceof Partition)) return fetchError(partition.errorCode);
+    const result = await partition.readRecords({
+      fetchOffset: info.fetchOffset,
+      currentLeaderEpoch: info.currentLeaderEpoch,
+      lastFetchedEpoch: info.lastFetchedEpoch,
+      maxBytes,
+      minOneMessage,
+      isolation: params.isolation,
+      fetchOnlyFromLeader: params.fetchOnlyFromLeader,
+    });
+    if ('error' in result) return fetchError(result.error.errorCode);
+    const read = result.read;
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: read.highWatermark,
+      lastStableOffset: read.lastStableOffset,
+      logStartOffset: read.logStartOffset,
+      records: read.records,
+      abortedTransactions: read.abortedTransactions,
+      divergingEpoch: read.divergingEpoch === null ? null : { epoch: read.divergingEpoch.leaderEpoch, endOffset: read.divergingEpoch.endOffset },
+      preferredReadReplica: -1,
+    };
+  }
+
+  // ---- offsets ---------------------------------------------------------------------------------
+
+  /**
+   * ListOffsets for one partition (Kafka's fetchOffsetForTimestamp): the
+   * special timestamps -1 latest (bounded by the isolation level), -2
+   * earliest, -3 max timestamp, -4 earliest local, -5 latest tiered and -6
+   * earliest pending upload (no tiered storage: -1), or the first offset
+   * whose timestamp is >= `timestamp`. A result at or past the readable end
+   * answers offset -1.
+   */
+  async fetchOffsetForTimestamp(request: {
+    topicPartition: TopicPartition;
+    timestamp: number;
+    currentLeaderEpoch: number;
+    /** null for a replica or debugging request: no isolation bound. */
+    isolationLevel: number | null;
+    fetchOnlyFromLeader: boolean;
+  }): Promise<ListOffsetsResult> {
+    const partition = this.getPartitionOrError(request.topicPartition);
+    if (!(partition instanceof Partition)) return listOffsetsError(partition.errorCode);
+    const error = partition.checkLocalLog(request.currentLeaderEpoch, request.fetchOnlyFromLeader);
+    if (error !== null) return listOffsetsError(error.errorCode);
+    const log = partition.log;
+    const lastFetchableOffset =
+      request.isolationLevel === null ? log.logEndOffset : request.isolationLevel === 1 ? partition.lastStableOffset() : log.highWatermark;
+    const timestamp = request.timestamp;
+    if (timestamp === -1) return { errorCode: ErrorCode.NONE, timestamp: -1, offset: lastFetchableOffset, leaderEpoch: partition.leaderEpoch };
+    if (timestamp === -5 || timestamp === -6) return { errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: -1 };
+    if (timestamp === -2 || timestamp === -4) {
+      const earliest = log.leaderEpochCache.epochEntries[0];
+      const leaderEpoch = earliest !== undefined && earliest.startOffset <= log.logStartOffset ? earliest.epoch : -1;
+      return { errorCode: ErrorCode.NONE, timestamp: -1, offset: log.logStartOffset, leaderEpoch };
+    }
+    try {
+      const found = await log.fetchOffsetByTimestamp(timestamp);
+      if (found === null || found.offset >= lastFetchableOffset) return { errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: -1 };
+      return { errorCode: ErrorCode.NONE, timestamp: found.timestamp, offset: found.offset, leaderEpoch: found.leaderEpoch };
+    } catch (caught) {
+      if (caught instanceof StorageKafkaError) return listOffsetsError(caught.errorCode);
+      throw caught;
+    }
+  }
+
+  /** OffsetForLeaderEpoch for one partition, as the leader answers it. */
+  lastOffsetForLeaderEpoch(request: { topicPartition: TopicPartition; currentLeaderEpoch: number; leaderEpoch: number; fetchOnlyFromLeader: boolean }): {
+    errorCode: number;
+    leaderEpoch: number;
+    endOffset: number;
+  } {
+    const partition = this.getPartitionOrError(request.topicPartition);
+    if (!(partition instanceof Partition)) return { errorCode: partition.errorCode, leaderEpoch: -1, endOffset: -1 };
+    const error = partition.checkLocalLog(request.currentLeaderEpoch, request.fetchOnlyFromLeader);
+    if (error !== null) return { errorCode: error.errorCode, leaderEpoch: -1, endOffset: -1 };
+    const found = partition.lastOffsetForLeaderEpoch(request.leaderEpoch);
+    return { errorCode: ErrorCode.NONE, leaderEpoch: found.leaderEpoch, endOffset: found.endOffset };
+  }
+
+  /**
+   * DeleteRecords on one partition (Kafka's deleteRecordsOnLeader): offset -1
+   * means the high watermark; the log start offset moves up to it. Returns
+   * the low watermark (the smallest log start offset of the replicas).
+   */
+  async deleteRecords(topicPartition: TopicPartition, offset: number): Promise<{ errorCode: number; lowWatermark: number }> {
+    const partition = this.getPartitionOrError(topicPartition);
+    if (!(partition instanceof Partition)) return { errorCode: partition.errorCode, lowWatermark: -1 };
+    if (!partition.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, lowWatermark: -1 };
+    if (!partition.config.cleanupPolicy.includes('delete')) return { errorCode: ErrorCode.POLICY_VIOLATION, lowWatermark: -1 };
+    const target = offset === -1 ? partition.highWatermark : offset;
+    if (target < 0) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 };
+    try {
+      const logStartOffset = await partition.serialized(async () => {
+        const moved = await partition.log.deleteRecordsBefore(target);
+        partition.producerState.onLogStartOffsetIncremented(moved);
+        return moved;
+      });
+      this.fetchPurgatory.checkAndComplete(topicPartitionKey(topicPartition));
+      let lowWatermark = logStartOffset;
+      for (const remote of partition.remoteReplicas.values()) if (remote.logStartOffset >= 0) lowWatermark = Math.min(lowWatermark, remote.logStartOffset);
+      return { errorCode: ErrorCode.NONE, lowWatermark };
+    } catch (caught) {
+      if (caught instanceof StorageKafkaError) return { errorCode: caught.errorCode, lowWatermark: -1 };
+      throw caught;
+    }
+  }
+
+  /** The log directories with the partitions in each, for DescribeLogDirs. */
+  describeLogDirs(): { logDir: string; partitions: { topicPartition: TopicPartition; sizeBytes: number; offsetLag: number }[] }[] {
+    return this.logManagers.map((manager) => ({
+      logDir: posix.normalize(manager.logDir),
+      partitions: manager
+        .allLogs()
+        .filter((log) => this.partitions.has(topicPartitionKey(log.topicPartition)))
+        .map((log) => ({ topicPartition: log.topicPartition, sizeBytes: log.sizeBytes, offsetLag: 0 })),
+    }));
+  }
+}
+
+/** Errors Kafka reports without the partition's log start offset (its "known exceptions"). */
+const KNOWN_APPEND_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+]);
+
+function keyOf(registration: { topicName: string; partition: number }): string {
+  return topicPartitionKey({ topic: registration.topicName, partition: registration.partition });
+}
+
+export function produceError(errorCode: number, errorMessage: string | null = null): ProducePartitionResult {
+  return { errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
+}
+
+function fetchError(errorCode: number): FetchPartitionData {
+  return {
+    errorCode,
+    highWatermark: -1,
+    lastStableOffset: -1,
+    logStartOffset: -1,
+    records: Buffer.alloc(0),
+    abortedTransactions: null,
+    divergingEpoch: null,
+    preferredReadReplica: -1,
+  };
+}
+
+function listOffsetsError(errorCode: number): ListOffsetsResult {
+  return { errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 };
+}
