@@ -21,7 +21,12 @@ export interface RequestContext {
   requestBytes: number;
 }
 
-export type HandlerResult<A extends ApiDef> = Partial<ResponseOf<A>> | null;
+/** Returned instead of a response to close the connection (Kafka does so when an acks=0 produce fails). */
+export class CloseConnection {
+  constructor(readonly reason: string) {}
+}
+
+export type HandlerResult<A extends ApiDef> = Partial<ResponseOf<A>> | null | CloseConnection;
 
 export interface ApiHandler<A extends ApiDef = ApiDef> {
   readonly api: A;

@@ -14,7 +14,7 @@
 import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
-import type { ApiHandler, RequestContext } from './handler.js';
+import { CloseConnection, type ApiHandler, type RequestContext } from './handler.js';
 import type { Logger } from './logger.js';
 
 export type Outcome =
@@ -92,6 +92,7 @@ export class RequestHandlerTable {
     });
     try {
       const body = await handler.handle(decoded.body as never, context);
+      if (body instanceof CloseConnection) return { kind: 'close', reason: body.reason };
       return body === null ? { kind: 'none' } : respond(body as Record<string, unknown>);
     } catch (error) {
       this.log.error(`${handler.api.name} v${header.requestApiVersion} from ${connection.clientAddress} failed: ${(error as Error).stack ?? error}`);
