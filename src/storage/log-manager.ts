@@ -259,6 +259,8 @@ export class LogManager {
       }
       const topicPartition = parseTopicPartitionName(name);
       if (topicPartition === null || !(await this.env.fs.stat(path))?.isDirectory) continue;
+      // The Raft log of __cluster_metadata lives here too but belongs to src/raft (Kafka's LogManager skips it as well).
+      if (topicPartition.topic === '__cluster_metadata') continue;
       const key = topicPartitionKey(topicPartition);
       await this.load(topicPartition, {
         hadCleanShutdown: this.hadCleanShutdown,
