@@ -254,7 +254,11 @@ export class LogSegment {
     try {
       await this.log.write([records], startPosition);
     } catch (error) {
-      await this.log.truncate(startPosition).catch(() => {});
+      // Cut back a short write and make the cut durable, so the failed batches cannot reappear after a crash.
+      await this.log
+        .truncate(startPosition)
+        .then(() => this.log.sync())
+        .catch(() => {});
       throw error;
     }
     let position = startPosition;
@@ -455,6 +459,8 @@ export class LogSegment {
     if (truncatedBytes > 0) await this.log.truncate(validBytes);
     this.sizeBytes = validBytes;
     this.txnIndex.truncateTo(previousLastOffset + 1);
+    // Replace the untrusted files now (no fsync: a crash before the next flush just recovers again).
+    await Promise.all([this.offsetIndex.writeOut(), this.timeIndex.writeOut(), this.txnIndex.writeOut()]);
     return { truncatedBytes, stop };
   }
 

@@ -29,6 +29,9 @@ import type { Clock, Timers } from '../io/clock.js';
 import type { FileSystem } from '../io/fs.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
+  BATCH_FIELD,
+  BATCH_HEADER_BYTES,
+  MAGIC_V2,
   batchSizeAt,
   readBatchHeader,
   setBaseOffset,
@@ -72,6 +75,13 @@ export interface AppendOptions {
   assignOffsets: boolean;
   /** Who appends (validation rules). Default 'client' when assigning offsets, else 'replication'. */
   origin?: AppendOrigin;
+  /**
+   * Default true: check each batch (CRC, framing, max.message.bytes) and stamp
+   * LogAppendTime. False when the caller already ran Kafka's LogValidator
+   * rules (src/replication/record-validator.ts); the log then only walks the
+   * batch headers.
+   */
+  validateRecords?: boolean;
 }
 
 export interface LogAppendInfo {
@@ -245,7 +255,8 @@ export class Log {
    */
   async append(records: Buffer, options: AppendOptions): Promise<LogAppendInfo> {
     const origin = options.origin ?? (options.assignOffsets ? 'client' : 'replication');
-    const batches = analyzeAndValidate(records, origin, this.configValue.maxMessageBytes);
+    const validate = options.validateRecords !== false;
+    const batches = analyzeAndValidate(records, { origin, maxMessageBytes: this.configValue.maxMessageBytes, checkCrc: validate });
     return this.withLock(async () => {
       this.checkOnline();
       if (records.length > this.configValue.segmentBytes) {
@@ -253,7 +264,7 @@ export class Log {
           `${records.length} bytes of batches exceed segment.bytes ${this.configValue.segmentBytes} for ${this.name}`,
         );
       }
-      const logAppendTimeMs = options.assignOffsets ? this.assignOffsets(records, batches, options.leaderEpoch) : -1;
+      const logAppendTimeMs = options.assignOffsets ? this.assignOffsets(records, batches, { leaderEpoch: options.leaderEpoch, stampLogAppendTime: validate }) : -1;
       if (!options.assignOffsets) this.checkReplicatedOffsets(batches);
       const info = summarize(batches, logAppendTimeMs);
       await this.ioOrOffline(async () => {
@@ -268,8 +279,9 @@ export class Log {
   }
 
   /** Rewrites baseOffset and partitionLeaderEpoch of every batch (and maxTimestamp under LogAppendTime). */
-  private assignOffsets(records: Buffer, batches: AnalyzedBatch[], leaderEpoch: number): number {
-    const logAppendTime = this.configValue.messageTimestampType === 'LogAppendTime';
+  private assignOffsets(records: Buffer, batches: AnalyzedBatch[], options: { leaderEpoch: number; stampLogAppendTime: boolean }): number {
+    const leaderEpoch = options.leaderEpoch;
+    const logAppendTime = options.stampLogAppendTime && this.configValue.messageTimestampType === 'LogAppendTime';
     const nowMs = logAppendTime ? this.env.clock.nowMs() : -1;
     let offset = this.nextOffset;
     for (const batch of batches) {
@@ -784,19 +796,23 @@ export function segmentOptions(config: LogConfig): { indexIntervalBytes: number;
 
 /**
  * Walks the batches of an append, checking each as Kafka's LogValidator does
- * (framing, magic, CRC, counts; max.message.bytes), and collects what the
- * segment needs from each header. Throws InvalidRecordError or
- * RecordTooLargeError; the buffer is not modified.
+ * (framing, magic, CRC, counts; max.message.bytes) unless `checkCrc` is off
+ * (then only the framing), and collects what the segment needs from each
+ * header. Throws InvalidRecordError or RecordTooLargeError; the buffer is not
+ * modified.
  */
-export function analyzeAndValidate(records: Buffer, origin: AppendOrigin, maxMessageBytes: number): AnalyzedBatch[] {
+export function analyzeAndValidate(
+  records: Buffer,
+  options: { origin: AppendOrigin; maxMessageBytes: number; checkCrc: boolean },
+): AnalyzedBatch[] {
   const batches: AnalyzedBatch[] = [];
   let position = 0;
   while (position < records.length) {
     const sizeBytes = batchSizeAt(records, position);
-    if (sizeBytes !== null && sizeBytes > maxMessageBytes) {
-      throw new RecordTooLargeError(`batch of ${sizeBytes} bytes exceeds max.message.bytes ${maxMessageBytes}`);
+    if (sizeBytes !== null && sizeBytes > options.maxMessageBytes && options.checkCrc) {
+      throw new RecordTooLargeError(`batch of ${sizeBytes} bytes exceeds max.message.bytes ${options.maxMessageBytes}`);
     }
-    const error = validateBatch(records, position, { origin });
+    const error = options.checkCrc ? validateBatch(records, position, { origin: options.origin }) : checkFraming(records, position);
     if (error !== null) throw new InvalidRecordError(ErrorCode[error.code], error.message);
     const header = readBatchHeader(records, position);
     batches.push({
@@ -813,6 +829,18 @@ export function analyzeAndValidate(records: Buffer, origin: AppendOrigin, maxMes
   }
   if (batches.length === 0) throw new InvalidRecordError(ErrorCode.CORRUPT_MESSAGE, 'an append needs at least one record batch');
   return batches;
+}
+
+/** Size and magic only: what must hold for the log to stay walkable. */
+function checkFraming(records: Buffer, position: number): { code: 'CORRUPT_MESSAGE'; message: string } | null {
+  const sizeBytes = batchSizeAt(records, position);
+  if (sizeBytes === null || sizeBytes < BATCH_HEADER_BYTES || position + sizeBytes > records.length) {
+    return { code: 'CORRUPT_MESSAGE', message: `record batch at byte ${position} is truncated or has an impossible size` };
+  }
+  if (records.readInt8(position + BATCH_FIELD.magic) !== MAGIC_V2) {
+    return { code: 'CORRUPT_MESSAGE', message: `record batch at byte ${position} is not magic ${MAGIC_V2}` };
+  }
+  return null;
 }
 
 function summarize(batches: readonly AnalyzedBatch[], logAppendTimeMs: number): Omit<LogAppendInfo, 'logStartOffset' | 'validBytes'> {

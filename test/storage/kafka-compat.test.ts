@@ -44,19 +44,19 @@ const skipReason = kafkaSkipReason();
 
 describe('storage byte compatibility with Apache Kafka 4.4.0', { skip: skipReason ?? false }, () => {
   let workDir: string;
-  /** The partition directory Kafka wrote. */
-  let kafkaPartitionDir: string;
+  /** Kafka's log.dirs after a clean shutdown. */
+  let kafkaDataDir: string;
   /** Data records in send order (aborted ones included: they stay in the log). */
   let sent: KafkaRecord[];
-  /** Kafka's own decoding of kafkaPartitionDir. */
+  /** Kafka's own decoding of its partition directory. */
   let kafkaView: DumpedPartition;
 
   before(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'spool-kafka-compat-'));
     const lines = produceScript(SEED);
     sent = lines.flatMap((line) => (line.kind === 'record' ? [line] : []));
-    kafkaPartitionDir = await writeWithKafka(workDir, lines);
-    kafkaView = await dumpRecords(kafkaPartitionDir);
+    kafkaDataDir = await writeWithKafka(workDir, lines);
+    kafkaView = await dumpRecords(join(kafkaDataDir, PARTITION_DIR));
   });
 
   after(() => {
@@ -69,6 +69,73 @@ describe('storage byte compatibility with Apache Kafka 4.4.0', { skip: skipReaso
     assert.deepEqual(new Set(kafkaView.batches.map((b) => b.compression)), new Set(CODECS));
     assert.ok(kafkaView.batches.some((b) => b.isControl), 'transaction markers present');
     assertDataRecordsEqual(dataRecords(kafkaView), sent);
+  });
+
+  it("(a) Spool's LogManager opens Kafka's log dir after a clean shutdown and reads every batch and record", async () => {
+    const logDir = copyLogDir(kafkaDataDir, join(workDir, 'a-clean'));
+    const manager = await LogManager.open(realEnv, { logDir, configFor: () => LOG_CONFIG });
+    try {
+      const log = manager.getLog({ topic: TOPIC, partition: 0 });
+      assert.ok(log !== undefined, 'Spool loaded the partition');
+      const logEndOffset = kafkaView.batches.at(-1)!.lastOffset + 1;
+      assert.equal(log.logStartOffset, 0);
+      assert.equal(log.logEndOffset, logEndOffset);
+      assert.equal(log.highWatermark, logEndOffset, "from Kafka's replication-offset-checkpoint");
+      assert.deepEqual(await readAllWithSpool(log), withoutPlacement(kafkaView.batches));
+      await assertRandomReads(log, kafkaView);
+      await assertTimestampLookups(log, kafkaView);
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it("(a) Spool recovers Kafka's segments from offset 0, keeps every batch and rebuilds Kafka's offset index bytes", async () => {
+    const dir = join(workDir, 'a-recovered', PARTITION_DIR);
+    cpSync(join(kafkaDataDir, PARTITION_DIR), dir, { recursive: true });
+    const log = await loadLog(realEnv, {
+      dir,
+      topicPartition: { topic: TOPIC, partition: 0 },
+      config: LOG_CONFIG,
+      hadCleanShutdown: false,
+      recoveryPoint: 0,
+    });
+    try {
+      assert.equal(log.logEndOffset, kafkaView.batches.at(-1)!.lastOffset + 1);
+      assert.deepEqual(await readAllWithSpool(log), withoutPlacement(kafkaView.batches));
+      await assertRandomReads(log, kafkaView);
+    } finally {
+      await log.close();
+    }
+    for (const name of segmentFiles(join(kafkaDataDir, PARTITION_DIR), ['.log', '.index'])) {
+      assert.deepEqual(readFileSync(join(dir, name)), readFileSync(join(kafkaDataDir, PARTITION_DIR, name)), name);
+    }
+  });
+
+  it("(b) Spool's Log writes Kafka's batches into byte-identical segment, index and time-index files that DumpLogSegments accepts", async () => {
+    const dir = join(workDir, 'b-replicated', PARTITION_DIR);
+    await appendAsFollower(dir, kafkaView, join(kafkaDataDir, PARTITION_DIR));
+    const kafkaFiles = segmentFiles(join(kafkaDataDir, PARTITION_DIR), ['.log', '.index', '.timeindex']);
+    assert.deepEqual(segmentFiles(dir, ['.log', '.index', '.timeindex']), kafkaFiles, 'same segments');
+    for (const name of kafkaFiles) {
+      assert.deepEqual(readFileSync(join(dir, name)), readFileSync(join(kafkaDataDir, PARTITION_DIR, name)), name);
+    }
+    const checked = await checkWithDumpLogSegments(dir);
+    assert.deepEqual(checked.records, dumpLogRecords(kafkaView));
+    assert.deepEqual(withoutPlacement((await dumpRecords(dir)).batches), withoutPlacement(kafkaView.batches));
+  });
+
+  it('(b) Kafka decodes batches Spool built (every codec, keys, headers) from a Spool log of several segments', async () => {
+    const dir = join(workDir, 'b-built', PARTITION_DIR);
+    const written = await appendBuiltBatches(dir, mulberry32(SEED + 1));
+    const view = await dumpRecords(dir);
+    assert.ok(view.segments.length >= 3, `expected several segments, got ${view.segments.length}`);
+    for (const segment of view.segments) assert.equal(segment.validBytes, segment.fileBytes);
+    assert.deepEqual(new Set(view.batches.map((b) => b.compression)), new Set(CODECS));
+    assert.ok(view.batches.every((b) => b.partitionLeaderEpoch === BUILT_LEADER_EPOCH));
+    assertDataRecordsEqual(dataRecords(view), written);
+    assert.deepEqual(view.batches.flatMap((b) => b.records.map((r) => r.offset)), written.map((_, offset) => offset));
+    const checked = await checkWithDumpLogSegments(dir);
+    assert.deepEqual(checked.records, dumpLogRecords(view));
   });
 });
 
@@ -107,10 +174,14 @@ function produceScript(seed: number): ProduceLine[] {
     lines.push({ kind: 'directive', text: `#config compression.type=${codec} linger.ms=20 batch.size=8192` });
     records(RECORDS_PER_CODEC);
   }
+  // Transactions last, and with the producer's clock on every other record:
+  // timestamps stay increasing before them, so lookups by time have one answer.
   lines.push({ kind: 'directive', text: '#config compression.type=zstd transactional.id=spool-compat linger.ms=20' });
   for (const end of ['#commit', '#abort', '#commit']) {
     lines.push({ kind: 'directive', text: '#begin' });
+    const first = lines.length;
     records(40);
+    for (let i = first; i < lines.length; i += 2) (lines[i] as KafkaRecord).timestampMs = null;
     lines.push({ kind: 'directive', text: end });
   }
   return lines;
@@ -124,9 +195,7 @@ function randomRecord(random: () => number, index: number): KafkaRecord {
     key: `h${h}-${index % 3}`,
     value: random() < 0.2 ? null : randomBytes(random, Math.floor(random() * 20)),
   }));
-  // Every 11th record leaves its timestamp to the producer's clock.
-  const timestampMs = index % 11 === 5 ? null : BASE_TIMESTAMP_MS + index * 7;
-  return { key, value, timestampMs, headers };
+  return { key, value, timestampMs: BASE_TIMESTAMP_MS + index * 7, headers };
 }
 
 /** Half random bytes (incompressible), half repetitive text (compressible), some empty. */
