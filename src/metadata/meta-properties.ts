@@ -60,13 +60,15 @@ export function parseMetaProperties(text: string, path: string): MetaProperties 
   return { version, clusterId, nodeId, directoryId: props.get('directory.id') ?? '' };
 }
 
-/** Java's Date.toString in UTC, as Properties.store writes it. */
-function javaDate(ms: number): string {
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Java's Date.toString in UTC ("Fri Nov 29 09:00:00 UTC 2024"), as Properties.store writes it. */
+export function javaDate(ms: number): string {
   const date = new Date(ms);
-  const [weekday, month, day, year, time] = date.toUTCString().replace(',', '').split(' ');
-  void day;
-  const dd = String(date.getUTCDate()).padStart(2, '0');
-  return `${weekday} ${month} ${dd} ${time} UTC ${year}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const time = `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`;
+  return `${WEEKDAYS[date.getUTCDay()]} ${MONTHS[date.getUTCMonth()]} ${two(date.getUTCDate())} ${time} UTC ${date.getUTCFullYear()}`;
 }
 
 export function formatMetaProperties(meta: MetaProperties, nowMs: number): string {
