@@ -1,0 +1,70 @@
+/**
+ * The `spool` bin as a user runs it, in child processes: `spool start` with
+ * --override (port 0, a temporary data dir) prints one ready line with the
+ * address; `spool produce` reads piped stdin; `spool consume` prints the
+ * records back; SIGTERM stops the node with exit code 0.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function run(args: readonly string[], stdin?: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (data: Buffer) => { out += data.toString(); });
+    child.stderr.on('data', (data: Buffer) => { err += data.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+/** Resolves with the first stdout line of `child` (the ready line). */
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let errors = '';
+    child.stderr!.on('data', (data: Buffer) => { errors += data.toString(); });
+    child.stdout!.on('data', (data: Buffer) => {
+      text += data.toString();
+      const end = text.indexOf('\n');
+      if (end >= 0) resolve(text.slice(0, end));
+    });
+    child.on('close', (code) => reject(new Error(`spool start exited with ${code} before it was ready: ${errors}`)));
+  });
+}
+
+test('spool start serves until SIGTERM; spool produce and consume work against it', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-bin-'));
+  const node = spawn(process.execPath, [BIN, 'start', '--override', 'listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0', '--override', `log.dirs=${dir}`, '--override', 'node.id=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => node.on('close', (code) => resolve(code)));
+  try {
+    const ready = await firstLine(node);
+    const match = /^Spool started: PLAINTEXT:\/\/(127\.0\.0\.1:\d+) \(node 1, data in (.+)\)$/.exec(ready);
+    assert.ok(match, ready);
+    assert.equal(match[2], dir);
+    const server = ['--bootstrap-server', match[1]!];
+
+    const created = await run(['topics', ...server, '--create', '--topic', 'lines', '--partitions', '2']);
+    assert.equal(created.code, 0, created.err);
+    const produced = await run(['produce', ...server, '--topic', 'lines', '--property', 'parse.key=true', '--property', 'key.separator=:'], 'a:one\nb:two\na:three\n');
+    assert.equal(produced.code, 0, produced.err);
+    const consumed = await run(['consume', ...server, '--topic', 'lines', '--from-beginning', '--max-messages', '3', '--property', 'print.key=true', '--property', 'key.separator==']);
+    assert.equal(consumed.code, 0, consumed.err);
+    assert.deepEqual(consumed.out.trimEnd().split('\n').sort(), ['a=one', 'a=three', 'b=two']);
+    const aLines = consumed.out.split('\n').filter((line) => line.startsWith('a='));
+    assert.deepEqual(aLines, ['a=one', 'a=three']);
+  } finally {
+    node.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
