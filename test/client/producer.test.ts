@@ -1,0 +1,108 @@
+/**
+ * Proves the idempotent producer's retries keep order, against a fake broker
+ * on real TCP that enforces sequence numbers the way Kafka does: the first
+ * Produce is refused with NOT_LEADER_OR_FOLLOWER, so the batches already in
+ * flight behind it get OUT_OF_ORDER_SEQUENCE_NUMBER; the producer resends
+ * every batch with its original sequence and bytes, in sequence order, and
+ * each record ends up in the log once, in send order. Also proves a
+ * non-retriable error fails only the records of its batch.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Producer } from '../../src/client/producer.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { readBatchHeader } from '../../src/protocol/records/batch.js';
+import { decodeRecords } from '../../src/protocol/records/records.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
+import { FakeBroker, apiVersionsBody, reply, type ReceivedRequest } from './fake-broker.js';
+
+interface PartitionData { index: number; records: Buffer }
+
+/** A one-partition, sequence-checking fake leader for topic "t". */
+class SequencedLeader {
+  readonly log: string[] = [];
+  readonly attempts: { baseSequence: number; crc: number }[] = [];
+  expectedSequence = 0;
+  refuseNext: number | null = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  rejectValue: string | null = null;
+
+  constructor(private readonly address: () => { host: string; port: number }) {}
+
+  answer = (request: ReceivedRequest): Buffer[] | null => {
+    switch (request.header.requestApiKey) {
+      case 18:
+        return reply(request, apiVersionsBody({ 18: [0, 3], 3: [0, 12], 0: [3, 12], 22: [0, 4] }));
+      case 3:
+        return reply(request, {
+          brokers: [{ nodeId: 1, ...this.address(), rack: null }],
+          controllerId: 1,
+          topics: [{ errorCode: 0, name: 't', topicId: ZERO_UUID, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1] }] }],
+        });
+      case 22:
+        return reply(request, { errorCode: 0, producerId: 4000, producerEpoch: 0 });
+      case 0:
+        return reply(request, { responses: [{ name: 't', partitionResponses: [this.produce(((request.body.topicData as { partitionData: PartitionData[] }[])[0]!.partitionData[0]!))] }] });
+      default:
+        return null;
+    }
+  };
+
+  private produce(data: PartitionData): Record<string, unknown> {
+    const header = readBatchHeader(data.records);
+    this.attempts.push({ baseSequence: header.baseSequence, crc: header.crc });
+    const values = decodeRecords(data.records).records!.map((r) => r.value!.toString());
+    if (this.refuseNext !== null) {
+      const errorCode = this.refuseNext;
+      this.refuseNext = null;
+      return { index: 0, errorCode, baseOffset: -1 };
+    }
+    if (this.rejectValue !== null && values.includes(this.rejectValue)) return { index: 0, errorCode: ErrorCode.INVALID_RECORD, baseOffset: -1, errorMessage: 'refused by the test' };
+    if (header.baseSequence !== this.expectedSequence) return { index: 0, errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
+    const baseOffset = this.log.length;
+    this.log.push(...values);
+    this.expectedSequence += header.recordCount;
+    return { index: 0, errorCode: 0, baseOffset };
+  }
+}
+
+async function setup() {
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  const leader = new SequencedLeader(() => address);
+  broker.answer = leader.answer;
+  address = await broker.start();
+  // batch.size 1: every record is a batch of its own, so several are in flight at once.
+  const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}`, batchSize: 1, lingerMs: 0, retryBackoffMs: 1, retryBackoffMaxMs: 2 });
+  return { broker, leader, producer };
+}
+
+test('after a refused first batch, every batch is retried with its own sequence and bytes, and the log keeps send order', async () => {
+  const { broker, leader, producer } = await setup();
+  const values = Array.from({ length: 8 }, (_, i) => `v${i}`);
+  const metadata = await Promise.all(values.map((value) => producer.send({ topic: 't', value })));
+  await producer.close();
+  await broker.stop();
+  assert.deepEqual(leader.log, values);
+  assert.deepEqual(metadata.map((m) => m.offset), values.map((_, i) => i));
+  assert.ok(leader.attempts.length > values.length, 'some batches were retried');
+  const crcBySequence = new Map<number, number>();
+  for (const attempt of leader.attempts) {
+    const seen = crcBySequence.get(attempt.baseSequence);
+    if (seen !== undefined) assert.equal(attempt.crc, seen, `sequence ${attempt.baseSequence} resent with the same bytes`);
+    crcBySequence.set(attempt.baseSequence, attempt.crc);
+  }
+  assert.deepEqual([...crcBySequence.keys()].sort((a, b) => a - b), values.map((_, i) => i));
+});
+
+test('a non-retriable error fails the records of its batch only', async () => {
+  const { broker, leader, producer } = await setup();
+  leader.refuseNext = null;
+  leader.rejectValue = 'bad';
+  const good = producer.send({ topic: 't', value: 'good' });
+  await good;
+  const bad = producer.send({ topic: 't', value: 'bad' });
+  await assert.rejects(bad, /INVALID_RECORD: refused by the test/);
+  await producer.close();
+  await broker.stop();
+  assert.deepEqual(leader.log, ['good']);
+});
