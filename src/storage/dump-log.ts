@@ -1,0 +1,360 @@
+/**
+ * `spool dump-log`: what `kafka-dump-log.sh` (Kafka's DumpLogSegments)
+ * prints for segment files, in Kafka's line formats so scripts that parse
+ * Kafka's output parse Spool's:
+ *
+ *   .log        "Log starting offset: N", then per batch
+ *               "baseOffset: .. lastOffset: .. count: .. baseSequence: ..
+ *                lastSequence: .. producerId: .. producerEpoch: ..
+ *                partitionLeaderEpoch: .. isTransactional: .. isControl: ..
+ *                deleteHorizonMs: .. position: .. CreateTime: .. size: ..
+ *                magic: .. compresscodec: .. crc: .. isvalid: .."
+ *               and with --print-data-log (or --deep-iteration) per record
+ *               "| offset: .. CreateTime: .. keySize: .. valueSize: ..
+ *                sequence: .. headerKeys: [..] key: .. payload: .."
+ *   .index      "offset: N position: M" per entry
+ *   .timeindex  "timestamp: T offset: N" per entry
+ *   .txnindex   "version: .. producerId: .. firstOffset: .. lastOffset: .. lastStableOffset: .."
+ *   .snapshot   producer state entries
+ * --index-sanity-check prints "<file> passed sanity check." (or why not)
+ * instead of the entries. Index entries are verified against the log and
+ * mismatches reported on stderr, as Kafka does.
+ *
+ * Reads files through the FileSystem seam; never writes.
+ */
+import { posix } from 'node:path';
+import type { FileSystem } from '../io/fs.js';
+import { crc32c, BATCH_FIELD, type BatchHeader } from '../protocol/records/batch.js';
+import { compressionName } from '../protocol/records/compression.js';
+import { readControlRecord } from '../protocol/records/control.js';
+import { decodeRecords, type Record } from '../protocol/records/records.js';
+import { BatchScanner } from './batch-scanner.js';
+import { CorruptIndexError } from './errors.js';
+import {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  offsetFromFileName,
+} from './file-names.js';
+import { OffsetIndex } from './offset-index.js';
+import { decodeProducerSnapshot, PRODUCER_SNAPSHOT_FILE_SUFFIX } from './producer-state-snapshot.js';
+import { TimeIndex } from './time-index.js';
+import { TransactionIndex } from './transaction-index.js';
+
+/** Turns a record's key and value into text (Kafka's --key-decoder-class / --value-decoder-class, --offsets-decoder). */
+export interface RecordParser {
+  /** [key, payload]; undefined parts are not printed. */
+  parse(record: Record): { key?: string; payload?: string };
+}
+
+/** Kafka's default: UTF-8 strings; a record without a value prints neither key nor payload. */
+export const stringRecordParser: RecordParser = {
+  parse(record) {
+    if (record.value === null) return {};
+    return {
+      ...(record.key === null ? {} : { key: record.key.toString('utf8') }),
+      payload: record.value.toString('utf8'),
+    };
+  },
+};
+
+export interface DumpLogOptions {
+  files: readonly string[];
+  /** --print-data-log: records with keys and payloads. */
+  printDataLog?: boolean;
+  /** --deep-iteration: records without payloads. */
+  deepIteration?: boolean;
+  /** --index-sanity-check: only check indexes. */
+  indexSanityCheck?: boolean;
+  /** --verify-index-only: check index entries against the log without printing them. */
+  verifyIndexOnly?: boolean;
+  /** --max-bytes: limit of the .log bytes read. */
+  maxBytes?: number;
+  parser?: RecordParser;
+}
+
+export interface DumpLogSink {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const INT32_MAX = 0x7fff_ffff;
+/** Kafka's default --max-message-size when checking index entries. */
+const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
+
+interface Findings {
+  indexMismatches: Map<string, [number, number][]>;
+  timeIndexErrors: string[];
+  nonConsecutive: Map<string, [number, number][]>;
+}
+
+/** Dumps every file of `options.files` to `sink`, as kafka-dump-log.sh does. */
+export async function dumpLogSegments(fs: FileSystem, options: DumpLogOptions, sink: DumpLogSink): Promise<void> {
+  const findings: Findings = { indexMismatches: new Map(), timeIndexErrors: [], nonConsecutive: new Map() };
+  for (const file of options.files) {
+    sink.out(`Dumping ${file}`);
+    const name = posix.basename(file);
+    const suffix = name.slice(name.lastIndexOf('.'));
+    if (suffix === LOG_FILE_SUFFIX) await dumpLog(fs, file, options, sink, findings);
+    else if (suffix === INDEX_FILE_SUFFIX) await dumpIndex(fs, file, options, sink, findings);
+    else if (suffix === TIME_INDEX_FILE_SUFFIX) await dumpTimeIndex(fs, file, options, sink, findings);
+    else if (suffix === TXN_INDEX_FILE_SUFFIX) await dumpTxnIndex(fs, file, sink);
+    else if (suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) await dumpProducerSnapshot(fs, file, sink);
+    else sink.err(`Ignoring unknown file ${file}`);
+  }
+  reportFindings(findings, sink);
+}
+
+function reportFindings(findings: Findings, sink: DumpLogSink): void {
+  for (const [file, mismatches] of findings.indexMismatches) {
+    sink.err(`Mismatches in :${file}`);
+    for (const [indexOffset, logOffset] of mismatches) sink.err(`  Index offset: ${indexOffset}, log offset: ${logOffset}`);
+  }
+  for (const line of findings.timeIndexErrors) sink.err(line);
+  for (const [file, pairs] of findings.nonConsecutive) {
+    sink.err(`Non-consecutive offsets in ${file}`);
+    for (const [first, second] of pairs) sink.err(`  ${first} is followed by ${second}`);
+  }
+}
+
+// ---- .log ---------------------------------------------------------------------------
+
+async function dumpLog(fs: FileSystem, file: string, options: DumpLogOptions, sink: DumpLogSink, findings: Findings): Promise<void> {
+  sink.out(`Log starting offset: ${baseOffsetOf(file)}`);
+  const handle = await fs.open(file, 'read');
+  try {
+    const fileBytes = await handle.size();
+    const endPosition = Math.min(fileBytes, options.maxBytes ?? Infinity);
+    const scanner = new BatchScanner(handle, { startPosition: 0, endPosition, mode: 'whole' });
+    const deep = options.printDataLog === true || options.deepIteration === true;
+    let lastOffset = -1;
+    for (let scanned = await scanner.next(); scanned !== null; scanned = await scanner.next()) {
+      const batch = scanned.buffer.subarray(scanned.offsetInBuffer, scanned.offsetInBuffer + scanned.header.sizeBytes);
+      sink.out(batchLine(batch, scanned.header, scanned.position));
+      if (!deep) continue;
+      for (const record of decodeRecords(batch, { checkCrc: false }).records ?? []) {
+        if (lastOffset !== -1 && record.offset !== lastOffset + 1) addPair(findings.nonConsecutive, file, [lastOffset, record.offset]);
+        lastOffset = record.offset;
+        sink.out(recordLine(record, scanned.header, options));
+      }
+    }
+    const trailingBytes = fileBytes - scanner.nextPosition;
+    if (trailingBytes > 0 && options.maxBytes === undefined) sink.out(`Found ${trailingBytes} invalid bytes at the end of ${posix.basename(file)}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+function batchLine(batch: Buffer, header: BatchHeader, position: number): string {
+  const lastSequence = header.baseSequence < 0 ? -1 : incrementSequence(header.baseSequence, header.lastOffsetDelta);
+  const deleteHorizon = header.hasDeleteHorizon ? `OptionalLong[${header.baseTimestamp}]` : 'OptionalLong.empty';
+  const isValid = crc32c(batch.subarray(BATCH_FIELD.attributes)) === header.crc;
+  return (
+    `baseOffset: ${header.baseOffset} lastOffset: ${header.lastOffset} count: ${header.recordCount} ` +
+    `baseSequence: ${header.baseSequence} lastSequence: ${lastSequence} producerId: ${header.producerId} ` +
+    `producerEpoch: ${header.producerEpoch} partitionLeaderEpoch: ${header.partitionLeaderEpoch} ` +
+    `isTransactional: ${header.isTransactional} isControl: ${header.isControl} deleteHorizonMs: ${deleteHorizon} ` +
+    `position: ${position} ${timestampTypeName(header)}: ${header.maxTimestamp} size: ${header.sizeBytes} ` +
+    `magic: ${header.magic} compresscodec: ${compressionName(header.compression) ?? 'unknown'} crc: ${header.crc} isvalid: ${isValid}`
+  );
+}
+
+function recordLine(record: Record, header: BatchHeader, options: DumpLogOptions): string {
+  const sequence = header.baseSequence < 0 ? -1 : incrementSequence(header.baseSequence, record.offset - header.baseOffset);
+  let line =
+    `| offset: ${record.offset} ${timestampTypeName(header)}: ${record.timestamp} ` +
+    `keySize: ${record.key?.length ?? -1} valueSize: ${record.value?.length ?? -1} ` +
+    `sequence: ${sequence} headerKeys: [${record.headers.map((h) => h.key).join(',')}]`;
+  if (header.isControl) {
+    const control = readControlRecord(record);
+    if ('code' in control) return `${line} controlType: invalid (${control.message})`;
+    if (control.type === 'COMMIT' || control.type === 'ABORT') {
+      return `${line} endTxnMarker: ${control.type} coordinatorEpoch: ${control.coordinatorEpoch}`;
+    }
+    return `${line} controlType: ${control.type}(${control.typeId})`;
+  }
+  if (options.printDataLog === true) {
+    const { key, payload } = (options.parser ?? stringRecordParser).parse(record);
+    if (key !== undefined) line += ` key: ${key}`;
+    if (payload !== undefined) line += ` payload: ${payload}`;
+  }
+  return line;
+}
+
+function timestampTypeName(header: BatchHeader): string {
+  return header.timestampType === 1 ? 'LogAppendTime' : 'CreateTime';
+}
+
+/** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap at Int32.MAX_VALUE. */
+function incrementSequence(sequence: number, increment: number): number {
+  return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
+}
+
+// ---- indexes --------------------------------------------------------------------------
+
+async function dumpIndex(fs: FileSystem, file: string, options: DumpLogOptions, sink: DumpLogSink, findings: Findings): Promise<void> {
+  const baseOffset = baseOffsetOf(file);
+  const logFile = siblingLog(file);
+  const index = new OffsetIndex(fs, file, baseOffset, Infinity);
+  if (!(await loadIndex(index, file, sink))) return;
+  if (index.entries === 0) return sink.out(`${file} is empty.`);
+  const handle = await fs.open(logFile, 'read');
+  try {
+    const logBytes = await handle.size();
+    if (options.indexSanityCheck === true) return sanityResult(file, sink, () => index.sanityCheck(logBytes));
+    for (let entry = 0; entry < index.entries; entry++) {
+      const { offset, position } = index.entry(entry);
+      if (offset === baseOffset && entry > 0) return;
+      const batch = await firstBatchAt(handle, position, Math.min(logBytes, position + MAX_MESSAGE_BYTES));
+      if (batch === null || batch.lastOffset !== offset) addPair(findings.indexMismatches, file, [offset, batch?.lastOffset ?? -1]);
+      if (options.verifyIndexOnly !== true) sink.out(`offset: ${offset} position: ${position}`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function dumpTimeIndex(fs: FileSystem, file: string, options: DumpLogOptions, sink: DumpLogSink, findings: Findings): Promise<void> {
+  const baseOffset = baseOffsetOf(file);
+  const timeIndex = new TimeIndex(fs, file, baseOffset, Infinity);
+  if (!(await loadIndex(timeIndex, file, sink))) return;
+  if (timeIndex.entries === 0) return sink.out(`${file} is empty.`);
+  const offsetIndex = new OffsetIndex(fs, siblingPath(file, INDEX_FILE_SUFFIX), baseOffset, Infinity);
+  await offsetIndex.load().catch(() => offsetIndex.reset());
+  const handle = await fs.open(siblingLog(file), 'read');
+  try {
+    const logBytes = await handle.size();
+    if (options.indexSanityCheck === true) return sanityResult(file, sink, () => timeIndex.sanityCheck(Infinity));
+    let previousTimestamp = -1;
+    for (let entry = 0; entry < timeIndex.entries; entry++) {
+      const { timestamp, offset } = timeIndex.entry(entry);
+      if (offset === baseOffset && entry > 0) return;
+      await checkTimeEntry(handle, { offsetIndex, logBytes, file, timestamp, offset, previousTimestamp }, findings);
+      if (options.verifyIndexOnly !== true) sink.out(`timestamp: ${timestamp} offset: ${offset}`);
+      previousTimestamp = timestamp;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Kafka's checks of a time-index entry: it names a batch's last offset, whose max record timestamp it holds, in order. */
+async function checkTimeEntry(
+  handle: Awaited<ReturnType<FileSystem['open']>>,
+  entry: { offsetIndex: OffsetIndex; logBytes: number; file: string; timestamp: number; offset: number; previousTimestamp: number },
+  findings: Findings,
+): Promise<void> {
+  const scanner = new BatchScanner(handle, { startPosition: entry.offsetIndex.lookup(entry.offset).position, endPosition: entry.logBytes, mode: 'whole' });
+  let found = await scanner.next();
+  while (found !== null && found.header.lastOffset < entry.offset) found = await scanner.next();
+  if (found === null || found.header.lastOffset !== entry.offset) {
+    findings.timeIndexErrors.push(
+      `The following indexed offsets are not found in the log.\nIndexed offset: ${entry.offset}, found log offset: ${found?.header.lastOffset ?? -1}`,
+    );
+    return;
+  }
+  const batch = found.buffer.subarray(found.offsetInBuffer, found.offsetInBuffer + found.header.sizeBytes);
+  const records = decodeRecords(batch, { checkCrc: false }).records ?? [];
+  const maxTimestamp = records.reduce((max, record) => Math.max(max, record.timestamp), -1);
+  if (maxTimestamp !== entry.timestamp) {
+    findings.timeIndexErrors.push(`Found timestamp mismatch in :${entry.file}\n  Index timestamp: ${entry.timestamp}, log timestamp: ${maxTimestamp}`);
+  }
+  if (entry.previousTimestamp >= entry.timestamp) {
+    findings.timeIndexErrors.push(
+      `Found out of order timestamp in :${entry.file}\n  Index timestamp: ${entry.timestamp}, Previously indexed timestamp: ${entry.previousTimestamp}`,
+    );
+  }
+}
+
+async function dumpTxnIndex(fs: FileSystem, file: string, sink: DumpLogSink): Promise<void> {
+  const index = new TransactionIndex(fs, file, baseOffsetOf(file));
+  if (!(await loadIndex(index, file, sink))) return;
+  for (let entry = 0; entry < index.entries; entry++) {
+    const txn = index.entry(entry);
+    sink.out(
+      `version: ${index.versionAt(entry)} producerId: ${txn.producerId} firstOffset: ${txn.firstOffset} ` +
+        `lastOffset: ${txn.lastOffset} lastStableOffset: ${txn.lastStableOffset}`,
+    );
+  }
+}
+
+async function dumpProducerSnapshot(fs: FileSystem, file: string, sink: DumpLogSink): Promise<void> {
+  let entries;
+  try {
+    entries = decodeProducerSnapshot(await fs.readFile(file));
+  } catch (error) {
+    sink.err(error instanceof Error ? error.message : String(error));
+    return;
+  }
+  for (const entry of entries) {
+    let line =
+      `producerId: ${entry.producerId} producerEpoch: ${entry.epoch} coordinatorEpoch: ${entry.coordinatorEpoch} ` +
+      `currentTxnFirstOffset: ${entry.currentTxnFirstOffset === -1 ? 'OptionalLong.empty' : `OptionalLong[${entry.currentTxnFirstOffset}]`} ` +
+      `lastTimestamp: ${entry.timestampMs} `;
+    if (entry.lastOffset >= 0) {
+      const firstSequence = decrementSequence(entry.lastSequence, entry.offsetDelta);
+      line +=
+        `firstSequence: ${firstSequence} lastSequence: ${entry.lastSequence} lastOffset: ${entry.lastOffset} ` +
+        `offsetDelta: ${entry.offsetDelta} timestamp: ${entry.timestampMs}`;
+    }
+    sink.out(line);
+  }
+}
+
+function decrementSequence(sequence: number, decrement: number): number {
+  return sequence < decrement ? INT32_MAX - (decrement - sequence) + 1 : sequence - decrement;
+}
+
+// ---- helpers ----------------------------------------------------------------------------
+
+async function loadIndex(index: OffsetIndex | TimeIndex | TransactionIndex, file: string, sink: DumpLogSink): Promise<boolean> {
+  try {
+    if (await index.load()) return true;
+    sink.err(`${file} does not exist`);
+  } catch (error) {
+    if (!(error instanceof CorruptIndexError)) throw error;
+    sink.out(`${file} failed sanity check: ${error.message}`);
+  }
+  return false;
+}
+
+function sanityResult(file: string, sink: DumpLogSink, check: () => void): void {
+  try {
+    check();
+    sink.out(`${file} passed sanity check.`);
+  } catch (error) {
+    if (!(error instanceof CorruptIndexError)) throw error;
+    sink.out(`${file} failed sanity check: ${error.message}`);
+  }
+}
+
+async function firstBatchAt(
+  handle: Awaited<ReturnType<FileSystem['open']>>,
+  position: number,
+  endPosition: number,
+): Promise<BatchHeader | null> {
+  return (await new BatchScanner(handle, { startPosition: position, endPosition, mode: 'headers' }).next())?.header ?? null;
+}
+
+function addPair(map: Map<string, [number, number][]>, file: string, pair: [number, number]): void {
+  const list = map.get(file) ?? [];
+  list.push(pair);
+  map.set(file, list);
+}
+
+function baseOffsetOf(file: string): number {
+  const offset = offsetFromFileName(posix.basename(file));
+  if (offset !== null) return offset;
+  const digits = Number(posix.basename(file).split('.')[0]);
+  return Number.isSafeInteger(digits) ? digits : 0;
+}
+
+function siblingPath(file: string, suffix: string): string {
+  const name = posix.basename(file);
+  return posix.join(posix.dirname(file), name.slice(0, name.indexOf('.')) + suffix);
+}
+
+function siblingLog(file: string): string {
+  return siblingPath(file, LOG_FILE_SUFFIX);
+}
