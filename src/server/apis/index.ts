@@ -5,9 +5,27 @@
 import type { ApiHandler } from '../handler.js';
 import type { Broker } from '../broker.js';
 import { apiVersionsHandler } from './18-api-versions.js';
+import { metadataHandler } from './03-metadata.js';
+import { createTopicsHandler } from './19-create-topics.js';
+import { deleteTopicsHandler } from './20-delete-topics.js';
+import { describeConfigsHandler } from './32-describe-configs.js';
+import { alterConfigsHandler } from './33-alter-configs.js';
+import { createPartitionsHandler } from './37-create-partitions.js';
+import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
+import { describeClusterHandler } from './60-describe-cluster.js';
+import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
 
 export function createHandlers(broker: Broker): ApiHandler[] {
   return [
     apiVersionsHandler(broker),
+    metadataHandler(broker),
+    createTopicsHandler(broker),
+    deleteTopicsHandler(broker),
+    describeConfigsHandler(broker),
+    alterConfigsHandler(broker),
+    createPartitionsHandler(broker),
+    incrementalAlterConfigsHandler(broker),
+    describeClusterHandler(broker),
+    describeTopicPartitionsHandler(broker),
   ] as ApiHandler[];
 }
