@@ -1,0 +1,142 @@
+/**
+ * Metadata (key 3), versions 0-13.
+ *
+ * v0 an empty topic list means all topics, and replicas that are down are
+ * left out (REPLICA_NOT_AVAILABLE); v1 null means all topics, rack,
+ * controllerId and isInternal; v2 clusterId; v3 throttleTimeMs; v4
+ * allowAutoTopicCreation (before v4 auto creation is always requested);
+ * v5 offlineReplicas; v6 a leader without the request's listener is
+ * LISTENER_NOT_FOUND; v7 leaderEpoch (KIP-320); v8 authorized operations
+ * (KIP-430), -2147483648 unless asked for; v9 flexible; v10 topic ids
+ * (KIP-516), topics may be asked for by id; v11 drops cluster authorized
+ * operations (KIP-700); v12 topic name nullable; v13 top-level errorCode.
+ *
+ * Brokers are the live (unfenced) ones, with the advertised endpoint of the
+ * listener the request came in on; controllerId is a live broker, as KRaft
+ * brokers report. Missing topics are created when both the request and
+ * auto.create.topics.enable allow it: the creation is committed and
+ * published before the answer, so the answer normally carries the new
+ * topic; if creation failed it is LEADER_NOT_AVAILABLE (the client
+ * retries), INVALID_TOPIC_EXCEPTION for an illegal name.
+ *
+ * Not done: ACLs (every operation is authorized).
+ */
+import { Metadata } from '../../protocol/schemas/03-metadata.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
+import type { MetadataImage, TopicImage } from '../../metadata/image.js';
+import {
+  AUTHORIZED_OPERATIONS_OMITTED,
+  CLUSTER_AUTHORIZED_OPERATIONS,
+  TOPIC_AUTHORIZED_OPERATIONS,
+  aliveBrokerId,
+  brokersOnListener,
+  partitionView,
+} from '../../metadata/cluster-view.js';
+import { isInternalTopic, topicNameError } from '../../controller/topic-names.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+type TopicResult = {
+  errorCode: number;
+  name: string | null;
+  topicId: string;
+  isInternal: boolean;
+  partitions: ReturnType<typeof partitionsOf>;
+  topicAuthorizedOperations: number;
+};
+
+export function metadataHandler(broker: Broker) {
+  return defineHandler({
+    api: Metadata,
+    async handle(request, context) {
+      await broker.metadata.whenReady();
+      const version = context.apiVersion;
+      const allTopics = request.topics === null || (version === 0 && request.topics.length === 0);
+      const topicOperations = version >= 8 && request.includeTopicAuthorizedOperations ? TOPIC_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+      const describe = (topic: TopicImage, image: MetadataImage): TopicResult => ({
+        errorCode: ErrorCode.NONE,
+        name: topic.name,
+        topicId: topic.id,
+        isInternal: isInternalTopic(topic.name),
+        partitions: partitionsOf(topic, image, context),
+        topicAuthorizedOperations: topicOperations,
+      });
+      let topics: TopicResult[];
+      if (allTopics) {
+        const image = broker.metadata.image;
+        topics = [...image.topicsByName.values()].sort((a, b) => a.name.localeCompare(b.name)).map((topic) => describe(topic, image));
+      } else {
+        const allowAutoCreation = (version < 4 || request.allowAutoTopicCreation) && broker.config.bool('auto.create.topics.enable');
+        topics = await requestedTopics(broker, request.topics ?? [], { version, allowAutoCreation, describe, topicOperations });
+      }
+      const image = broker.metadata.image;
+      return {
+        throttleTimeMs: 0,
+        brokers: brokersOnListener(image, context.listenerName).map((node) => ({ nodeId: node.nodeId, host: node.host, port: node.port, rack: node.rack })),
+        clusterId: image.clusterId,
+        controllerId: aliveBrokerId(image, broker.nodeId),
+        topics,
+        clusterAuthorizedOperations: version >= 8 && request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+        errorCode: ErrorCode.NONE,
+      };
+    },
+  });
+}
+
+function partitionsOf(topic: TopicImage, image: MetadataImage, context: RequestContext) {
+  const options = { listenerName: context.listenerName, errorUnavailableListeners: context.apiVersion >= 6, errorUnavailableEndpoints: context.apiVersion === 0 };
+  return [...topic.partitions.values()]
+    .sort((a, b) => a.partition - b.partition)
+    .map((partition) => {
+      const view = partitionView(image, partition, options);
+      return {
+        errorCode: view.errorCode,
+        partitionIndex: view.partitionIndex,
+        leaderId: view.leaderId,
+        leaderEpoch: view.leaderEpoch,
+        replicaNodes: view.replicaNodes,
+        isrNodes: view.isrNodes,
+        offlineReplicas: view.offlineReplicas,
+      };
+    });
+}
+
+async function requestedTopics(
+  broker: Broker,
+  requested: readonly { topicId: string; name: string | null }[],
+  options: { version: number; allowAutoCreation: boolean; describe: (topic: TopicImage, image: MetadataImage) => TopicResult; topicOperations: number },
+): Promise<TopicResult[]> {
+  const missing = (errorCode: number, name: string | null, topicId: string): TopicResult => ({
+    errorCode,
+    name,
+    topicId,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: options.topicOperations,
+  });
+  const names = [...new Set(requested.filter((t) => t.name !== null).map((t) => t.name!))];
+  const ids = [...new Set(requested.filter((t) => t.name === null && t.topicId !== ZERO_UUID).map((t) => t.topicId))];
+  const toCreate = names.filter((name) => !broker.metadata.image.topicsByName.has(name) && topicNameError(name) === null);
+  const creationErrors = new Map<string, number>();
+  if (options.allowAutoCreation && toCreate.length > 0) {
+    for (const result of await broker.metadata.autoCreateTopics(toCreate)) {
+      if (result.errorCode !== ErrorCode.NONE && result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) creationErrors.set(result.name, result.errorCode);
+    }
+  }
+  const image = broker.metadata.image;
+  const results: TopicResult[] = [];
+  for (const name of names) {
+    const topic = image.topicsByName.get(name);
+    if (topic !== undefined) results.push(options.describe(topic, image));
+    else if (topicNameError(name) !== null) results.push(missing(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID));
+    else if (options.allowAutoCreation || creationErrors.has(name)) results.push(missing(ErrorCode.LEADER_NOT_AVAILABLE, name, ZERO_UUID));
+    else results.push(missing(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID));
+  }
+  for (const id of ids) {
+    const topic = image.topicsById.get(id);
+    // Names are nullable from v12 on; before that an unknown id answers with an empty name.
+    results.push(topic !== undefined ? options.describe(topic, image) : missing(ErrorCode.UNKNOWN_TOPIC_ID, options.version >= 12 ? null : '', id));
+  }
+  return results;
+}

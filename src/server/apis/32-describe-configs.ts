@@ -1,0 +1,76 @@
+/**
+ * DescribeConfigs (key 32), versions 1-4 (Kafka 4 dropped v0).
+ *
+ * v1 config sources and synonyms (KIP-226), synonyms only when asked for;
+ * v2 same as v1; v3 config type and documentation (KIP-569; documentation
+ * is null, as Spool carries no doc strings); v4 flexible.
+ *
+ * TOPIC: every topic config with its effective value (topic override, then
+ * dynamic broker configs, server.properties, Kafka's default) and where it
+ * came from. BROKER: this broker's configs (resource name = its node id),
+ * or, for the empty name, the dynamic cluster-wide defaults only; another
+ * broker's id is INVALID_REQUEST, as on a Kafka broker. Requested names
+ * that do not exist are left out; an empty or null list means all.
+ *
+ * Not done: BROKER_LOGGER (log4j levels), CLIENT_METRICS and GROUP configs:
+ * INVALID_REQUEST. No ACLs.
+ */
+import { DescribeConfigs } from '../../protocol/schemas/32-describe-configs.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { ConfigResourceType } from '../../metadata/delta.js';
+import { brokerLayers, describeBrokerConfigs, describeTopicConfigs, type DescribedConfig } from '../../metadata/config-schema.js';
+import { topicNameError } from '../../controller/topic-names.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+interface Resource {
+  resourceType: number;
+  resourceName: string;
+  configurationKeys: string[] | null;
+}
+
+type Outcome = { errorCode: number; errorMessage: string | null; configs: DescribedConfig[] };
+
+export function describeConfigsHandler(broker: Broker) {
+  return defineHandler({
+    api: DescribeConfigs,
+    async handle(request) {
+      await broker.metadata.whenReady();
+      const results = request.resources.map((resource) => {
+        const outcome = describe(broker, resource, request.includeSynonyms);
+        return { ...outcome, resourceType: resource.resourceType, resourceName: resource.resourceName };
+      });
+      return { throttleTimeMs: 0, results };
+    },
+    errorResponse: (request, errorCode) => ({
+      throttleTimeMs: 0,
+      results: request.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] })),
+    }),
+  });
+}
+
+function describe(broker: Broker, resource: Resource, includeSynonyms: boolean): Outcome {
+  const image = broker.metadata.image;
+  const options = { keys: resource.configurationKeys, includeSynonyms };
+  const failed = (errorCode: number, errorMessage: string): Outcome => ({ errorCode, errorMessage, configs: [] });
+  switch (resource.resourceType) {
+    case ConfigResourceType.TOPIC: {
+      const nameError = topicNameError(resource.resourceName);
+      if (nameError !== null) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
+      const topic = image.topicsByName.get(resource.resourceName);
+      if (topic === undefined) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resource.resourceName}' does not exist.`);
+      const configs = describeTopicConfigs(topic, brokerLayers(broker.config, image, broker.nodeId), options);
+      return { errorCode: ErrorCode.NONE, errorMessage: null, configs };
+    }
+    case ConfigResourceType.BROKER: {
+      const clusterDefault = resource.resourceName === '';
+      if (!clusterDefault && resource.resourceName !== String(broker.nodeId)) {
+        return failed(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`);
+      }
+      const configs = describeBrokerConfigs(brokerLayers(broker.config, image, broker.nodeId), { ...options, clusterDefault });
+      return { errorCode: ErrorCode.NONE, errorMessage: null, configs };
+    }
+    default:
+      return failed(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${resource.resourceType}`);
+  }
+}

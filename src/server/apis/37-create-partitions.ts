@@ -1,0 +1,40 @@
+/**
+ * CreatePartitions (key 37), versions 0-3 (KIP-195).
+ *
+ * v1 same as v0; v2 flexible; v3 may answer THROTTLING_QUOTA_EXCEEDED
+ * (KIP-599, never: no quotas).
+ *
+ * Adds partitions to existing topics, placed like new topics' partitions
+ * or as given by manual assignments; the replication factor is the topic's.
+ * Kafka's errors: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (no
+ * increase), INVALID_REPLICA_ASSIGNMENT, INVALID_REPLICATION_FACTOR,
+ * INVALID_REQUEST for a topic named twice. validateOnly writes nothing.
+ * The answer comes once the new partitions are committed and published.
+ *
+ * Not done: quotas, ACLs, AlterPartitionReassignments interplay.
+ */
+import { CreatePartitions } from '../../protocol/schemas/37-create-partitions.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { NotControllerError } from '../../controller/quorum-controller.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+export function createPartitionsHandler(broker: Broker) {
+  return defineHandler({
+    api: CreatePartitions,
+    async handle(request) {
+      try {
+        const results = await broker.metadata.createPartitions(request.topics, { validateOnly: request.validateOnly });
+        return { throttleTimeMs: 0, results };
+      } catch (error) {
+        if (!(error instanceof NotControllerError)) throw error;
+        return errorResponse(request.topics, ErrorCode.NOT_CONTROLLER);
+      }
+    },
+    errorResponse: (request, errorCode) => errorResponse(request.topics, errorCode),
+  });
+}
+
+function errorResponse(topics: readonly { name: string }[], errorCode: number) {
+  return { throttleTimeMs: 0, results: topics.map((topic) => ({ name: topic.name, errorCode, errorMessage: null })) };
+}

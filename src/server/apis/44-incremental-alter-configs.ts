@@ -1,0 +1,41 @@
+/**
+ * IncrementalAlterConfigs (key 44), versions 0-1 (KIP-339).
+ *
+ * v1 flexible.
+ *
+ * Per entry: SET (0), DELETE (1), APPEND (2) and SUBTRACT (3); APPEND and
+ * SUBTRACT apply to list configs only (INVALID_CONFIG "Can't APPEND to key
+ * ... because its type is not LIST.") and start from Kafka's default when
+ * the config is not set. Resources: TOPIC overrides, BROKER dynamic configs
+ * (a broker id, or '' for the cluster default). The resulting set is
+ * validated as a whole before ConfigRecords are written; validateOnly
+ * writes nothing; the answer comes once they are committed and published.
+ *
+ * Not done: AlterConfigPolicy, BROKER_LOGGER levels, CLIENT_METRICS and
+ * GROUP configs (INVALID_REQUEST), ACLs.
+ */
+import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-alter-configs.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { NotControllerError } from '../../controller/quorum-controller.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+export function incrementalAlterConfigsHandler(broker: Broker) {
+  return defineHandler({
+    api: IncrementalAlterConfigs,
+    async handle(request) {
+      try {
+        const responses = await broker.metadata.incrementalAlterConfigs(request.resources, { validateOnly: request.validateOnly });
+        return { throttleTimeMs: 0, responses };
+      } catch (error) {
+        if (!(error instanceof NotControllerError)) throw error;
+        return errorResponse(request.resources, ErrorCode.NOT_CONTROLLER);
+      }
+    },
+    errorResponse: (request, errorCode) => errorResponse(request.resources, errorCode),
+  });
+}
+
+function errorResponse(resources: readonly { resourceType: number; resourceName: string }[], errorCode: number) {
+  return { throttleTimeMs: 0, responses: resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) };
+}

@@ -1,0 +1,63 @@
+/**
+ * DescribeCluster (key 60), versions 0-2 (KIP-700).
+ *
+ * v1 endpointType: 1 brokers, 2 controllers (KIP-919); v2
+ * includeFencedBrokers and isFenced (KIP-1073).
+ *
+ * On a broker listener: the live brokers (fenced ones too when asked) with
+ * that listener's advertised endpoints, and a live broker as controllerId.
+ * On a controller listener: the registered controllers and the active
+ * controller. Asking a listener for the other kind of endpoint gives
+ * UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers and controllers answer.
+ * clusterAuthorizedOperations holds every cluster operation when asked for
+ * (no authorizer), -2147483648 otherwise.
+ */
+import { DescribeCluster } from '../../protocol/schemas/60-describe-cluster.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import {
+  AUTHORIZED_OPERATIONS_OMITTED,
+  CLUSTER_AUTHORIZED_OPERATIONS,
+  aliveBrokerId,
+  brokersOnListener,
+  controllersOnListener,
+} from '../../metadata/cluster-view.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+const BROKER_ENDPOINTS = 1;
+const CONTROLLER_ENDPOINTS = 2;
+
+export function describeClusterHandler(broker: Broker) {
+  return defineHandler({
+    api: DescribeCluster,
+    async handle(request, context) {
+      await broker.metadata.whenReady();
+      const image = broker.metadata.image;
+      const onControllerListener = broker.config.list('controller.listener.names').includes(context.listenerName);
+      const listenerType = onControllerListener ? CONTROLLER_ENDPOINTS : BROKER_ENDPOINTS;
+      const endpointType = context.apiVersion >= 1 ? request.endpointType : BROKER_ENDPOINTS;
+      const base = {
+        throttleTimeMs: 0,
+        endpointType,
+        clusterId: image.clusterId,
+        clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+      };
+      if (endpointType !== listenerType) {
+        const wanted = endpointType === CONTROLLER_ENDPOINTS ? 'CONTROLLER' : 'BROKER';
+        const actual = listenerType === CONTROLLER_ENDPOINTS ? 'CONTROLLER' : 'BROKER';
+        return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `The request was sent to an endpoint of type ${actual}, but we wanted an endpoint of type ${wanted}`, brokers: [] };
+      }
+      const nodes = onControllerListener
+        ? controllersOnListener(image, context.listenerName)
+        : brokersOnListener(image, context.listenerName, { includeFenced: context.apiVersion >= 2 && request.includeFencedBrokers });
+      return {
+        ...base,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        controllerId: onControllerListener ? broker.nodeId : aliveBrokerId(image, broker.nodeId),
+        brokers: nodes.map((n) => ({ brokerId: n.nodeId, host: n.host, port: n.port, rack: n.rack, isFenced: n.fenced })),
+      };
+    },
+    errorResponse: (_request, errorCode) => ({ errorCode, errorMessage: null, clusterId: '', brokers: [] }),
+  });
+}
