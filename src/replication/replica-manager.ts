@@ -218,10 +218,12 @@ export class ReplicaManager implements MetadataPublisher {
 
   // ---- metadata --------------------------------------------------------------------------------
 
+  /** Applies deltas one at a time, in order; a failure is logged (the partition stays as it was), never thrown at the publisher. */
   onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): Promise<void> {
-    const run = this.metadataChain.then(() => this.applyDelta(delta, image));
-    this.metadataChain = run.catch((error: unknown) => this.context.log.error(`applying metadata at offset ${delta.offset} failed: ${String(error)}`));
-    return run;
+    this.metadataChain = this.metadataChain
+      .then(() => this.applyDelta(delta, image))
+      .catch((error: unknown) => this.context.log.error(`applying metadata at offset ${delta.offset} failed: ${(error as Error).stack ?? String(error)}`));
+    return this.metadataChain;
   }
 
   private async applyDelta(delta: MetadataDelta, image: MetadataImage): Promise<void> {

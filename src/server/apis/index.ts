@@ -14,6 +14,14 @@ import { createPartitionsHandler } from './37-create-partitions.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
+import { produceHandler } from './00-produce.js';
+import { fetchHandler } from './01-fetch.js';
+import { listOffsetsHandler } from './02-list-offsets.js';
+import { deleteRecordsHandler } from './21-delete-records.js';
+import { initProducerIdHandler } from './22-init-producer-id.js';
+import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
+import { describeLogDirsHandler } from './35-describe-log-dirs.js';
+import { describeProducersHandler } from './61-describe-producers.js';
 
 export function createHandlers(broker: Broker): ApiHandler[] {
   return [
@@ -27,5 +35,13 @@ export function createHandlers(broker: Broker): ApiHandler[] {
     incrementalAlterConfigsHandler(broker),
     describeClusterHandler(broker),
     describeTopicPartitionsHandler(broker),
+    produceHandler(broker),
+    fetchHandler(broker),
+    listOffsetsHandler(broker),
+    deleteRecordsHandler(broker),
+    initProducerIdHandler(broker),
+    offsetForLeaderEpochHandler(broker),
+    describeLogDirsHandler(broker),
+    describeProducersHandler(broker),
   ] as ApiHandler[];
 }

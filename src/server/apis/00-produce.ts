@@ -1,0 +1,181 @@
+/**
+ * Produce (key 0), versions 3-13 served; 0-13 advertised as Kafka 4
+ * advertises them (librdkafka infers features from the range). A v0-v2
+ * request closes the connection, as Kafka 4's request parser does.
+ *
+ * v3 transactionalId and magic-2 batches only, exactly one batch per
+ * partition; v7 ZStandard; v8 recordErrors / errorMessage (KIP-467); v9
+ * flexible; v10 currentLeader and nodeEndpoints on NOT_LEADER_OR_FOLLOWER
+ * (KIP-951); v11 TRANSACTION_ABORTABLE; v13 topics by id (KIP-516).
+ *
+ * acks=0: nothing is answered; if any partition failed the connection is
+ * closed, as Kafka does, so the client refreshes metadata. acks=1 answers
+ * after the leader append, acks=-1 once the high watermark covers it.
+ *
+ * Not done (yet): transactions. A transactional batch without a
+ * transactionalId gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every
+ * partition (Kafka's answer); with a transactionalId, Kafka would verify the
+ * partition with the transaction coordinator, which Spool does not run yet,
+ * so the answer is what Kafka gives while the coordinator is unavailable:
+ * NOT_ENOUGH_REPLICAS. No quotas (throttleTimeMs 0), no ACLs.
+ */
+import { Produce } from '../../protocol/schemas/00-produce.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { BATCH_FIELD, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js';
+import type { MetadataImage } from '../../metadata/image.js';
+import { topicPartitionKey } from '../../storage/file-names.js';
+import { validateProduceRecords } from '../../replication/record-validator.js';
+import { produceError, type ProduceEntry, type ProducePartitionResult } from '../../replication/replica-manager.js';
+import { CloseConnection, defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+/** Kafka's AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics. */
+const ADMIN_CLIENT_ID = '__admin_client';
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+interface PartitionSlot {
+  index: number;
+  key: string | null;
+  result: ProducePartitionResult | null;
+}
+
+interface TopicSlot {
+  name: string;
+  topicId: string;
+  partitions: PartitionSlot[];
+}
+
+export function produceHandler(broker: Broker) {
+  return defineHandler({
+    api: Produce,
+    versions: { min: 3, max: 13 },
+    advertised: { min: 0, max: 13 },
+    async handle(request, context) {
+      const image = broker.metadata.image;
+      const version = context.apiVersion;
+      if (request.transactionalId === null && hasTransactionalRecords(request.topicData)) {
+        return responseFor(request.topicData, version, () => produceError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+      }
+      const slots: TopicSlot[] = [];
+      const entries: ProduceEntry[] = [];
+      for (const topic of request.topicData) {
+        const name = version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name;
+        const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
+        slots.push(slot);
+        for (const partition of topic.partitionData) {
+          slot.partitions.push(admitPartition({ name, partition, image, version, transactionalId: request.transactionalId, entries }));
+        }
+      }
+      const results = await broker.replicaManager.appendRecords({
+        timeoutMs: request.timeoutMs,
+        requiredAcks: request.acks,
+        internalTopicsAllowed: context.clientId === ADMIN_CLIENT_ID,
+        entries,
+      });
+      for (const slot of slots) for (const partition of slot.partitions) if (partition.key !== null) partition.result = results.get(partition.key) ?? null;
+      if (request.acks === 0) {
+        const failed = slots.some((slot) => slot.partitions.some((p) => p.result !== null && p.result.errorCode !== ErrorCode.NONE));
+        return failed ? new CloseConnection('acks=0 produce failed on at least one partition') : null;
+      }
+      return buildResponse(slots, version, image, context.listenerName);
+    },
+    errorResponse: (request, errorCode, context) => responseFor(request.topicData, context.apiVersion, () => produceError(errorCode)),
+  });
+}
+
+/** Checks one partition before the append; returns its slot, adding the append to `entries` when admitted. */
+function admitPartition(options: {
+  name: string | null;
+  partition: { index: number; records: Buffer | null };
+  image: MetadataImage;
+  version: number;
+  transactionalId: string | null;
+  entries: ProduceEntry[];
+}): PartitionSlot {
+  const { name, partition, image, version } = options;
+  if (name === null) return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_ID) };
+  if (image.topicsByName.get(name)?.partitions.has(partition.index) !== true) {
+    return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+  }
+  const invalid = validateProduceRecords(partition.records, version);
+  if (invalid !== null) return { index: partition.index, key: null, result: produceError(invalid.errorCode) };
+  const records = partition.records!;
+  if (options.transactionalId !== null && isTransactional(records)) {
+    // No transaction coordinator yet: Kafka's answer when verification cannot reach one.
+    const message = 'Unable to verify the partition has been added to the transaction. Underlying error: COORDINATOR_NOT_AVAILABLE';
+    return { index: partition.index, key: null, result: produceError(ErrorCode.NOT_ENOUGH_REPLICAS, message) };
+  }
+  const topicPartition = { topic: name, partition: partition.index };
+  options.entries.push({ topicPartition, records });
+  return { index: partition.index, key: topicPartitionKey(topicPartition), result: null };
+}
+
+function isTransactional(records: Buffer): boolean {
+  return records.length > BATCH_FIELD.attributes + 1 && (records.readInt16BE(BATCH_FIELD.attributes) & TRANSACTIONAL_MASK) !== 0;
+}
+
+function hasTransactionalRecords(topics: readonly { partitionData: readonly { records: Buffer | null }[] }[]): boolean {
+  return topics.some((topic) => topic.partitionData.some((partition) => partition.records !== null && isTransactional(partition.records)));
+}
+
+function buildResponse(slots: readonly TopicSlot[], version: number, image: MetadataImage, listenerName: string) {
+  const nodeEndpoints = new Map<number, { nodeId: number; host: string; port: number; rack: string | null }>();
+  const responses = slots.map((slot) => ({
+    name: slot.name,
+    topicId: slot.topicId,
+    partitionResponses: slot.partitions.map((partition) => {
+      const result = partition.result ?? produceError(ErrorCode.UNKNOWN_SERVER_ERROR);
+      const currentLeader =
+        version >= 10 && result.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER
+          ? currentLeaderOf(image, { topic: slot.name, partition: partition.index }, listenerName, nodeEndpoints)
+          : { leaderId: -1, leaderEpoch: -1 };
+      return {
+        index: partition.index,
+        errorCode: result.errorCode,
+        baseOffset: result.baseOffset,
+        logAppendTimeMs: result.logAppendTimeMs,
+        logStartOffset: result.logStartOffset,
+        recordErrors: result.recordErrors,
+        errorMessage: result.errorMessage,
+        currentLeader,
+      };
+    }),
+  }));
+  return { responses, throttleTimeMs: 0, nodeEndpoints: [...nodeEndpoints.values()] };
+}
+
+/** The partition's leader as the image knows it, adding the leader's endpoint on `listenerName` (KIP-951). */
+export function currentLeaderOf(
+  image: MetadataImage,
+  topicPartition: { topic: string; partition: number },
+  listenerName: string,
+  nodeEndpoints: Map<number, { nodeId: number; host: string; port: number; rack: string | null }>,
+): { leaderId: number; leaderEpoch: number } {
+  const registration = image.topicsByName.get(topicPartition.topic)?.partitions.get(topicPartition.partition);
+  if (registration === undefined || registration.leader < 0) return { leaderId: -1, leaderEpoch: -1 };
+  const leader = image.brokers.get(registration.leader);
+  const endpoint = leader?.listeners.find((listener) => listener.name === listenerName);
+  if (leader !== undefined && endpoint !== undefined) {
+    nodeEndpoints.set(leader.id, { nodeId: leader.id, host: endpoint.host, port: endpoint.port, rack: leader.rack });
+  }
+  return { leaderId: registration.leader, leaderEpoch: registration.leaderEpoch };
+}
+
+/** Every partition of the request with the same result. */
+function responseFor(
+  topics: readonly { name: string; topicId: string; partitionData: readonly { index: number }[] }[],
+  version: number,
+  result: () => ProducePartitionResult,
+) {
+  return {
+    responses: topics.map((topic) => ({
+      name: topic.name,
+      topicId: version >= 13 ? topic.topicId : ZERO_UUID,
+      partitionResponses: topic.partitionData.map((partition) => {
+        const { errorCode, baseOffset, logAppendTimeMs, logStartOffset, errorMessage } = result();
+        return { index: partition.index, errorCode, baseOffset, logAppendTimeMs, logStartOffset, errorMessage };
+      }),
+    })),
+    throttleTimeMs: 0,
+  };
+}

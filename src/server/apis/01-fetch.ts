@@ -1,0 +1,194 @@
+/**
+ * Fetch (key 1), versions 4-18, for consumers.
+ *
+ * v4 isolation level and lastStableOffset / abortedTransactions; v5
+ * logStartOffset; v7 incremental fetch sessions (KIP-227); v9
+ * currentLeaderEpoch fencing (KIP-320); v11 rackId and preferredReadReplica
+ * (KIP-392, always -1 here: one replica); v12 flexible, lastFetchedEpoch and
+ * divergingEpoch (KIP-595); v13 topic ids (KIP-516, unknown id ->
+ * UNKNOWN_TOPIC_ID); v15 replicaState; v16 currentLeader / nodeEndpoints on
+ * NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH (KIP-951); v17
+ * replicaDirectoryId; v18 highWatermark hint (ignored, as a leader may).
+ *
+ * Long poll: the request waits for fetch.min.bytes up to max.wait.ms in the
+ * fetch purgatory, woken by appends. Sizes: the response holds at most
+ * min(maxBytes, fetch.max.bytes), each partition at most its
+ * partitionMaxBytes, except that the first batch found is returned whole
+ * even if larger (KIP-74). Records are the segment bytes as stored.
+ * read_committed reads up to the last stable offset (the high watermark
+ * until transactions exist).
+ *
+ * Not done (yet): fetches from follower replicas (replicaId >= 0), which
+ * arrive with multi-broker replication; they get NOT_LEADER_OR_FOLLOWER.
+ * No quotas (throttleTimeMs 0), no ACLs.
+ */
+import { Fetch } from '../../protocol/schemas/01-fetch.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { MetadataImage } from '../../metadata/image.js';
+import { partitionKey, type FetchResponsePartition, type PartitionFetchRequest, type TopicIdPartition } from '../../replication/fetch-session.js';
+import type { FetchParams } from '../../replication/delayed-fetch.js';
+import type { FetchPartitionData, FetchPartitionInfo } from '../../replication/replica-manager.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import type { Broker } from '../broker.js';
+import { currentLeaderOf } from './00-produce.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+type FetchRequestBody = Parameters<ReturnType<typeof fetchHandler>['handle']>[0];
+
+interface ResponsePartition {
+  partitionIndex: number;
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  divergingEpoch: { epoch: number; endOffset: number };
+  currentLeader: { leaderId: number; leaderEpoch: number };
+  abortedTransactions: { producerId: number; firstOffset: number }[] | null;
+  preferredReadReplica: number;
+  records: Buffer;
+}
+
+export function fetchHandler(broker: Broker) {
+  return defineHandler({
+    api: Fetch,
+    versions: { min: 4, max: 18 },
+    async handle(request, context) {
+      const image = broker.metadata.image;
+      const version = context.apiVersion;
+      const usesTopicIds = version >= 13;
+      const fetchData = new Map<string, { part: TopicIdPartition; request: PartitionFetchRequest }>();
+      for (const topic of request.topics) {
+        const name = usesTopicIds ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.topic;
+        for (const partition of topic.partitions) {
+          const part = { topicId: usesTopicIds ? topic.topicId : ZERO_UUID, topic: name, partition: partition.partition };
+          fetchData.set(partitionKey(part, usesTopicIds), {
+            part,
+            request: {
+              fetchOffset: partition.fetchOffset,
+              logStartOffset: partition.logStartOffset,
+              maxBytes: partition.partitionMaxBytes,
+              currentLeaderEpoch: partition.currentLeaderEpoch,
+              lastFetchedEpoch: partition.lastFetchedEpoch,
+            },
+          });
+        }
+      }
+      const toForget = request.forgottenTopicsData.flatMap((topic) =>
+        topic.partitions.map((partition) => partitionKey({ topicId: usesTopicIds ? topic.topicId : ZERO_UUID, topic: topic.topic, partition }, usesTopicIds)),
+      );
+      const replicaId = version >= 15 ? request.replicaState.replicaId : request.replicaId;
+      const fetchContext = broker.replicaManager.fetchManager.newContext({
+        version,
+        sessionId: request.sessionId,
+        epoch: request.sessionEpoch,
+        isFollower: replicaId >= 0,
+        fetchData,
+        toForget,
+        topicNames: (topicId) => image.topicsById.get(topicId)?.name ?? null,
+      });
+      const partitions = fetchContext.partitions();
+      const results = replicaId >= 0 ? partitions.map(() => errorData(ErrorCode.NOT_LEADER_OR_FOLLOWER)) : await readPartitions(broker, request, context, image, partitions);
+      const nodeEndpoints = new Map<number, { nodeId: number; host: string; port: number; rack: string | null }>();
+      const answered: FetchResponsePartition<ResponsePartition>[] = partitions.map((partition, index) => {
+        const data = results[index]!;
+        const response = toResponsePartition(partition.part, data, { version, image, listenerName: context.listenerName, nodeEndpoints });
+        return {
+          key: partition.key,
+          part: partition.part,
+          data: response,
+          result: {
+            errorCode: response.errorCode,
+            highWatermark: response.highWatermark,
+            logStartOffset: response.logStartOffset,
+            recordsBytes: response.records.length,
+            preferredReadReplica: response.preferredReadReplica,
+            divergingEpoch: data.divergingEpoch !== null,
+          },
+        };
+      });
+      const { errorCode, sessionId, partitions: selected } = fetchContext.respond(answered);
+      return { throttleTimeMs: 0, errorCode, sessionId, responses: groupByTopic(selected, usesTopicIds), nodeEndpoints: [...nodeEndpoints.values()] };
+    },
+    errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, sessionId: 0, responses: [] }),
+  });
+}
+
+/** Checks each partition against the image, then reads the known ones through the replica manager. */
+async function readPartitions(
+  broker: Broker,
+  request: FetchRequestBody,
+  context: RequestContext,
+  image: MetadataImage,
+  partitions: readonly { part: TopicIdPartition; request: PartitionFetchRequest }[],
+): Promise<FetchPartitionData[]> {
+  const results: (FetchPartitionData | null)[] = partitions.map(({ part }) => {
+    if (part.topic === null) return errorData(ErrorCode.UNKNOWN_TOPIC_ID);
+    if (image.topicsByName.get(part.topic)?.partitions.has(part.partition) !== true) return errorData(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    return null;
+  });
+  const interesting: FetchPartitionInfo[] = [];
+  partitions.forEach(({ part, request: partitionRequest }, index) => {
+    if (results[index] !== null) return;
+    interesting.push({ topicPartition: { topic: part.topic!, partition: part.partition }, ...partitionRequest });
+  });
+  const maxBytes = Math.min(request.maxBytes, broker.config.int('fetch.max.bytes'));
+  const params: FetchParams = {
+    replicaId: -1,
+    maxWaitMs: request.maxWaitMs,
+    minBytes: Math.min(request.minBytes, maxBytes),
+    maxBytes,
+    isolation: request.isolationLevel === 1 ? 'txnCommitted' : 'highWatermark',
+    // v11+ consumers may read from followers (KIP-392); older ones only from the leader.
+    fetchOnlyFromLeader: context.apiVersion < 11,
+  };
+  const read = await broker.replicaManager.fetchMessages(params, interesting);
+  let next = 0;
+  return results.map((result) => result ?? read[next++]!);
+}
+
+function toResponsePartition(
+  part: TopicIdPartition,
+  data: FetchPartitionData,
+  options: { version: number; image: MetadataImage; listenerName: string; nodeEndpoints: Map<number, { nodeId: number; host: string; port: number; rack: string | null }> },
+): ResponsePartition {
+  // Fetch v5 and older clients do not know KAFKA_STORAGE_ERROR.
+  const errorCode = data.errorCode === ErrorCode.KAFKA_STORAGE_ERROR && options.version <= 5 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : data.errorCode;
+  const leaderHint = options.version >= 16 && part.topic !== null && (errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || errorCode === ErrorCode.FENCED_LEADER_EPOCH);
+  return {
+    partitionIndex: part.partition,
+    errorCode,
+    highWatermark: data.highWatermark,
+    lastStableOffset: data.lastStableOffset,
+    logStartOffset: data.logStartOffset,
+    divergingEpoch: data.divergingEpoch ?? { epoch: -1, endOffset: -1 },
+    currentLeader: leaderHint ? currentLeaderOf(options.image, { topic: part.topic!, partition: part.partition }, options.listenerName, options.nodeEndpoints) : { leaderId: -1, leaderEpoch: -1 },
+    abortedTransactions: data.abortedTransactions?.map((txn) => ({ producerId: txn.producerId, firstOffset: txn.firstOffset })) ?? null,
+    preferredReadReplica: data.preferredReadReplica,
+    records: data.records,
+  };
+}
+
+/** Consecutive partitions of the same topic share one topic entry, as Kafka's FetchResponse builds it. */
+function groupByTopic(partitions: readonly FetchResponsePartition<ResponsePartition>[], usesTopicIds: boolean) {
+  const topics: { topic: string; topicId: string; partitions: ResponsePartition[] }[] = [];
+  for (const { part, data } of partitions) {
+    const last = topics.at(-1);
+    const sameTopic = last !== undefined && (usesTopicIds ? last.topicId === part.topicId : last.topic === part.topic);
+    if (sameTopic) last.partitions.push(data);
+    else topics.push({ topic: part.topic ?? '', topicId: part.topicId, partitions: [data] });
+  }
+  return topics;
+}
+
+function errorData(errorCode: number): FetchPartitionData {
+  return {
+    errorCode,
+    highWatermark: -1,
+    lastStableOffset: -1,
+    logStartOffset: -1,
+    records: Buffer.alloc(0),
+    abortedTransactions: null,
+    divergingEpoch: null,
+    preferredReadReplica: -1,
+  };
+}

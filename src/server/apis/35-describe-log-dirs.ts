@@ -1,0 +1,45 @@
+/**
+ * DescribeLogDirs (key 35), versions 1-5 (KIP-113): each log directory of
+ * this broker with the hosted partitions in it, their size in bytes and
+ * their offset lag (0 for a leader). `topics` null means every partition.
+ * v2 flexible; v3 top-level errorCode; v4 totalBytes / usableBytes
+ * (KIP-827); v5 isCordoned (KIP-1066: never, here).
+ *
+ * Not done: totalBytes / usableBytes are -1 (Kafka's UNKNOWN_VOLUME_BYTES):
+ * the file-system seam has no statfs yet. Offline directories are not
+ * modelled (a failing log goes offline on its own, see storage/log.ts).
+ */
+import { DescribeLogDirs } from '../../protocol/schemas/35-describe-log-dirs.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+const UNKNOWN_VOLUME_BYTES = -1;
+
+export function describeLogDirsHandler(broker: Broker) {
+  return defineHandler({
+    api: DescribeLogDirs,
+    handle(request) {
+      const wanted = request.topics === null ? null : new Set(request.topics.flatMap((topic) => topic.partitions.map((partition) => `${topic.topic}\u0000${partition}`)));
+      const results = broker.replicaManager.describeLogDirs().map((dir) => {
+        const byTopic = new Map<string, { partitionIndex: number; partitionSize: number; offsetLag: number; isFutureKey: boolean }[]>();
+        for (const { topicPartition, sizeBytes, offsetLag } of dir.partitions) {
+          if (wanted !== null && !wanted.has(`${topicPartition.topic}\u0000${topicPartition.partition}`)) continue;
+          let partitions = byTopic.get(topicPartition.topic);
+          if (partitions === undefined) byTopic.set(topicPartition.topic, (partitions = []));
+          partitions.push({ partitionIndex: topicPartition.partition, partitionSize: sizeBytes, offsetLag, isFutureKey: false });
+        }
+        return {
+          errorCode: ErrorCode.NONE,
+          logDir: dir.logDir,
+          topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+          totalBytes: UNKNOWN_VOLUME_BYTES,
+          usableBytes: UNKNOWN_VOLUME_BYTES,
+          isCordoned: false,
+        };
+      });
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results };
+    },
+    errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, results: [] }),
+  });
+}

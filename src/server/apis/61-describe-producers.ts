@@ -1,0 +1,47 @@
+/**
+ * DescribeProducers (key 61), version 0 (KIP-664): the active idempotent and
+ * transactional producers of each partition, from its producer state:
+ * producer id, epoch, last sequence, last timestamp, coordinator epoch and
+ * the first offset of its open transaction (-1 if none).
+ *
+ * Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER
+ * (only the leader answers), KAFKA_STORAGE_ERROR. No ACLs.
+ */
+import { DescribeProducers } from '../../protocol/schemas/61-describe-producers.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { Partition } from '../../replication/partition.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+export function describeProducersHandler(broker: Broker) {
+  return defineHandler({
+    api: DescribeProducers,
+    handle(request) {
+      return {
+        throttleTimeMs: 0,
+        topics: request.topics.map((topic) => ({
+          name: topic.name,
+          partitions: topic.partitionIndexes.map((partitionIndex) => {
+            const partition = broker.replicaManager.getPartitionOrError({ topic: topic.name, partition: partitionIndex });
+            if (!(partition instanceof Partition)) return { partitionIndex, errorCode: partition.errorCode, errorMessage: partition.message, activeProducers: [] };
+            const problem = partition.checkLocalLog(-1, true);
+            if (problem !== null) return { partitionIndex, errorCode: problem.errorCode, errorMessage: problem.message, activeProducers: [] };
+            const activeProducers = [...partition.producerState.activeProducers().values()].map((entry) => ({
+              producerId: entry.producerId,
+              producerEpoch: entry.producerEpoch,
+              lastSequence: entry.lastSeq,
+              lastTimestamp: entry.lastTimestampMs,
+              coordinatorEpoch: entry.coordinatorEpoch,
+              currentTxnStartOffset: entry.currentTxnFirstOffset ?? -1,
+            }));
+            return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers };
+          }),
+        })),
+      };
+    },
+    errorResponse: (request, errorCode) => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode })) })),
+    }),
+  });
+}
