@@ -74,6 +74,7 @@ export class LogManager {
   private readonly logger: StorageLogger;
   private readonly timers: TimerHandle[] = [];
   private checkpointing: Promise<void> = Promise.resolve();
+  private readonly runningTasks = new Set<Promise<unknown>>();
   private closed = false;
   /** Set when the log dir had a clean-shutdown marker at start. */
   hadCleanShutdown = false;
@@ -136,11 +137,13 @@ export class LogManager {
     const every = (intervalMs: number, task: () => Promise<unknown>) => {
       const run = () => {
         if (this.closed) return;
-        task()
+        const running: Promise<unknown> = task()
           .catch((error: unknown) => this.logger.error(`storage task failed: ${String(error)}`))
           .finally(() => {
+            this.runningTasks.delete(running);
             if (!this.closed) this.timers.push(this.env.timers.schedule(intervalMs, run));
           });
+        this.runningTasks.add(running);
       };
       this.timers.push(this.env.timers.schedule(intervalMs, run));
     };
@@ -152,6 +155,11 @@ export class LogManager {
     every(this.options.highWatermarkCheckpointIntervalMs ?? DEFAULT_INTERVALS_MS.highWatermarkCheckpoint, () =>
       this.checkpointHighWatermarks(),
     );
+  }
+
+  /** Resolves when the background tasks started so far have finished (tests, shutdown). */
+  async awaitBackgroundTasks(): Promise<void> {
+    await Promise.all([...this.runningTasks]);
   }
 
   /** One retention pass over every online log; returns the segments deleted. */
@@ -216,6 +224,7 @@ export class LogManager {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) timer.cancel();
+    await this.awaitBackgroundTasks();
     let allClean = true;
     for (const log of this.logs.values()) {
       try {
