@@ -1,0 +1,294 @@
+/**
+ * The group coordinator as the broker sees it (Kafka's GroupCoordinatorService):
+ * routes each request to the shard of its group's `__consumer_offsets`
+ * partition, validates what Kafka validates before a shard is involved
+ * (empty group ids, session timeout bounds), turns a shard's refusal into
+ * the response's error fields, and follows partition leadership through
+ * metadata updates (a shard loads when this node becomes the partition's
+ * leader and unloads when it stops being it).
+ */
+import type { Env } from '../io/env.js';
+import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { assignorsByName } from './assignors.js';
+import { UNKNOWN_MEMBER_ID, joinGroupError, syncGroupError, type JoinGroupResponseData, type SyncGroupResponseData } from './classic-group.js';
+import type { ClassicRequestContext, JoinGroupInput, LeaveGroupMemberInput, LeaveGroupMemberResult, SyncGroupInput } from './classic-protocol.js';
+import type { GroupCoordinatorConfig } from './config.js';
+import type { ConsumerGroupHeartbeatInput, ConsumerGroupHeartbeatResponseData, HeartbeatContext } from './consumer-group-protocol.js';
+import type { DeleteGroupResult, OffsetCommitInput, OffsetFetchInput, OffsetFetchResult, PartitionError } from './offset-operations.js';
+import { CONSUMER_OFFSETS_TOPIC, partitionFor } from './placement.js';
+import { describeClassicGroup, describeConsumerGroup, listGroups, type DescribedClassicGroup, type DescribedConsumerGroup, type ListedGroup } from './queries.js';
+import type { CoordinatorResult } from './operation.js';
+import type { GroupCoordinatorShard } from './shard.js';
+import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from './runtime.js';
+
+export interface GroupCoordinatorOptions {
+  nodeId: number;
+  config: GroupCoordinatorConfig;
+  env: Env;
+  log: CoordinatorLog;
+  logger: RuntimeLogger;
+  /** The broker's current metadata image. */
+  image: () => MetadataImage;
+}
+
+type TopicPartitionErrors = { name: string; partitions: PartitionError[] }[];
+
+export class GroupCoordinator implements MetadataPublisher {
+  readonly name = 'GroupCoordinator';
+  readonly runtime: CoordinatorRuntime;
+  private active = true;
+
+  constructor(private readonly options: GroupCoordinatorOptions) {
+    const assignors = assignorsByName(options.config.consumerGroupAssignors);
+    this.runtime = new CoordinatorRuntime({
+      env: options.env,
+      log: options.log,
+      logger: options.logger,
+      offsetCommitTimeoutMs: options.config.offsetCommitTimeoutMs,
+      offsetsRetentionCheckIntervalMs: options.config.offsetsRetentionCheckIntervalMs,
+      shardEnvironment: () => ({
+        config: options.config,
+        clock: options.env.clock,
+        random: options.env.random,
+        image: options.image,
+        assignors,
+      }),
+    });
+  }
+
+  get config(): GroupCoordinatorConfig {
+    return this.options.config;
+  }
+
+  /** The `__consumer_offsets` partition that holds the group. */
+  partitionFor(groupId: string): number {
+    return partitionFor(groupId, this.options.config.offsetsTopicPartitions);
+  }
+
+  get consumerProtocolEnabled(): boolean {
+    return this.options.config.rebalanceProtocols.includes('consumer');
+  }
+
+  async shutdown(): Promise<void> {
+    this.active = false;
+    await this.runtime.shutdown();
+  }
+
+  // ---- leadership
+
+  onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): void {
+    for (const partition of delta.changedPartitions) {
+      if (partition.topicName !== CONSUMER_OFFSETS_TOPIC) continue;
+      if (partition.leader === this.options.nodeId) this.runtime.becomeLeader(partition.partition, partition.leaderEpoch);
+      else this.runtime.resign(partition.partition);
+    }
+    for (const topic of delta.deletedTopics) {
+      if (topic.name === CONSUMER_OFFSETS_TOPIC) {
+        for (const partition of topic.partitions.keys()) this.runtime.resign(partition);
+        continue;
+      }
+      // Offsets of a deleted topic are deleted too (Kafka's onPartitionsDeleted).
+      for (const partition of this.runtime.activePartitions()) {
+        void this.runtime.write(partition, (shard) => shard.offsetOps.deleteTopicOffsets(topic.name));
+      }
+    }
+    void image;
+  }
+
+  // ---- classic protocol
+
+  async joinGroup(context: ClassicRequestContext, request: JoinGroupInput): Promise<JoinGroupResponseData> {
+    const error = this.precheck(request.groupId);
+    if (error !== null) return joinGroupError(request.memberId, error);
+    const { classicGroupMinSessionTimeoutMs: min, classicGroupMaxSessionTimeoutMs: max } = this.options.config;
+    if (request.sessionTimeoutMs < min || request.sessionTimeoutMs > max) return joinGroupError(request.memberId, ErrorCode.INVALID_SESSION_TIMEOUT);
+    const input = context.apiVersion === 0 ? { ...request, rebalanceTimeoutMs: request.sessionTimeoutMs } : request;
+    return new Promise((resolve) => {
+      const respond = once(resolve);
+      this.runtime.write(this.partitionFor(request.groupId), (shard) => shard.classic.join(context, input, respond)).then(
+        (outcome) => {
+          if (!outcome.ok) respond(joinGroupError(UNKNOWN_MEMBER_ID, outcome.errorCode));
+        },
+        () => respond(joinGroupError(UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_SERVER_ERROR)),
+      );
+    });
+  }
+
+  async syncGroup(request: SyncGroupInput): Promise<SyncGroupResponseData> {
+    const error = this.precheck(request.groupId);
+    if (error !== null) return syncGroupError(error);
+    return new Promise((resolve) => {
+      const respond = once(resolve);
+      this.runtime.write(this.partitionFor(request.groupId), (shard) => shard.classic.sync(request, respond)).then(
+        (outcome) => {
+          if (!outcome.ok) respond(syncGroupError(outcome.errorCode));
+        },
+        () => respond(syncGroupError(ErrorCode.UNKNOWN_SERVER_ERROR)),
+      );
+    });
+  }
+
+  async heartbeat(request: { groupId: string; memberId: string; groupInstanceId: string | null; generationId: number }): Promise<number> {
+    const error = this.precheck(request.groupId);
+    if (error !== null) return error;
+    const outcome = await this.write(request.groupId, (shard) => shard.classic.heartbeat(request));
+    if (outcome.ok) return outcome.response;
+    // While the group loads, a heartbeat is answered blindly (Kafka does the same).
+    return outcome.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? ErrorCode.NONE : outcome.errorCode;
+  }
+
+  async leaveGroup(request: { groupId: string; members: readonly LeaveGroupMemberInput[] }): Promise<{ errorCode: number; members: LeaveGroupMemberResult[] }> {
+    const error = this.precheck(request.groupId);
+    if (error !== null) return { errorCode: error, members: [] };
+    const outcome = await this.write(request.groupId, (shard) => shard.classic.leave(request));
+    if (outcome.ok) return outcome.response;
+    if (outcome.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
+      // The group does not exist: every member is unknown.
+      return { errorCode: ErrorCode.NONE, members: request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
+    }
+    return { errorCode: outcome.errorCode, members: [] };
+  }
+
+  // ---- offsets
+
+  async commitOffsets(request: OffsetCommitInput, apiVersion: number): Promise<TopicPartitionErrors> {
+    if (!this.active) return allPartitions(request.topics, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const outcome = await this.write(request.groupId, (shard) => shard.offsetOps.commit(request, apiVersion));
+    return outcome.ok ? outcome.response : allPartitions(request.topics, outcome.errorCode);
+  }
+
+  /** One group's offsets (OffsetFetch). */
+  fetchOffsets(request: OffsetFetchInput): OffsetFetchResult {
+    if (!this.active) return { groupId: request.groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
+    const outcome = this.runtime.read(this.partitionFor(request.groupId), (shard) => shard.offsetOps.fetch(request));
+    return outcome.ok ? outcome.response : { groupId: request.groupId, errorCode: outcome.errorCode, topics: [] };
+  }
+
+  async deleteOffsets(request: { groupId: string; topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[] }): Promise<{
+    errorCode: number;
+    topics: TopicPartitionErrors;
+  }> {
+    const error = this.precheck(request.groupId);
+    if (error !== null) return { errorCode: error, topics: [] };
+    const outcome = await this.write(request.groupId, (shard) => shard.offsetOps.deleteOffsets(request));
+    return outcome.ok ? { errorCode: ErrorCode.NONE, topics: outcome.response } : { errorCode: outcome.errorCode, topics: [] };
+  }
+
+  // ---- group administration
+
+  async deleteGroups(groupIds: readonly string[]): Promise<DeleteGroupResult[]> {
+    if (!this.active) return groupIds.map((groupId) => ({ groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null }));
+    const byPartition = this.groupByPartition(groupIds);
+    const results = new Map<string, DeleteGroupResult>();
+    await Promise.all(
+      [...byPartition].map(async ([partition, ids]) => {
+        const outcome = await this.runtime.write(partition, (shard) => shard.offsetOps.deleteGroups(ids));
+        const list = outcome.ok ? outcome.response : ids.map((groupId) => ({ groupId, errorCode: outcome.errorCode, errorMessage: null }));
+        for (const result of list) results.set(result.groupId, result);
+      }),
+    );
+    return groupIds.map((groupId) => results.get(groupId)!);
+  }
+
+  describeGroups(groupIds: readonly string[], apiVersion: number): DescribedClassicGroup[] {
+    return groupIds.map((groupId) => {
+      const outcome = this.active
+        ? this.runtime.read(this.partitionFor(groupId), (shard) => describeClassicGroup(shard, groupId, apiVersion))
+        : ({ ok: false, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, message: null } as const);
+      if (outcome.ok) return outcome.response;
+      return { errorCode: outcome.errorCode, errorMessage: null, groupId, groupState: '', protocolType: '', protocolData: '', members: [] };
+    });
+  }
+
+  /** ListGroups over every shard this node has loaded; one still loading fails the whole answer. */
+  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): { errorCode: number; groups: ListedGroup[] } {
+    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
+    const groups: ListedGroup[] = [];
+    for (let partition = 0; partition < this.options.config.offsetsTopicPartitions; partition++) {
+      const status = this.runtime.status(partition);
+      if (status === 'none' || status === 'closed') continue;
+      const outcome = this.runtime.read(partition, (shard) => listGroups(shard, statesFilter, typesFilter));
+      if (!outcome.ok) return { errorCode: outcome.errorCode, groups: [] };
+      groups.push(...outcome.response);
+    }
+    return { errorCode: ErrorCode.NONE, groups };
+  }
+
+  // ---- consumer protocol
+
+  async consumerGroupHeartbeat(context: HeartbeatContext, request: ConsumerGroupHeartbeatInput): Promise<ConsumerGroupHeartbeatResponseData> {
+    const fail = (errorCode: number, errorMessage: string | null): ConsumerGroupHeartbeatResponseData => ({
+      errorCode,
+      errorMessage,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (!this.active) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+    if (request.groupId === '') return fail(ErrorCode.INVALID_REQUEST, "GroupId can't be empty.");
+    const outcome = await this.write(request.groupId, (shard) => shard.consumer.heartbeat(context, request));
+    return outcome.ok ? outcome.response : fail(outcome.errorCode, outcome.message);
+  }
+
+  consumerGroupDescribe(groupIds: readonly string[]): DescribedConsumerGroup[] {
+    return groupIds.map((groupId) => {
+      const failed = (errorCode: number, errorMessage: string | null): DescribedConsumerGroup => ({
+        errorCode,
+        errorMessage,
+        groupId,
+        groupState: '',
+        groupEpoch: 0,
+        assignmentEpoch: 0,
+        assignorName: '',
+        members: [],
+      });
+      if (!this.active) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+      if (groupId === '') return failed(ErrorCode.INVALID_GROUP_ID, null);
+      const outcome = this.runtime.read(this.partitionFor(groupId), (shard) => describeConsumerGroup(shard, groupId));
+      return outcome.ok ? outcome.response : failed(outcome.errorCode, outcome.message);
+    });
+  }
+
+  // ---- helpers
+
+  /** Errors Kafka gives before involving a shard: inactive coordinator, empty group id. */
+  private precheck(groupId: string): number | null {
+    if (!this.active) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    return null;
+  }
+
+  private async write<T>(groupId: string, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): Promise<WriteOutcome<T>> {
+    try {
+      return await this.runtime.write(this.partitionFor(groupId), operation);
+    } catch {
+      return { ok: false, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: null };
+    }
+  }
+
+  private groupByPartition(groupIds: readonly string[]): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    for (const groupId of groupIds) {
+      const partition = this.partitionFor(groupId);
+      const list = out.get(partition) ?? [];
+      list.push(groupId);
+      out.set(partition, list);
+    }
+    return out;
+  }
+}
+
+function once<T>(resolve: (value: T) => void): (value: T) => void {
+  let done = false;
+  return (value) => {
+    if (done) return;
+    done = true;
+    resolve(value);
+  };
+}
+
+function allPartitions(topics: OffsetCommitInput['topics'], errorCode: number): TopicPartitionErrors {
+  return topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
