@@ -256,11 +256,17 @@ export function deleteTopics(context: ControllerContext, topics: readonly Deleta
   const records: MetadataRecord[] = [];
   const deleting = new Set<string>();
   const deletionEnabled = context.config.bool('delete.topic.enable');
-  const seenNames = countBy(topics.filter((t) => t.name !== null).map((t) => t.name!));
-  const seenIds = countBy(topics.filter((t) => t.topicId !== ZERO_UUID).map((t) => t.topicId));
+  // As Kafka: entries naming both or neither are refused on their own; duplicates are answered once.
+  const single = topics.filter((t) => (t.name !== null && t.name !== '') !== (t.topicId !== ZERO_UUID));
+  const seenNames = countBy(single.filter((t) => t.name !== null && t.name !== '').map((t) => t.name!));
+  const seenIds = countBy(single.filter((t) => t.topicId !== ZERO_UUID).map((t) => t.topicId));
+  const answeredDuplicates = new Set<string>();
   for (const request of topics) {
     const outcome = deleteOne(context.image, request, { seenNames, seenIds, deletionEnabled });
     if ('errorCode' in outcome) {
+      const key = `${request.name ?? ''}/${request.topicId}`;
+      if (outcome.errorMessage?.startsWith('Duplicate') === true && answeredDuplicates.has(key)) continue;
+      answeredDuplicates.add(key);
       results.push({ name: request.name, topicId: request.topicId, ...outcome });
       continue;
     }
