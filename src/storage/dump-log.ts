@@ -291,11 +291,11 @@ async function dumpProducerSnapshot(fs: FileSystem, file: string, sink: DumpLogS
     let line =
       `producerId: ${entry.producerId} producerEpoch: ${entry.epoch} coordinatorEpoch: ${entry.coordinatorEpoch} ` +
       `currentTxnFirstOffset: ${entry.currentTxnFirstOffset === -1 ? 'OptionalLong.empty' : `OptionalLong[${entry.currentTxnFirstOffset}]`} ` +
-      `lastTimestamp: ${entry.timestampMs} `;
+      `lastTimestamp: ${entry.timestampMs}`;
     if (entry.lastOffset >= 0) {
       const firstSequence = decrementSequence(entry.lastSequence, entry.offsetDelta);
       line +=
-        `firstSequence: ${firstSequence} lastSequence: ${entry.lastSequence} lastOffset: ${entry.lastOffset} ` +
+        ` firstSequence: ${firstSequence} lastSequence: ${entry.lastSequence} lastOffset: ${entry.lastOffset} ` +
         `offsetDelta: ${entry.offsetDelta} timestamp: ${entry.timestampMs}`;
     }
     sink.out(line);
