@@ -292,7 +292,10 @@ export class Producer {
       return record.partition;
     }
     const chosen = this.partitioner?.({ topic: record.topic, key: accumulated.key, value: accumulated.value, partitionCount }) ?? null;
-    if (chosen !== null) return chosen;
+    if (chosen !== null) {
+      if (!Number.isInteger(chosen) || chosen < 0 || chosen >= partitionCount) throw new Error(`the partitioner chose partition ${chosen}, but ${record.topic} has ${partitionCount}`);
+      return chosen;
+    }
     if (accumulated.key !== null && !this.partitionerIgnoreKeys) return partitionForKey(accumulated.key, partitionCount);
     return this.stickyFor(record.topic).partition(this.partitionsOf(topic));
   }
