@@ -6,7 +6,7 @@
 import type { CoordinatorLog } from '../../src/group/runtime.js';
 import { GroupCoordinator } from '../../src/group/coordinator.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/group/config.js';
-import { ManualClock, SeededRandom, realEnv, type Env } from '../../src/io/env.js';
+import { ManualClock, SeededRandom, realEnv, type Env, type TimerHandle, type Timers } from '../../src/io/env.js';
 import type { MetadataImage, PartitionRegistration, TopicImage } from '../../src/metadata/image.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { iterateBatches, setBaseOffset } from '../../src/protocol/records/batch.js';
@@ -131,10 +131,11 @@ export const silent = { info() {}, warn() {}, error() {} };
 
 export async function harness(options: { config?: Partial<GroupCoordinatorConfig>; topics?: readonly TopicSpec[]; log?: MemoryLog; seed?: number } = {}): Promise<Harness> {
   const clock = new ManualClock();
+  const timers = new DueTimers(clock);
   const log = options.log ?? new MemoryLog();
   const config: GroupCoordinatorConfig = { ...DEFAULT_GROUP_COORDINATOR_CONFIG, offsetsTopicPartitions: 4, ...options.config };
   let image = imageWith(options.topics ?? [{ name: 'events', partitions: 6 }]);
-  const env: Env = { ...realEnv, clock, timers: clock, random: new SeededRandom(options.seed ?? 7) };
+  const env: Env = { ...realEnv, clock, timers, random: new SeededRandom(options.seed ?? 7) };
   const build = async () => {
     const coordinator = new GroupCoordinator({ nodeId: 1, config, env, log, logger: silent, image: () => image });
     for (let p = 0; p < config.offsetsTopicPartitions; p++) coordinator.runtime.becomeLeader(p, 0);
@@ -150,14 +151,60 @@ export async function harness(options: { config?: Partial<GroupCoordinatorConfig
     setImage: (next) => {
       image = next;
     },
-    drain: () => coordinator.runtime.drain(),
-    advance: async (ms) => {
-      clock.advance(ms);
+    drain: async () => {
       await coordinator.runtime.drain();
+      await settle();
+    },
+    advance: async (ms) => {
+      // Step from one due timer to the next, letting the operations each one queues run before time moves on.
+      const targetMs = clock.nowMs() + ms;
+      for (;;) {
+        await coordinator.runtime.drain();
+        await settle();
+        const nextMs = timers.nextDueMs();
+        if (nextMs === null || nextMs > targetMs) break;
+        clock.advance(Math.max(0, nextMs - clock.nowMs()));
+      }
+      clock.advance(targetMs - clock.nowMs());
+      await coordinator.runtime.drain();
+      await settle();
     },
     reload: build,
   };
   return h;
+}
+
+/** ManualClock timers that also tell when the next one is due, so a test can step through them. */
+class DueTimers implements Timers {
+  private readonly due = new Map<number, number>();
+  private sequence = 0;
+
+  constructor(private readonly clock: ManualClock) {}
+
+  schedule(delayMs: number, callback: () => void): TimerHandle {
+    const id = ++this.sequence;
+    this.due.set(id, this.clock.nowMs() + Math.max(0, delayMs));
+    const handle = this.clock.schedule(delayMs, () => {
+      this.due.delete(id);
+      callback();
+    });
+    return {
+      cancel: () => {
+        this.due.delete(id);
+        handle.cancel();
+      },
+    };
+  }
+
+  defer(callback: () => void): void {
+    this.schedule(0, callback);
+  }
+
+  nextDueMs(): number | null {
+    let next: number | null = null;
+    for (const dueMs of this.due.values()) if (next === null || dueMs < next) next = dueMs;
+    return next;
+  }
 }
 
 /** Lets queued promise callbacks run (operations settle on microtasks). */
