@@ -39,6 +39,7 @@ import { compressionId, compressionName } from '../../src/protocol/records/compr
 import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { loadLog } from '../../src/storage/log-loader.js';
+import { dumpLogSegments, type RecordParser } from '../../src/storage/dump-log.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import type { Log } from '../../src/storage/log.js';
 import {
@@ -77,6 +78,9 @@ describe('storage byte compatibility with Apache Kafka 4.4.0', { skip: skipReaso
   let sent: KafkaRecord[];
   /** Kafka's own decoding of its partition directory. */
   let kafkaView: DumpedPartition;
+  /** The directory of batches Spool built, made once by the first test that needs it. */
+  let built: Promise<{ dir: string; written: KafkaRecord[] }> | undefined;
+  const buildOnce = () => (built ??= appendBuiltBatches(join(workDir, 'b-built', PARTITION_DIR), mulberry32(SEED + 1)));
 
   before(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'spool-kafka-compat-'));
@@ -152,8 +156,7 @@ describe('storage byte compatibility with Apache Kafka 4.4.0', { skip: skipReaso
   });
 
   it('(b) Kafka decodes batches Spool built (every codec, keys, headers) from a Spool log of several segments', async () => {
-    const dir = join(workDir, 'b-built', PARTITION_DIR);
-    const written = await appendBuiltBatches(dir, mulberry32(SEED + 1));
+    const { dir, written } = await buildOnce();
     const view = await dumpRecords(dir);
     assert.ok(view.segments.length >= 3, `expected several segments, got ${view.segments.length}`);
     for (const segment of view.segments) assert.equal(segment.validBytes, segment.fileBytes);
@@ -163,6 +166,31 @@ describe('storage byte compatibility with Apache Kafka 4.4.0', { skip: skipReaso
     assert.deepEqual(view.batches.flatMap((b) => b.records.map((r) => r.offset)), written.map((_, offset) => offset));
     const checked = await checkWithDumpLogSegments(dir);
     assert.deepEqual(checked.records, dumpLogRecords(view));
+  });
+
+  it("spool dump-log prints what Kafka's DumpLogSegments prints, line for line, in every mode", async () => {
+    const dirs = [join(kafkaDataDir, PARTITION_DIR), (await buildOnce()).dir];
+    const suffixes = ['.log', '.index', '.timeindex', '.txnindex', '.snapshot'];
+    const files = dirs.flatMap((dir) => segmentFiles(dir, suffixes).map((name) => join(dir, name)));
+    assert.ok(files.some((file) => file.endsWith('.txnindex')) && files.some((file) => file.endsWith('.snapshot')));
+    const modes: { flags: string[]; options: Parameters<typeof dumpLogSegments>[1] }[] = [
+      { flags: [], options: { files } },
+      { flags: ['--deep-iteration'], options: { files, deepIteration: true } },
+      { flags: ['--index-sanity-check'], options: { files, indexSanityCheck: true } },
+      {
+        flags: ['--print-data-log', '--key-decoder-class', TOOL.base64Decoder, '--value-decoder-class', TOOL.base64Decoder],
+        options: { files, printDataLog: true, parser: base64RecordParser },
+      },
+    ];
+    for (const mode of modes) {
+      const kafka = await runKafkaTool(TOOL.dumpLog, ['--files', files.join(','), ...mode.flags]);
+      assert.equal(kafka.code, 0, kafka.stderr);
+      const spool = { out: [] as string[], err: [] as string[] };
+      await dumpLogSegments(realEnv.fs, mode.options, { out: (line) => spool.out.push(line), err: (line) => spool.err.push(line) });
+      assert.deepEqual(spool.out, lines(kafka.stdout), `stdout with ${mode.flags.join(' ') || 'no flags'}`);
+      // stderr: Kafka's reports come in HashMap order, and Spool leaves out the "-1 is followed by N" artifact.
+      assert.deepEqual(reportBlocks(spool.err), reportBlocks(lines(knownDumpLogNoise(kafka.stderr))), `stderr with ${mode.flags.join(' ') || 'no flags'}`);
+    }
   });
 });
 
@@ -394,9 +422,9 @@ async function appendAsFollower(dir: string, kafkaPartitionDir: string): Promise
 /**
  * Builds batches with Spool's encoder (10-30 records each, every codec,
  * an idempotent producer's header fields) and appends them as a leader.
- * Returns the records in offset order.
+ * Returns the directory and the records in offset order.
  */
-async function appendBuiltBatches(dir: string, random: () => number): Promise<KafkaRecord[]> {
+async function appendBuiltBatches(dir: string, random: () => number): Promise<{ dir: string; written: KafkaRecord[] }> {
   const log = await openEmptyLog(dir);
   const written: KafkaRecord[] = [];
   let sequence = 0;
@@ -419,7 +447,7 @@ async function appendBuiltBatches(dir: string, random: () => number): Promise<Ka
   } finally {
     await log.close();
   }
-  return written;
+  return { dir, written };
 }
 
 // ---- Kafka's DumpLogSegments --------------------------------------------------------
@@ -515,4 +543,31 @@ function parseDumpLogRecords(stdout: string): DumpLogRecord[] {
     });
   }
   return records;
+}
+
+/** Spool's counterpart of java/Base64Decoder for --key-decoder-class / --value-decoder-class. */
+const base64RecordParser: RecordParser = {
+  parse(record) {
+    return {
+      ...(record.key === null ? {} : { key: record.key.toString('base64') }),
+      ...(record.value === null ? {} : { payload: record.value.toString('base64') }),
+    };
+  },
+};
+
+/** A tool's output as lines, without the empty string after the final newline. */
+function lines(text: string): string[] {
+  const all = text.split('\n');
+  if (all.at(-1) === '') all.pop();
+  return all;
+}
+
+/** Stderr report blocks (a header line and its indented detail lines), sorted: Kafka prints them in HashMap order. */
+function reportBlocks(stderrLines: readonly string[]): string[] {
+  const blocks: string[] = [];
+  for (const line of stderrLines) {
+    if (line.startsWith('  ') && blocks.length > 0) blocks[blocks.length - 1] += `\n${line}`;
+    else blocks.push(line);
+  }
+  return blocks.sort();
 }
