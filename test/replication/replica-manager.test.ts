@@ -264,3 +264,69 @@ test('logs on disk that the first metadata image does not claim are deleted', as
   await second.manager.onMetadataUpdate(delta([]), empty);
   assert.equal((await readdir(first.dir)).includes('orders-0'), false);
 });
+
+test('segment rolls snapshot producer state at the new base offset; a crash restart replays from there', async (t) => {
+  const first = await startManager();
+  await lead(first.manager, first.metadata, registration(), new Map([['internal.segment.bytes', '600']]));
+  const batch = (baseSequence: number) => buildBatch({ records: [{ value: Buffer.alloc(200, baseSequence), timestamp: NOW() }], producerId: 5, producerEpoch: 0, baseSequence });
+  for (let seq = 0; seq < 6; seq++) assert.equal((await produce(first.manager, batch(seq))).baseOffset, seq);
+  const files = (await readdir(join(first.dir, 'orders-0'))).sort();
+  const segments = files.filter((name) => name.endsWith('.log')).map((name) => Number(name.slice(0, 20)));
+  const snapshots = files.filter((name) => name.endsWith('.snapshot')).map((name) => Number(name.slice(0, 20)));
+  assert.ok(segments.length > 1, 'the small segment size rolled the log');
+  assert.deepEqual(snapshots, segments.slice(1), 'one snapshot at each rolled segment base offset');
+  // Crash: no stop. The new manager loads the latest snapshot and replays the active segment.
+  const second = await startManager({ dir: first.dir });
+  t.after(async () => { await second.manager.stop(); await rm(first.dir, { recursive: true, force: true }); });
+  await lead(second.manager, second.metadata, registration({ leaderEpoch: 1 }), new Map([['internal.segment.bytes', '600']]));
+  // As in Kafka, a snapshot keeps each producer's last batch; the batches after it come back by replay.
+  const latestSnapshot = snapshots.at(-1)!;
+  for (let seq = latestSnapshot - 1; seq < 6; seq++) assert.equal((await produce(second.manager, batch(seq))).baseOffset, seq, `retry of sequence ${seq}`);
+  if (latestSnapshot - 2 >= 0) assert.equal((await produce(second.manager, batch(latestSnapshot - 2))).errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  assert.equal((await produce(second.manager, batch(7))).errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  assert.equal((await produce(second.manager, batch(6))).baseOffset, 6);
+});
+
+test('a follower replica refuses appends with NOT_LEADER_OR_FOLLOWER', async (t) => {
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  await lead(manager, metadata, registration({ replicas: [2, 1], isr: [2, 1], leader: 2, leaderEpoch: 4 }));
+  const refused = await produce(manager, buildBatch({ records: [{ value: 'x', timestamp: NOW() }] }));
+  assert.equal(refused.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  assert.equal(refused.logStartOffset, -1);
+  const [read] = await manager.fetchMessages(consumerFetch(), [fetchInfo(0)]);
+  assert.equal(read!.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'fetchOnlyFromLeader');
+});
+
+test('the response byte budget: the first batch comes whole even if larger (KIP-74), later partitions stay within it', async (t) => {
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  const partitions = [registration({ partition: 0 }), registration({ partition: 1 })];
+  const { image } = imageWith(partitions);
+  metadata.image = image;
+  await manager.onMetadataUpdate(delta(partitions), image);
+  const big = buildBatch({ records: [{ value: Buffer.alloc(5000), timestamp: NOW() }] });
+  for (const partition of [0, 1]) {
+    const result = await manager.appendRecords({ timeoutMs: 100, requiredAcks: 1, internalTopicsAllowed: false, entries: [{ topicPartition: { topic: 'orders', partition }, records: Buffer.from(big) }] });
+    assert.equal(result.get(`orders-${partition}`)!.errorCode, ErrorCode.NONE);
+  }
+  const info = (partition: number) => ({ ...fetchInfo(0), topicPartition: { topic: 'orders', partition }, maxBytes: 1000 });
+  const [first, second] = await manager.fetchMessages(consumerFetch({ maxBytes: 2000 }), [info(0), info(1)]);
+  assert.equal(first!.records.length, big.length, 'larger than both limits, returned whole');
+  assert.equal(second!.records.length, 0, 'the budget is spent; an incomplete batch is not sent');
+  assert.equal(second!.highWatermark, 1);
+});
+
+test('LogAppendTime topics stamp the append time and answer it', async (t) => {
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  await lead(manager, metadata, registration(), new Map([['message.timestamp.type', 'LogAppendTime']]));
+  const before = Date.now();
+  const result = await produce(manager, buildBatch({ records: [{ value: 'x', timestamp: 1000 }] }));
+  assert.equal(result.errorCode, ErrorCode.NONE);
+  assert.ok(result.logAppendTimeMs >= before);
+  const [data] = await manager.fetchMessages(consumerFetch(), [fetchInfo(0)]);
+  const header = readBatchHeader(data!.records);
+  assert.equal(header.timestampType, 1);
+  assert.equal(header.maxTimestamp, result.logAppendTimeMs);
+});
