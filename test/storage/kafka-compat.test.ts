@@ -56,7 +56,7 @@ const PARTITION_DIR = `${TOPIC}-0`;
 const SEGMENT_BYTES = 100_000;
 const INDEX_INTERVAL_BYTES = 1024;
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
-const RECORDS_PER_CODEC = 300;
+const RECORDS_PER_CODEC = 400;
 const SEED = 0x5eed_c0de;
 /** Leader epoch of the batches Spool builds and appends as a leader. */
 const BUILT_LEADER_EPOCH = 3;
