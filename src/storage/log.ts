@@ -33,7 +33,6 @@ import {
   BATCH_HEADER_BYTES,
   MAGIC_V2,
   batchSizeAt,
-  readBatchHeader,
   setBaseOffset,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -257,25 +256,32 @@ export class Log {
     const origin = options.origin ?? (options.assignOffsets ? 'client' : 'replication');
     const validate = options.validateRecords !== false;
     const batches = analyzeAndValidate(records, { origin, maxMessageBytes: this.configValue.maxMessageBytes, checkCrc: validate });
-    return this.withLock(async () => {
-      this.checkOnline();
-      if (records.length > this.configValue.segmentBytes) {
-        throw new RecordBatchTooLargeError(
-          `${records.length} bytes of batches exceed segment.bytes ${this.configValue.segmentBytes} for ${this.name}`,
-        );
-      }
-      const logAppendTimeMs = options.assignOffsets ? this.assignOffsets(records, batches, { leaderEpoch: options.leaderEpoch, stampLogAppendTime: validate }) : -1;
-      if (!options.assignOffsets) this.checkReplicatedOffsets(batches);
-      const info = summarize(batches, logAppendTimeMs);
-      await this.ioOrOffline(async () => {
-        const segment = await this.maybeRoll(records.length, info);
-        await segment.append(records, batches);
-      });
-      this.nextOffset = info.lastOffset + 1;
-      await this.assignEpochStarts(batches);
-      await this.maybeFlushAfterAppend();
-      return { ...info, logStartOffset: this.logStartOffsetValue, validBytes: records.length };
-    });
+    return this.withLock(() => this.appendLocked(records, batches, { ...options, validateRecords: validate }));
+  }
+
+  private async appendLocked(records: Buffer, batches: AnalyzedBatch[], options: AppendOptions): Promise<LogAppendInfo> {
+    this.checkOnline();
+    if (records.length > this.configValue.segmentBytes) {
+      throw new RecordBatchTooLargeError(
+        `${records.length} bytes of batches exceed segment.bytes ${this.configValue.segmentBytes} for ${this.name}`,
+      );
+    }
+    const logAppendTimeMs = options.assignOffsets
+      ? this.assignOffsets(records, batches, { leaderEpoch: options.leaderEpoch, stampLogAppendTime: options.validateRecords === true })
+      : -1;
+    if (!options.assignOffsets) this.checkReplicatedOffsets(batches);
+    const info = summarize(batches, logAppendTimeMs);
+    try {
+      const segment = this.shouldRoll(records.length, info) ? await this.rollLocked(info.firstOffset) : this.activeSegment;
+      await segment.append(records, batches);
+    } catch (error) {
+      throw this.offlineOnIoError(error);
+    }
+    this.nextOffset = info.lastOffset + 1;
+    if (this.assignEpochStarts(batches)) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+    if (this.unflushedMessages >= this.configValue.flushMessages) await this.flush();
+    else this.armFlushTimer();
+    return { ...info, logStartOffset: this.logStartOffsetValue, validBytes: records.length };
   }
 
   /** Rewrites baseOffset and partitionLeaderEpoch of every batch (and maxTimestamp under LogAppendTime). */
@@ -318,8 +324,8 @@ export class Log {
     }
   }
 
-  /** Records a new leader epoch's start offset for batches of an epoch newer than the cache's latest. */
-  private async assignEpochStarts(batches: readonly AnalyzedBatch[]): Promise<void> {
+  /** Records a new leader epoch's start offset for batches of an epoch newer than the cache's latest; true if it changed. */
+  private assignEpochStarts(batches: readonly AnalyzedBatch[]): boolean {
     let changed = false;
     for (const batch of batches) {
       const latest = this.leaderEpochCache.latestEpoch;
@@ -327,24 +333,23 @@ export class Log {
         changed = this.leaderEpochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset) || changed;
       }
     }
-    if (changed) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+    return changed;
   }
 
-  /** Rolls first when the active segment is too big or old, its index full, or the offsets would not fit. */
-  private async maybeRoll(messagesBytes: number, info: { firstOffset: number; lastOffset: number; maxTimestamp: number }): Promise<LogSegment> {
+  /** Kafka's roll rule: the active segment is too big or old, an index is full, or the offsets would not fit. */
+  private shouldRoll(messagesBytes: number, info: { lastOffset: number; maxTimestamp: number }): boolean {
     const segment = this.activeSegment;
     const config = this.configValue;
     const rollingBase = segment.rollingBasedTimestamp;
     const waitedMs =
       rollingBase !== null && rollingBase >= 0 ? info.maxTimestamp - rollingBase : this.env.clock.nowMs() - segment.createdMs;
-    const shouldRoll =
+    return (
       segment.sizeBytes > config.segmentBytes - messagesBytes ||
       (segment.sizeBytes > 0 && waitedMs > config.segmentMs) ||
       segment.offsetIndex.isFull ||
       segment.timeIndex.isFull ||
-      !segment.canConvertToRelativeOffset(info.lastOffset);
-    if (!shouldRoll) return segment;
-    return this.roll(info.firstOffset);
+      !segment.canConvertToRelativeOffset(info.lastOffset)
+    );
   }
 
   /**
@@ -352,7 +357,14 @@ export class Log {
    * finished segment gets its final time-index entry and is flushed in the
    * background (Kafka's flush-on-roll), which advances the recovery point.
    */
-  async roll(expectedNextOffset = 0): Promise<LogSegment> {
+  roll(): Promise<LogSegment> {
+    return this.withLock(async () => {
+      this.checkOnline();
+      return this.ioOrOffline(() => this.rollLocked(0));
+    });
+  }
+
+  private async rollLocked(expectedNextOffset: number): Promise<LogSegment> {
     const newOffset = Math.max(expectedNextOffset, this.nextOffset);
     const previous = this.activeSegment;
     if (newOffset - previous.baseOffset > INT32_MAX && previous.sizeBytes === 0) {
@@ -678,19 +690,15 @@ export class Log {
     });
   }
 
-  private async maybeFlushAfterAppend(): Promise<void> {
-    if (this.unflushedMessages >= this.configValue.flushMessages) {
-      await this.flush();
-      return;
-    }
+  /** flush.ms: schedules a flush that far after the last one, once data is unflushed. */
+  private armFlushTimer(): void {
     const flushMs = this.configValue.flushMs;
-    if (Number.isFinite(flushMs) && this.flushTimer === null) {
-      const delayMs = Math.max(0, this.lastFlushMs + flushMs - this.env.clock.nowMs());
-      this.flushTimer = this.env.timers.schedule(delayMs, () => {
-        this.flushTimer = null;
-        if (!this.closed) this.flushInBackground(this.nextOffset);
-      });
-    }
+    if (!Number.isFinite(flushMs) || this.flushTimer !== null) return;
+    const delayMs = Math.max(0, this.lastFlushMs + flushMs - this.env.clock.nowMs());
+    this.flushTimer = this.env.timers.schedule(delayMs, () => {
+      this.flushTimer = null;
+      if (!this.closed) this.flushInBackground(this.nextOffset);
+    });
   }
 
   // ---- life cycle -------------------------------------------------------------------------
@@ -775,12 +783,19 @@ export class Log {
     try {
       return await operation();
     } catch (error) {
-      if (!isIoError(error)) throw error;
-      this.offlineError ??= new KafkaStorageError(`${this.name} is offline after a disk error: ${error.message}`, { cause: error });
+      throw this.offlineOnIoError(error);
+    }
+  }
+
+  /** The error to throw for `error`: an I/O error takes the log offline (KafkaStorageError); others pass. */
+  private offlineOnIoError(error: unknown): unknown {
+    if (!isIoError(error)) return error;
+    if (this.offlineError === null) {
+      this.offlineError = new KafkaStorageError(`${this.name} is offline after a disk error: ${error.message}`, { cause: error });
       this.cancelTimers();
       this.logger.error(this.offlineError.message);
-      throw this.offlineError;
     }
+    return this.offlineError;
   }
 
   private withLock<T>(operation: () => Promise<T>): Promise<T> {
@@ -814,21 +829,28 @@ export function analyzeAndValidate(
     }
     const error = options.checkCrc ? validateBatch(records, position, { origin: options.origin }) : checkFraming(records, position);
     if (error !== null) throw new InvalidRecordError(ErrorCode[error.code], error.message);
-    const header = readBatchHeader(records, position);
+    // Only the fields the log needs, read in place (no header object per batch).
+    const baseOffset = readInt64(records, position + BATCH_FIELD.baseOffset);
+    const lastOffsetDelta = records.readInt32BE(position + BATCH_FIELD.lastOffsetDelta);
+    const batchBytes = sizeBytes!;
     batches.push({
       position,
-      baseOffset: header.baseOffset,
-      lastOffset: header.lastOffset,
-      lastOffsetDelta: header.lastOffsetDelta,
-      sizeBytes: header.sizeBytes,
-      maxTimestamp: header.maxTimestamp,
-      partitionLeaderEpoch: header.partitionLeaderEpoch,
-      recordCount: header.recordCount,
+      baseOffset,
+      lastOffset: baseOffset + lastOffsetDelta,
+      lastOffsetDelta,
+      sizeBytes: batchBytes,
+      maxTimestamp: readInt64(records, position + BATCH_FIELD.maxTimestamp),
+      partitionLeaderEpoch: records.readInt32BE(position + BATCH_FIELD.partitionLeaderEpoch),
+      recordCount: records.readInt32BE(position + BATCH_FIELD.recordCount),
     });
-    position += header.sizeBytes;
+    position += batchBytes;
   }
   if (batches.length === 0) throw new InvalidRecordError(ErrorCode.CORRUPT_MESSAGE, 'an append needs at least one record batch');
   return batches;
+}
+
+function readInt64(buffer: Buffer, at: number): number {
+  return buffer.readInt32BE(at) * 0x1_0000_0000 + buffer.readUInt32BE(at + 4);
 }
 
 /** Size and magic only: what must hold for the log to stay walkable. */
