@@ -1,0 +1,120 @@
+/**
+ * A real Spool node in a child process, as a user runs it:
+ * `node dist/src/cli/main.js start --override log.dirs=DIR --override listeners=...`.
+ * Resolves once the node prints its "Spool started: ..." line. The interop
+ * tests point third-party clients at `bootstrap`; the crash test kills it
+ * with SIGKILL and starts it again on the same data dir and port.
+ *
+ * Test code, not product code: it uses child processes, node:fs and node:net
+ * directly (DESIGN.md's io seams bind src/ only).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled `spool` bin (this file runs from dist/test/interop/clients/). */
+export const SPOOL_BIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+
+const READY_LINE = /^Spool started: PLAINTEXT:\/\/(127\.0\.0\.1):(\d+) /m;
+const START_TIMEOUT_MS = 60_000;
+
+export interface StartSpoolOptions {
+  /** Data dir (log.dirs); default a new temp dir that stop() removes. */
+  dir?: string;
+  /** PLAINTEXT port; default a free one. */
+  port?: number;
+  /** Extra `--override key=value` properties. */
+  overrides?: readonly string[];
+}
+
+export interface SpoolProcess {
+  bootstrap: string;
+  port: number;
+  dir: string;
+  pid: number;
+  /** Everything the node printed so far (stdout and stderr), for failure messages. */
+  output(): string;
+  /** SIGTERM and wait; resolves with the exit code. Removes the dir if it was created here (unless keepDir). */
+  stop(options?: { keepDir?: boolean }): Promise<number | null>;
+  /** SIGKILL and wait until the process is gone; keeps the data dir. */
+  kill9(): Promise<void>;
+}
+
+export async function startSpool(options: StartSpoolOptions = {}): Promise<SpoolProcess> {
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'spool-interop-'));
+  const port = options.port ?? (await freePort());
+  const controllerPort = await freePort();
+  const args = [
+    SPOOL_BIN, 'start',
+    '--override', `log.dirs=${dir}`,
+    '--override', `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    ...(options.overrides ?? []).flatMap((override) => ['--override', override]),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.on('data', (data: Buffer) => { text += data.toString(); });
+  child.stderr.on('data', (data: Buffer) => { text += data.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await untilReady(child, () => text);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    if (ownDir) rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let gone = false;
+  return {
+    bootstrap: `127.0.0.1:${port}`,
+    port,
+    dir,
+    pid: child.pid!,
+    output: () => text,
+    async stop(stopOptions = {}) {
+      const code = gone ? null : (child.kill('SIGTERM'), await exited);
+      gone = true;
+      if (ownDir && stopOptions.keepDir !== true) rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited;
+      gone = true;
+    },
+  };
+}
+
+function untilReady(child: ChildProcess, text: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`spool start did not print its ready line in ${START_TIMEOUT_MS} ms:\n${text()}`)), START_TIMEOUT_MS);
+    const check = (): void => {
+      if (READY_LINE.test(text())) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`spool start exited with ${code} before it was ready:\n${text()}`));
+    });
+  });
+}
+
+/** A TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
