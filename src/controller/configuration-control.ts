@@ -133,7 +133,7 @@ function splitList(text: string): string[] {
   return trimmed === '' ? [] : trimmed.split(/\s*,\s*/);
 }
 
-function forEachResource<C>(
+function forEachResource<C extends { name: string }>(
   resources: readonly ConfigResourceChange<C>[],
   options: { validateOnly: boolean },
   change: (resource: ConfigResourceRef, configs: readonly C[]) => MetadataRecord[] | ApiError,
@@ -149,6 +149,11 @@ function forEachResource<C>(
       continue;
     }
     seen.add(key);
+    const names = request.configs.map((config) => config.name);
+    if (new Set(names).size !== names.length) {
+      results.push({ ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' });
+      continue;
+    }
     const outcome = change({ type: request.resourceType, name: request.resourceName }, request.configs);
     if ('errorCode' in outcome) {
       results.push({ ...base, ...outcome });

@@ -130,3 +130,12 @@ test('broker configs: dynamic ones per broker and cluster-wide, non-dynamic ones
   assert.equal(refused.response[1]!.errorCode, ErrorCode.INVALID_REQUEST);
   assert.equal(refused.response[2]!.errorMessage, 'Invalid value many for configuration message.max.bytes: Not a number of type INT');
 });
+
+test('a config key named twice in one resource is INVALID_REQUEST', () => {
+  const { response, records } = commit(withTopic(), (c) =>
+    incrementalAlterConfigs(c, [{ resourceType: TOPIC, resourceName: 't', configs: [set('retention.ms', '1'), set('retention.ms', '2')] }], { validateOnly: false }),
+  );
+  assert.equal(records.length, 0);
+  assert.equal(response[0]!.errorCode, ErrorCode.INVALID_REQUEST);
+  assert.equal(response[0]!.errorMessage, 'Error due to duplicate config keys');
+});
