@@ -76,6 +76,7 @@ export interface PurgatoryOptions {
 export class DelayedOperationPurgatory<T extends DelayedOperation> {
   private readonly watchers = new Map<string, Set<T>>();
   private waiting = 0;
+  private closed = false;
 
   constructor(
     readonly name: string,
@@ -100,7 +101,7 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
   tryCompleteElseWatch(operation: T, keys: readonly string[]): boolean {
     if (keys.length === 0) throw new Error(`${this.name}: a delayed operation needs at least one key`);
     if (operation.tryComplete()) return true;
-    if (this.waiting >= this.options.operationsMax) return operation.forceComplete();
+    if (this.closed || this.waiting >= this.options.operationsMax) return operation.forceComplete();
     operation.watchKeys = keys;
     operation.onDone = (done) => this.unwatch(done as T);
     for (const key of keys) {
@@ -127,8 +128,9 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
     return completed;
   }
 
-  /** Completes everything still waiting (broker shutdown). */
+  /** Completes everything still waiting; later operations complete at once (broker shutdown). */
   shutdown(): void {
+    this.closed = true;
     const all = new Set<T>();
     for (const set of this.watchers.values()) for (const operation of set) all.add(operation);
     for (const operation of all) operation.forceComplete();

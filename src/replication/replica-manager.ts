@@ -119,6 +119,7 @@ export class ReplicaManager implements MetadataPublisher {
   private firstImageApplied = false;
   private expirationTimer: TimerHandle | null = null;
   private state: 'new' | 'started' | 'stopped' = 'new';
+  private shuttingDown = false;
 
   constructor(private readonly context: ReplicaManagerContext) {
     const { env, config } = context;
@@ -196,6 +197,17 @@ export class ReplicaManager implements MetadataPublisher {
         await partition.producerState.deleteSnapshotsBefore(partition.log.logSegments[0]!.baseOffset);
       }).catch((error: unknown) => this.context.log.warn(`producer expiration for ${partition.name} failed: ${String(error)}`));
     }
+  }
+
+  /**
+   * First step of a broker stop: waiting fetches and acks=all produces are
+   * answered now with what they have, and new fetches stop waiting, so
+   * in-flight requests finish without sitting out max.wait.ms.
+   */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+    this.producePurgatory.shutdown();
+    this.fetchPurgatory.shutdown();
   }
 
   /** Clean stop: answers waiting requests, snapshots producer state, closes every log. */
@@ -486,7 +498,7 @@ export class ReplicaManager implements MetadataPublisher {
     const first = await this.readFromLog(params, infos);
     const bytesReadable = first.reduce((sum, data) => sum + data.records.length, 0);
     const mustAnswer = first.some((data) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null);
-    if (params.maxWaitMs <= 0 || infos.length === 0 || bytesReadable >= params.minBytes || mustAnswer) return first;
+    if (params.maxWaitMs <= 0 || infos.length === 0 || bytesReadable >= params.minBytes || mustAnswer || this.shuttingDown) return first;
     return new Promise((resolve, reject) => {
       const statuses: FetchPartitionStatus[] = infos.map((info, index) => {
         const key = topicPartitionKey(info.topicPartition);

@@ -93,6 +93,7 @@ export class Broker {
   async stop(): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
+    this.replicaManager.beginShutdown();
     await this.socketServer.shutdown();
     await this.replicaManager.stop();
     await this.metadata.stop();

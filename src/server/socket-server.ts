@@ -56,8 +56,10 @@ export class SocketServer {
   /** Stops accepting, lets in-flight requests finish, then closes every connection. */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.listeners.map((listener) => listener.close()));
+    // A listener's close resolves only once its connections are gone, so drain those first.
+    const listenersClosed = Promise.all(this.listeners.map((listener) => listener.close()));
     await Promise.all([...this.connections].map((connection) => connection.drainAndClose()));
+    await listenersClosed;
   }
 
   get connectionCount(): number {

@@ -211,3 +211,17 @@ test('Produce v0-v2 is advertised like Kafka 4 but a v2 request closes the conne
   client.send([bytes]);
   assert.equal(await client.next(), null);
 });
+
+test('stopping the broker answers a waiting long poll instead of sitting out max.wait.ms', { timeout: 60_000 }, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'spool-e2e-'));
+  const running = await startWithTopic(dir);
+  const client = await WireClient.connect(running.bootstrapServers);
+  t.after(async () => { client.close(); await rm(dir, { recursive: true, force: true }); });
+  const polling = call(client, Fetch, 12, fetchBody('events', 0, { maxWaitMs: 600_000 }));
+  // Wait until the fetch sits in the purgatory (a turn of the event loop at a time).
+  while (running.broker.replicaManager.fetchPurgatory.delayedCount === 0) await new Promise((resolve) => setImmediate(resolve));
+  await running.stop();
+  const answered = await polling;
+  assert.equal(answered.responses[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(answered.responses[0]!.partitions[0]!.records!.length, 0);
+});

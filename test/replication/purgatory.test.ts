@@ -92,3 +92,13 @@ test('shutdown completes every waiting operation', () => {
   assert.equal(purgatory.delayedCount, 0);
   assert.equal(clock.pendingCount, 0);
 });
+
+test('after shutdown a new operation completes at once instead of waiting', () => {
+  const clock = new ManualClock();
+  const purgatory = new DelayedOperationPurgatory<Probe>('test', clock, { operationsMax: 10 });
+  purgatory.shutdown();
+  const late = new Probe(100, () => false);
+  assert.equal(purgatory.tryCompleteElseWatch(late, ['a']), true);
+  assert.deepEqual(late.outcomes, ['completed']);
+  assert.equal(purgatory.delayedCount, 0);
+});
