@@ -92,7 +92,8 @@ export class OffsetOperations {
         records.push(
           groupRecord('OffsetCommit', offsetCommitKey(request.groupId, topic.name, p.partitionIndex), {
             offset: p.committedOffset,
-            leaderEpoch: p.committedLeaderEpoch,
+            // An explicit expiry is written as OffsetCommitValue v1, which has no leader epoch (as in Kafka).
+            leaderEpoch: expireTimestampMs === -1 ? p.committedLeaderEpoch : -1,
             metadata: p.committedMetadata ?? '',
             commitTimestamp: nowMs,
             expireTimestamp: expireTimestampMs,

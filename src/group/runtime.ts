@@ -244,31 +244,52 @@ export class CoordinatorRuntime {
   }
 
   private enqueue<T>(context: ShardContext, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): Promise<WriteOutcome<T>> {
-    const run = context.tail.then(() => this.run(context, operation));
-    context.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return new Promise((resolve, reject) => {
+      const run = context.tail.then(() => this.run(context, operation, resolve));
+      context.tail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      run.catch(reject);
+    });
   }
 
-  private async run<T>(context: ShardContext, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): Promise<WriteOutcome<T>> {
-    if (context.status !== 'active') return { ok: false, errorCode: context.status === 'loading' ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR, message: null };
+  /**
+   * Runs one operation: computes it, writes its records, replays them. The
+   * outcome goes to `respond` when the write completes, or earlier with
+   * COORDINATOR_NOT_AVAILABLE when it outlives offsets.commit.timeout.ms;
+   * the queue still waits for the write (and its replay) before the next
+   * operation, so state and log never disagree.
+   */
+  private async run<T>(
+    context: ShardContext,
+    operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>,
+    respond: (outcome: WriteOutcome<T>) => void,
+  ): Promise<void> {
+    if (context.status !== 'active') {
+      respond({ ok: false, errorCode: context.status === 'loading' ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR, message: null });
+      return;
+    }
     let result: CoordinatorResult<T>;
     try {
       result = operation(context.shard);
     } catch (error) {
-      if (isGroupApiError(error)) return { ok: false, errorCode: error.errorCode, message: error.message };
-      throw error;
+      if (!isGroupApiError(error)) throw error;
+      respond({ ok: false, errorCode: error.errorCode, message: error.message });
+      return;
     }
     if (result.records.length === 0) {
       result.onAppend?.(ErrorCode.NONE);
-      return { ok: true, response: result.response };
+      respond({ ok: true, response: result.response });
+      return;
     }
+    const timeout = this.options.env.timers.schedule(this.options.offsetCommitTimeoutMs, () => {
+      respond({ ok: false, errorCode: appendErrorToResponseError(ErrorCode.REQUEST_TIMED_OUT), message: null });
+    });
     const appendError = await this.appendRecords(context, result.records, result.replayRecords);
+    timeout.cancel();
     result.onAppend?.(appendError);
-    if (appendError !== ErrorCode.NONE) return { ok: false, errorCode: appendError, message: null };
-    return { ok: true, response: result.response };
+    respond(appendError === ErrorCode.NONE ? { ok: true, response: result.response } : { ok: false, errorCode: appendError, message: null });
   }
 
   /** Writes the records as one batch and replays them; returns the response error (NONE on success). */
@@ -280,39 +301,11 @@ export class CoordinatorRuntime {
         return { key, value, timestamp: nowMs };
       }),
     });
-    const appended = await this.withTimeout(this.options.log.append(context.partition, batch));
+    const appended = await this.options.log.append(context.partition, batch);
     if (appended.errorCode !== ErrorCode.NONE) return appendErrorToResponseError(appended.errorCode);
     if (context.status !== 'active') return ErrorCode.NOT_COORDINATOR;
     if (replay) records.forEach((record, i) => context.shard.replay(record, { offset: appended.baseOffset + i, producerId: -1 }));
     return ErrorCode.NONE;
-  }
-
-  /** offsets.commit.timeout.ms bounds the wait for a write; the write itself is not undone. */
-  private withTimeout(append: Promise<{ errorCode: number; baseOffset: number }>): Promise<{ errorCode: number; baseOffset: number }> {
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const timer = this.options.env.timers.schedule(this.options.offsetCommitTimeoutMs, () => {
-        if (settled) return;
-        settled = true;
-        resolve({ errorCode: ErrorCode.REQUEST_TIMED_OUT, baseOffset: -1 });
-      });
-      append.then(
-        (value) => {
-          timer.cancel();
-          if (!settled) {
-            settled = true;
-            resolve(value);
-          }
-        },
-        (error: unknown) => {
-          timer.cancel();
-          if (!settled) {
-            settled = true;
-            reject(error);
-          }
-        },
-      );
-    });
   }
 
   private timerFor(context: ShardContext): CoordinatorTimer {

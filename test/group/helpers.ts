@@ -123,7 +123,7 @@ export interface Harness {
   /** Advances time and waits for every operation the timers queued. */
   advance(ms: number): Promise<void>;
   drain(): Promise<void>;
-  /** A second coordinator over the same log, loaded from it (a restart or a coordinator move). */
+  /** Stops this coordinator and loads a new one from the same log (a restart or a coordinator move). */
   reload(): Promise<GroupCoordinator>;
 }
 
@@ -169,7 +169,10 @@ export async function harness(options: { config?: Partial<GroupCoordinatorConfig
       await coordinator.runtime.drain();
       await settle();
     },
-    reload: build,
+    reload: async () => {
+      await coordinator.shutdown();
+      return build();
+    },
   };
   return h;
 }
