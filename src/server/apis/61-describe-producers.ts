@@ -4,8 +4,9 @@
  * producer id, epoch, last sequence, last timestamp, coordinator epoch and
  * the first offset of its open transaction (-1 if none).
  *
+ * Any replica with the log answers (leader or follower), as in Kafka.
  * Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER
- * (only the leader answers), KAFKA_STORAGE_ERROR. No ACLs.
+ * (no replica here), KAFKA_STORAGE_ERROR. No ACLs.
  */
 import { DescribeProducers } from '../../protocol/schemas/61-describe-producers.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -23,9 +24,7 @@ export function describeProducersHandler(broker: Broker) {
           name: topic.name,
           partitions: topic.partitionIndexes.map((partitionIndex) => {
             const partition = broker.replicaManager.getPartitionOrError({ topic: topic.name, partition: partitionIndex });
-            if (!(partition instanceof Partition)) return { partitionIndex, errorCode: partition.errorCode, errorMessage: partition.message, activeProducers: [] };
-            const problem = partition.checkLocalLog(-1, true);
-            if (problem !== null) return { partitionIndex, errorCode: problem.errorCode, errorMessage: problem.message, activeProducers: [] };
+            if (!(partition instanceof Partition)) return { partitionIndex, errorCode: partition.errorCode, errorMessage: null, activeProducers: [] };
             const activeProducers = [...partition.producerState.activeProducers().values()].map((entry) => ({
               producerId: entry.producerId,
               producerEpoch: entry.producerEpoch,
