@@ -57,7 +57,8 @@ export class ImageBuilder {
   private offset: number;
   private topics: Map<string, MutableTopic | TopicImage> | null = null;
   private readonly copiedTopics = new Set<string>();
-  private topicConfigs: Map<string, ReadonlyMap<string, string>>;
+  /** Topic config sets changed by this delta, by topic name (null: removed with the topic). */
+  private readonly topicConfigChanges = new Map<string, ReadonlyMap<string, string> | null>();
   private brokers: Map<number, BrokerRegistrationImage> | null = null;
   private controllers: Map<number, ControllerRegistrationImage> | null = null;
   private features: Map<string, number> | null = null;
@@ -73,7 +74,6 @@ export class ImageBuilder {
   constructor(private readonly base: MetadataImage) {
     this.offset = base.offset;
     this.nextProducerId = base.nextProducerId;
-    this.topicConfigs = new Map([...base.topicsByName.values()].map((topic) => [topic.name, topic.configs]));
   }
 
   get lastOffset(): number {
@@ -205,7 +205,8 @@ export class ImageBuilder {
     this.topicMap().delete(topicId);
     this.copiedTopics.delete(topicId);
     for (const partition of topic.partitions.keys()) this.changedPartitions.delete(`${topicId}:${partition}`);
-    if (this.topicConfigs.delete(topic.name)) this.configChangedTopics.delete(topic.name);
+    this.topicConfigChanges.set(topic.name, null);
+    this.configChangedTopics.delete(topic.name);
     const baseTopic = this.base.topicsById.get(topicId);
     if (baseTopic !== undefined) this.deletedTopics.set(topicId, baseTopic);
     this.createdTopicIds.delete(topicId);
@@ -213,7 +214,7 @@ export class ImageBuilder {
 
   private replayConfig(data: RecordData<'ConfigRecord'>): void {
     if (data.resourceType === ConfigResourceType.TOPIC) {
-      this.topicConfigs.set(data.resourceName, withValue(this.topicConfigs.get(data.resourceName), data.name, data.value));
+      this.topicConfigChanges.set(data.resourceName, withValue(this.topicConfigsOf(data.resourceName), data.name, data.value));
       this.configChangedTopics.add(data.resourceName);
       return;
     }
@@ -223,6 +224,12 @@ export class ImageBuilder {
       this.brokersChanged = true;
     }
     // Client-metrics and group configs have no consumer in Spool yet; they stay in the log.
+  }
+
+  /** A topic's current config overrides, as changed so far by this delta. */
+  private topicConfigsOf(name: string): ReadonlyMap<string, string> | undefined {
+    if (this.topicConfigChanges.has(name)) return this.topicConfigChanges.get(name) ?? undefined;
+    return this.base.topicsByName.get(name)?.configs;
   }
 
   private brokerMap(): Map<number, BrokerRegistrationImage> {
@@ -317,7 +324,7 @@ export class ImageBuilder {
     const topicsByName = new Map<string, TopicImage>();
     const changedConfigs: TopicImage[] = [];
     for (const [id, topic] of this.topics ?? this.base.topicsById) {
-      const configs = this.topicConfigs.get(topic.name) ?? EMPTY_CONFIGS;
+      const configs = this.topicConfigsOf(topic.name) ?? EMPTY_CONFIGS;
       const unchanged = !this.copiedTopics.has(id) && configs === (topic as TopicImage).configs;
       const built: TopicImage = unchanged ? (topic as TopicImage) : { name: topic.name, id, partitions: topic.partitions, configs };
       topicsById.set(id, built);

@@ -32,6 +32,7 @@ import type {
   DeletableTopicResult,
 } from '../controller/replication-control.js';
 import type { AlterableConfig, ConfigResourceChange, ConfigResourceResult, IncrementalAlterableConfig } from '../controller/configuration-control.js';
+import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
 import { KafkaRaftClient, type Batch } from '../raft/raft-client.js';
 import { RaftLog } from '../raft/raft-log.js';
 import type { SnapshotContent } from '../raft/snapshot.js';
@@ -42,6 +43,9 @@ import { imageToRecords } from './image-writer.js';
 import { ensureMetaProperties, randomUuid } from './meta-properties.js';
 import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from './records.js';
 import { brokerConfigLayers, resolveTopicConfig, type BrokerConfigLayers, type TopicConfig } from './topic-config.js';
+
+/** Kafka's transaction.state.log.segment.bytes default. */
+const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
 
 /** Kafka's SecurityProtocol ids. */
 const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
@@ -273,10 +277,43 @@ export class MetadataManager {
     return this.response(() => this.controller.createTopics(topics, options));
   }
 
-  /** auto.create.topics.enable: creates missing topics with the broker defaults. */
+  /**
+   * auto.create.topics.enable: creates missing topics with the broker
+   * defaults; the coordinators' internal topics get their own partition
+   * counts, replication factors and configs, as Kafka's
+   * AutoTopicCreationManager gives them.
+   */
   autoCreateTopics(names: readonly string[]): Promise<CreatableTopicResult[]> {
-    const topics = names.map((name) => ({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }));
-    return this.createTopics(topics, { validateOnly: false });
+    return this.createTopics(names.map((name) => this.creatableTopic(name)), { validateOnly: false });
+  }
+
+  private creatableTopic(name: string): CreatableTopic {
+    const config = this.broker.config;
+    const compacted = (entries: Record<string, string>) => Object.entries({ 'cleanup.policy': 'compact', ...entries }).map(([key, value]) => ({ name: key, value }));
+    if (name === GROUP_METADATA_TOPIC_NAME) {
+      return {
+        name,
+        numPartitions: config.int('offsets.topic.num.partitions'),
+        replicationFactor: config.int('offsets.topic.replication.factor'),
+        assignments: [],
+        configs: compacted({ 'compression.type': 'producer', 'segment.bytes': String(config.int('offsets.topic.segment.bytes')) }),
+      };
+    }
+    if (name === TRANSACTION_STATE_TOPIC_NAME) {
+      return {
+        name,
+        numPartitions: config.int('transaction.state.log.num.partitions'),
+        replicationFactor: config.int('transaction.state.log.replication.factor'),
+        assignments: [],
+        configs: compacted({
+          'compression.type': 'uncompressed',
+          'min.insync.replicas': String(config.int('transaction.state.log.min.isr')),
+          'segment.bytes': config.explicit.get('transaction.state.log.segment.bytes') ?? String(TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT),
+          'unclean.leader.election.enable': 'false',
+        }),
+      };
+    }
+    return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] };
   }
 
   deleteTopics(topics: readonly DeletableTopic[]): Promise<DeletableTopicResult[]> {

@@ -171,3 +171,16 @@ test('auto-created topics take num.partitions; validateOnly creates nothing', as
   assert.equal(manager.image.topicsByName.has('dry'), false);
   await manager.stop();
 });
+
+test('the coordinators\' internal topics are auto-created with their own settings', async () => {
+  const fs = new SimFileSystem(new SeededRandom(8));
+  const { manager } = await started(fs, { 'offsets.topic.num.partitions': 5, 'offsets.topic.replication.factor': 1, 'transaction.state.log.replication.factor': 1 });
+  const [offsets, transactions] = await manager.autoCreateTopics(['__consumer_offsets', '__transaction_state']);
+  assert.equal(offsets!.numPartitions, 5);
+  assert.equal(transactions!.numPartitions, 50);
+  assert.deepEqual(manager.topicConfig('__consumer_offsets').cleanupPolicy, ['compact']);
+  assert.equal(manager.topicConfig('__consumer_offsets').segmentBytes, 104_857_600);
+  assert.equal(manager.topicConfig('__transaction_state').compressionType, 'uncompressed');
+  assert.equal(manager.topicConfig('__transaction_state').minInsyncReplicas, 2);
+  await manager.stop();
+});
