@@ -59,8 +59,13 @@ export function partitionDirName(topicPartition: TopicPartition): string {
   return `${topicPartition.topic}-${topicPartition.partition}`;
 }
 
-/** `my-topic-3` -> { topic: 'my-topic', partition: 3 }; null for other names. */
+/**
+ * `my-topic-3` -> { topic: 'my-topic', partition: 3 }; null for other names,
+ * including Kafka's transitional `<tp>.<uuid>-delete`, `-future` and `-stray`
+ * directories.
+ */
 export function parseTopicPartitionName(name: string): TopicPartition | null {
+  if (/\.[0-9a-f]+-(delete|future|stray)$/i.test(name)) return null;
   const dash = name.lastIndexOf('-');
   if (dash <= 0 || dash === name.length - 1) return null;
   const digits = name.slice(dash + 1);

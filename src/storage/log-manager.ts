@@ -62,6 +62,9 @@ export interface LogManagerOptions {
   highWatermarkCheckpointIntervalMs?: number;
 }
 
+/** The Raft metadata log lives in the same log dir but belongs to the quorum, not to this manager (as in Kafka). */
+const METADATA_TOPIC = '__cluster_metadata';
+
 const DEFAULT_INTERVALS_MS = {
   flushOffsetCheckpoint: 60_000,
   flushStartOffsetCheckpoint: 60_000,
@@ -267,7 +270,7 @@ export class LogManager {
         continue;
       }
       const topicPartition = parseTopicPartitionName(name);
-      if (topicPartition === null || !(await this.env.fs.stat(path))?.isDirectory) continue;
+      if (topicPartition === null || topicPartition.topic === METADATA_TOPIC || !(await this.env.fs.stat(path))?.isDirectory) continue;
       // The Raft log of __cluster_metadata lives here too but belongs to src/raft (Kafka's LogManager skips it as well).
       if (topicPartition.topic === '__cluster_metadata') continue;
       const key = topicPartitionKey(topicPartition);

@@ -123,4 +123,18 @@ describe('LogManager', () => {
     assert.match((await env.fs.readFile(`${LOG_DIR}/recovery-point-offset-checkpoint`)).toString(), /^0\n2\n/);
     await manager.close();
   });
+
+  it('leaves the Raft metadata log and transitional directories alone', async () => {
+    const env = simEnv();
+    await env.fs.mkdir(`${LOG_DIR}/__cluster_metadata-0`);
+    await env.fs.mkdir(`${LOG_DIR}/orders-0.5f3a-future`);
+    await env.fs.mkdir(`${LOG_DIR}/orders-1.0a1b-delete`);
+    await env.fs.writeFileAtomic(`${LOG_DIR}/meta.properties`, Buffer.from('version=1\n'));
+    const manager = await open(env);
+    assert.deepEqual(manager.allLogs(), []);
+    const names = await env.fs.readdir(LOG_DIR);
+    assert.ok(names.includes('__cluster_metadata-0'));
+    assert.ok(names.includes('orders-0.5f3a-future'));
+    assert.ok(!names.includes('orders-1.0a1b-delete'), 'deleted topics finish deleting');
+  });
 });
