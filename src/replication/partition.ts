@@ -264,7 +264,8 @@ export class Partition {
    * producer-state update, all serialised with other appends to this
    * partition.
    */
-  async appendRecordsToLeader(records: Buffer, options: { requiredAcks: number }): Promise<AppendOutcome> {
+  async appendRecordsToLeader(records: Buffer, options: { requiredAcks: number; origin?: 'client' | 'coordinator' }): Promise<AppendOutcome> {
+    const origin = options.origin ?? 'client';
     const notLeader = this.checkLocalLog(-1, true);
     if (notLeader !== null) return this.failure(notLeader.errorCode, notLeader.message);
     if (options.requiredAcks === -1 && this.isr.size < this.configValue.minInsyncReplicas) {
@@ -284,15 +285,16 @@ export class Partition {
       },
       nowMs: this.nowMs(),
       leaderEpoch: this.leaderEpoch,
+      origin,
     });
     if ('error' in checked) return { ok: false, error: checked.error, logStartOffset: this.log.logStartOffset };
-    return this.serialized(() => this.appendValidated(checked.validated.batch, checked.validated.header));
+    return this.serialized(() => this.appendValidated(checked.validated.batch, checked.validated.header, origin));
   }
 
-  private async appendValidated(batch: Buffer, header: BatchHeader): Promise<AppendOutcome> {
+  private async appendValidated(batch: Buffer, header: BatchHeader, origin: 'client' | 'coordinator'): Promise<AppendOutcome> {
     if (!this.isLeader) return this.failure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is no longer the leader of ${this.name}`);
     const hasProducer = header.producerId > NO_PRODUCER_ID;
-    if (hasProducer) {
+    if (hasProducer && origin === 'client') {
       const duplicate = this.producerState.lastEntry(header.producerId)?.findDuplicateBatch(header) ?? null;
       if (duplicate !== null) {
         return {
@@ -309,7 +311,7 @@ export class Partition {
       }
     }
     const firstOffset = this.log.logEndOffset;
-    const appendInfo = hasProducer ? this.producerState.prepareUpdate(header.producerId, 'client') : null;
+    const appendInfo = hasProducer ? this.producerState.prepareUpdate(header.producerId, origin) : null;
     const producerError =
       appendInfo?.appendDataBatch({
         producerEpoch: header.producerEpoch,
@@ -324,7 +326,7 @@ export class Partition {
     const activeBaseBefore = this.log.activeSegment.baseOffset;
     let info;
     try {
-      info = await this.log.append(batch, { leaderEpoch: this.leaderEpoch, assignOffsets: true, origin: 'client' });
+      info = await this.log.append(batch, { leaderEpoch: this.leaderEpoch, assignOffsets: true, origin });
     } catch (error) {
       if (error instanceof StorageKafkaError) return this.failure(error.errorCode, error.message);
       throw error;

@@ -96,23 +96,26 @@ export function validateProduceRecords(records: Buffer | null, apiVersion: numbe
 }
 
 /**
- * Validates a client batch for the leader and rewrites it for the append:
+ * Validates a client (or coordinator) batch for the leader and rewrites it
+ * for the append (coordinators skip the client-only rules, as in Kafka):
  * partitionLeaderEpoch, maxTimestamp (CreateTime, uncompressed) or the
  * LogAppendTime stamp, and the codec when compression.type demands another.
  * Offsets are left to the log.
  */
 export function validateLeaderBatch(
   batch: Buffer,
-  options: { config: LeaderValidationConfig; nowMs: number; leaderEpoch: number },
+  options: { config: LeaderValidationConfig; nowMs: number; leaderEpoch: number; origin?: 'client' | 'coordinator' },
 ): { error: AppendError } | { validated: ValidatedBatch } {
   const { config, nowMs } = options;
-  if (batch.readInt32BE(BATCH_FIELD.baseOffset) !== 0 || batch.readInt32BE(BATCH_FIELD.baseOffset + 4) !== 0) {
+  const origin = options.origin ?? 'client';
+  const baseOffsetIsZero = batch.readInt32BE(BATCH_FIELD.baseOffset) === 0 && batch.readInt32BE(BATCH_FIELD.baseOffset + 4) === 0;
+  if (origin === 'client' && !baseOffsetIsZero) {
     return { error: { errorCode: ErrorCode.INVALID_RECORD, message: `The baseOffset of the record batch should be 0, but it is ${readBatchHeader(batch).baseOffset}` } };
   }
   if (batch.length > config.maxMessageBytes) {
     return { error: { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message: `The record batch size is ${batch.length} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}` } };
   }
-  const invalid = validateBatch(batch, 0, { origin: 'client' });
+  const invalid = validateBatch(batch, 0, { origin });
   if (invalid !== null) return { error: { errorCode: ErrorCode[invalid.code], message: invalid.message } };
   const header = readBatchHeader(batch);
   const targetCompression = targetCodec(config.compressionType, header.compression);

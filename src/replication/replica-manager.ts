@@ -404,6 +404,8 @@ export class ReplicaManager implements MetadataPublisher {
     requiredAcks: number;
     internalTopicsAllowed: boolean;
     entries: readonly ProduceEntry[];
+    /** 'coordinator' for the group and transaction coordinators' own writes (no client-only checks). Default 'client'. */
+    origin?: 'client' | 'coordinator';
   }): Promise<Map<string, ProducePartitionResult>> {
     const results = new Map<string, ProducePartitionResult>();
     if (![-1, 0, 1].includes(request.requiredAcks)) {
@@ -426,15 +428,15 @@ export class ReplicaManager implements MetadataPublisher {
 
   private async appendToLocalLog(
     entry: ProduceEntry,
-    request: { requiredAcks: number; internalTopicsAllowed: boolean },
+    request: { requiredAcks: number; internalTopicsAllowed: boolean; origin?: 'client' | 'coordinator' },
   ): Promise<{ result: ProducePartitionResult; requiredOffset: number }> {
     const { topicPartition } = entry;
-    if (INTERNAL_TOPICS.has(topicPartition.topic) && !request.internalTopicsAllowed) {
+    if (INTERNAL_TOPICS.has(topicPartition.topic) && !request.internalTopicsAllowed && request.origin !== 'coordinator') {
       return { result: produceError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${topicPartition.topic}`), requiredOffset: -1 };
     }
     const partition = this.getPartitionOrError(topicPartition);
     if (!(partition instanceof Partition)) return { result: produceError(partition.errorCode), requiredOffset: -1 };
-    const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks });
+    const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks, origin: request.origin ?? 'client' });
     if (!outcome.ok) {
       const { errorCode, recordErrors, message } = outcome.error;
       const result = {
