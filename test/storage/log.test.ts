@@ -288,4 +288,21 @@ describe('Log durability', () => {
     assert.equal(reopened.logEndOffset, 2);
     assert.equal((await readAllBatches(reopened)).length, 1);
   });
+
+  it('an fsync failure takes the log offline without raising the recovery point; restart keeps the prefix', async () => {
+    const env = simEnv();
+    const log = await openLog(env);
+    await log.append(makeBatch({ count: 2 }), { leaderEpoch: 0, assignOffsets: true });
+    await log.flush();
+    await log.append(makeBatch({ count: 3 }), { leaderEpoch: 0, assignOffsets: true });
+    env.fs.injectFault({ operation: 'sync', code: 'EIO', pathIncludes: '.log' });
+    await assert.rejects(log.flush(), KafkaStorageError);
+    assert.equal(log.isOffline, true);
+    assert.equal(log.recoveryPoint, 2);
+    await assert.rejects(log.append(makeBatch({}), { leaderEpoch: 0, assignOffsets: true }), KafkaStorageError);
+    env.fs.crash({ keepUnsyncedPrefix: true });
+    const reopened = await openLog(env, {}, { recoveryPoint: 2 });
+    assert.ok(reopened.logEndOffset === 2 || reopened.logEndOffset === 5);
+    assert.equal((await readAllBatches(reopened)).length, reopened.logEndOffset === 2 ? 1 : 2);
+  });
 });
