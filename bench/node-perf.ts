@@ -96,15 +96,23 @@ function sleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Throughput: keeps buffer.memory full of unacknowledged records and counts acks in the measured window. */
+/**
+ * Throughput: keeps buffer.memory full of unacknowledged records and counts
+ * the acks of the measured window, which opens at the end of the warm-up or
+ * at the first ack, whichever is later (a producer that needs seconds for its
+ * first ack, e.g. waiting for a producer id, is reported as firstAckS).
+ */
 async function produce(): Promise<object> {
   const recordSize = num('record-size');
   const value = payload(recordSize);
   const producer = new Producer(producerOptions());
   const windowRecords = Math.max(1, Math.floor(BUFFER_MEMORY_BYTES / (recordSize + 70)));
+  const durationMs = num('duration-s') * 1000;
   const startMs = performance.now();
-  const measureFromMs = startMs + num('warmup-s') * 1000;
-  const endMs = measureFromMs + num('duration-s') * 1000;
+  const giveUpMs = startMs + num('warmup-s') * 1000 + durationMs * 2;
+  let measureFromMs = startMs + num('warmup-s') * 1000;
+  let endMs = measureFromMs + durationMs;
+  let firstAckMs: number | null = null;
   let inFlight = 0;
   let sent = 0;
   let acked = 0;
@@ -119,35 +127,45 @@ async function produce(): Promise<object> {
       w();
     }
   };
-  while (performance.now() < endMs) {
+  const onAck = (): void => {
+    const t = performance.now();
+    if (firstAckMs === null) {
+      firstAckMs = t;
+      if (t > measureFromMs) {
+        measureFromMs = t;
+        endMs = t + durationMs;
+      }
+    }
+    if (t >= measureFromMs && t < endMs) acked++;
+    settle();
+  };
+  while (performance.now() < (firstAckMs === null ? giveUpMs : endMs)) {
     if (inFlight >= windowRecords) {
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        // Wake up now and then to notice the end of the window without an ack.
+        setTimeout(resolve, 100);
+      });
       continue;
     }
     inFlight++;
     sent++;
-    producer.send({ topic: TOPIC, value }).then(
-      () => {
-        const t = performance.now();
-        if (t >= measureFromMs && t < endMs) acked++;
-        settle();
-      },
-      (error: unknown) => {
-        errors++;
-        firstError ??= String(error);
-        settle();
-      },
-    );
+    producer.send({ topic: TOPIC, value }).then(onAck, (error: unknown) => {
+      errors++;
+      firstError ??= String(error);
+      settle();
+    });
     // Let acknowledgements and the sender run now and then.
     if ((sent & 1023) === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const measuredS = (endMs - measureFromMs) / 1000;
+  const measuredS = durationMs / 1000;
   await producer.close().catch(() => undefined);
   return {
     records: acked,
     recordsPerS: acked / measuredS,
     mibPerS: (acked * recordSize) / measuredS / 1048576,
     measuredS,
+    firstAckS: firstAckMs === null ? null : (firstAckMs - startMs) / 1000,
     errors,
     firstError,
   };

@@ -123,7 +123,7 @@ interface FigureSpec {
 
 /** Records one broker's value for a figure (creating the row on first use; rows keep creation order). */
 function record(spec: FigureSpec, kind: BrokerKind, value: number | null, extra: { note?: string | null; command?: string; details?: unknown } = {}): void {
-  const key = `${spec.scenario}|${spec.generator}|${spec.metric}`;
+  const key = `${spec.scenario}|${spec.title}|${spec.generator}|${spec.metric}|${spec.unit}`;
   const figure: Figure = figures.get(key) ?? { ...spec, values: {}, notes: {}, commands: {}, details: {} } as Figure;
   figure.values[kind] = value !== null && Number.isFinite(value) ? value : null;
   if (extra.note !== undefined && extra.note !== null) figure.notes[kind] = `${kind === 'kafka' ? 'Kafka' : 'Spool'}, scenario ${spec.scenario} (${spec.generator}): ${extra.note}`;
@@ -240,7 +240,7 @@ async function produceScenario(
     log(`${kind}: scenario ${spec.scenario} (${spec.title}), Spool client (Node)`);
     const measured = await onFreshTopic(broker, topic, spec.partitions, (t) => nodeProduce({
       bootstrap: broker.bootstrap, topic: t, 'record-size': spec.recordSizeBytes, 'warmup-s': OPTIONS.nodeWarmupS, 'duration-s': OPTIONS.durationS, ...spec.nodeFlags,
-    }, OPTIONS.durationS + OPTIONS.nodeWarmupS + 120)) ?? topicError(topic);
+    }, OPTIONS.nodeWarmupS + OPTIONS.durationS * 3 + 120)) ?? topicError(topic);
     recordMeasured(figureOf('Spool client (Node)', spec.metric), kind, measured, (f) => (spec.metric === 'MiB/s' ? f.mibPerS : f.recordsPerS));
     if (spec.metric === 'records/s') recordMeasured(figureOf('Spool client (Node)', 'MiB/s'), kind, measured, (f) => f.mibPerS);
     log(`${kind}: scenario ${spec.scenario} Spool client: ${measured.figures === null ? measured.error : `${measured.figures.mibPerS.toFixed(1)} MiB/s, ${measured.figures.recordsPerS.toFixed(0)} records/s`}`);
