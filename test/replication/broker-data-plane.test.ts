@@ -137,6 +137,16 @@ test('topics by id (v13), unknown ids and names, and bad batches get Kafka error
   const fetchUnknownId = await call(client, Fetch, 16, { ...fetchBody('', 0), topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }] });
   assert.equal(fetchUnknownId.responses[0]!.partitions[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_ID);
 
+  const transactional = await call(client, InitProducerId, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+  assert.deepEqual([transactional.errorCode, transactional.producerId, transactional.producerEpoch], [ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, -1]);
+  const emptyId = await call(client, InitProducerId, 4, { transactionalId: '', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+  assert.equal(emptyId.errorCode, ErrorCode.INVALID_REQUEST);
+  const halfSet = await call(client, InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: 5, producerEpoch: -1 });
+  assert.equal(halfSet.errorCode, ErrorCode.INVALID_REQUEST);
+  const txBatch = buildBatch({ records: [{ value: 't' }], producerId: 1, producerEpoch: 0, baseSequence: 0, isTransactional: true });
+  const noTxId = await call(client, Produce, 9, produceBody('events', txBatch));
+  assert.equal(noTxId.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+
   const unknownTopic = await call(client, Produce, 9, produceBody('missing', buildBatch({ records: [{ value: 'a' }] })));
   assert.equal(unknownTopic.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const corrupt = buildBatch({ records: [{ value: 'abc', timestamp: Date.now() }] });
