@@ -6,9 +6,9 @@
  * Integer.MAX_VALUE; and that snapshots round-trip in Kafka's byte layout,
  * survive reopening, and a corrupt snapshot falls back to an older one.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realFileSystem } from '../../src/io/fs.js';
@@ -26,8 +26,12 @@ import type { BatchHeader } from '../../src/protocol/records/batch.js';
 const INT32_MAX = 0x7fffffff;
 const DAY_MS = 86_400_000;
 
+const directories: string[] = [];
+after(() => Promise.all(directories.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function newManager(dir?: string): Promise<{ manager: ProducerStateManager; dir: string }> {
   const directory = dir ?? (await mkdtemp(join(tmpdir(), 'spool-pstate-')));
+  if (dir === undefined) directories.push(directory);
   const manager = await ProducerStateManager.open({ dir: directory, fs: realFileSystem, producerIdExpirationMs: DAY_MS });
   return { manager, dir: directory };
 }
