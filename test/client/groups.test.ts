@@ -1,0 +1,227 @@
+/**
+ * Consumer groups end to end against a running broker (startBroker; see
+ * broker-fixture.ts; SPOOL_E2E_BOOTSTRAP points them at Apache Kafka), for
+ * both group protocols (classic and KIP-848 consumer):
+ * - three Spool consumers in one group over a 6-partition topic settle on
+ *   two partitions each and, once settled, receive every record exactly
+ *   once among them, each only from its own partitions;
+ * - when one closes, the other two take over its partitions and receive the
+ *   next records exactly once, with nothing delivered twice (the leaver's
+ *   offsets were committed on close);
+ * - committed offsets resume after every member restarts;
+ * - two groups on the same topic each receive everything;
+ * - a pattern subscription picks up the matching topics;
+ * - classic cooperative-sticky: a joining member takes partitions without
+ *   the first member giving up the ones it keeps;
+ * - position vs committed, commitSync of explicit offsets, committed() of
+ *   partitions without offsets.
+ * Heartbeats are set short (500 ms) so rebalances settle quickly; the
+ * broker must allow it for the consumer protocol
+ * (group.consumer.min.heartbeat.interval.ms / heartbeat.interval.ms=500).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/client/consumer.js';
+import { Producer } from '../../src/client/producer.js';
+import type { TopicPartition } from '../../src/client/cluster.js';
+import { startTestBroker, uniqueTopic, type TestBroker } from './broker-fixture.js';
+
+/** Broker configs these tests need (short consumer-protocol heartbeats). */
+export const GROUP_TEST_BROKER_CONFIG = {
+  'group.consumer.min.heartbeat.interval.ms': 500,
+  'group.consumer.heartbeat.interval.ms': 500,
+  'group.initial.rebalance.delay.ms': 0,
+};
+
+let broker: TestBroker;
+let admin: Admin;
+
+before(async () => {
+  broker = await startTestBroker(GROUP_TEST_BROKER_CONFIG);
+  admin = new Admin({ bootstrapServers: broker.bootstrapServers });
+});
+
+after(async () => {
+  await admin?.close();
+  await broker?.stop();
+});
+
+const PROTOCOLS = ['classic', 'consumer'] as const;
+const SETTLE_MS = 60_000;
+
+function consumer(groupId: string, protocol: 'classic' | 'consumer', options: Partial<ConsumerOptions> = {}): Consumer {
+  return new Consumer({
+    bootstrapServers: broker.bootstrapServers,
+    groupId,
+    groupProtocol: protocol,
+    autoOffsetReset: 'earliest',
+    heartbeatIntervalMs: 500,
+    sessionTimeoutMs: 10_000,
+    fetchMaxWaitMs: 100,
+    ...options,
+  });
+}
+
+async function produce(topic: string, count: number, from = 0): Promise<void> {
+  const producer = new Producer({ bootstrapServers: broker.bootstrapServers, lingerMs: 5 });
+  await Promise.all(Array.from({ length: count }, (_, i) => producer.send({ topic, key: `k${from + i}`, value: `v${from + i}` })));
+  await producer.close();
+}
+
+interface Collected {
+  consumer: Consumer;
+  records: ConsumerRecord[];
+}
+
+/** Polls every consumer together until `done` holds (or fails after SETTLE_MS of polling). */
+async function pollUntil(members: Collected[], done: () => boolean, what: string): Promise<void> {
+  const startMs = performance.now();
+  while (!done()) {
+    if (performance.now() - startMs > SETTLE_MS) {
+      const state = members.map((m) => `${m.consumer.assignment().length} partitions, ${m.records.length} records`).join('; ');
+      assert.fail(`${what} did not happen while polling (${state})`);
+    }
+    await Promise.all(members.map(async (m) => m.records.push(...await m.consumer.poll(200))));
+  }
+}
+
+const key = (r: ConsumerRecord): string => `${r.partition}:${r.offset}`;
+const tpKeys = (tps: readonly TopicPartition[]): string[] => tps.map((tp) => `${tp.topic}-${tp.partition}`).sort();
+
+for (const protocol of PROTOCOLS) {
+  test(`${protocol} protocol: 3 consumers share 6 partitions; every record exactly once; a closing member's partitions move to the others`, async () => {
+    const topic = uniqueTopic(`groups-${protocol}`);
+    const group = uniqueTopic(`group-${protocol}`);
+    await admin.createTopics([{ name: topic, numPartitions: 6, replicationFactor: 1 }]);
+    const members: Collected[] = [0, 1, 2].map(() => ({ consumer: consumer(group, protocol), records: [] }));
+    for (const m of members) m.consumer.subscribe([topic]);
+    try {
+      await pollUntil(members, () => members.every((m) => m.consumer.assignment().length === 2), 'three members with two partitions each');
+      const owned = members.map((m) => tpKeys(m.consumer.assignment()));
+      assert.equal(new Set(owned.flat()).size, 6, 'the three assignments are disjoint and cover the topic');
+
+      await produce(topic, 300);
+      const total = (): number => members.reduce((sum, m) => sum + m.records.length, 0);
+      await pollUntil(members, () => total() >= 300, 'all 300 records consumed');
+      const all = members.flatMap((m) => m.records);
+      assert.equal(all.length, 300);
+      assert.equal(new Set(all.map(key)).size, 300, 'no record twice');
+      members.forEach((m, i) => {
+        for (const r of m.records) assert.ok(owned[i]!.includes(`${topic}-${r.partition}`), `member ${i} got a record of a partition it does not own`);
+      });
+
+      const leaving = members.pop()!;
+      await leaving.consumer.close();
+      for (const m of members) m.records = [];
+      await pollUntil(members, () => members.every((m) => m.consumer.assignment().length === 3), 'the two remaining members with three partitions each');
+      assert.deepEqual(tpKeys(members.flatMap((m) => m.consumer.assignment())), tpKeys([0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition }))));
+      await produce(topic, 120, 300);
+      await pollUntil(members, () => total() >= 120, 'the next 120 records consumed');
+      const next = members.flatMap((m) => m.records);
+      assert.equal(next.length, 120, 'nothing consumed twice after the hand-over');
+      assert.equal(new Set(next.map(key)).size, 120);
+      assert.ok(next.every((r) => Number(r.value!.toString().slice(1)) >= 300), 'no record of the first batch came again');
+    } finally {
+      await Promise.all(members.map((m) => m.consumer.close()));
+    }
+  });
+
+  test(`${protocol} protocol: committed offsets resume after all members restart`, async () => {
+    const topic = uniqueTopic(`resume-${protocol}`);
+    const group = uniqueTopic(`resume-group-${protocol}`);
+    await admin.createTopics([{ name: topic, numPartitions: 3, replicationFactor: 1 }]);
+    await produce(topic, 90);
+    const first: Collected[] = [0, 1].map(() => ({ consumer: consumer(group, protocol, { enableAutoCommit: false }), records: [] }));
+    for (const m of first) m.consumer.subscribe([topic]);
+    try {
+      await pollUntil(first, () => first.reduce((sum, m) => sum + m.records.length, 0) >= 90, 'the first 90 records');
+      for (const m of first) await m.consumer.commitSync();
+    } finally {
+      await Promise.all(first.map((m) => m.consumer.close()));
+    }
+    await produce(topic, 30, 90);
+    const again: Collected[] = [{ consumer: consumer(group, protocol), records: [] }];
+    again[0]!.consumer.subscribe([topic]);
+    try {
+      await pollUntil(again, () => again[0]!.records.length >= 30, 'the 30 new records');
+      const values = again[0]!.records.map((r) => Number(r.value!.toString().slice(1))).sort((a, b) => a - b);
+      assert.deepEqual(values, Array.from({ length: 30 }, (_, i) => 90 + i), 'only the records after the committed offsets');
+      const tps = [0, 1, 2].map((partition) => ({ topic, partition }));
+      await again[0]!.consumer.commitSync();
+      const committed = await again[0]!.consumer.committed(tps);
+      const ends = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: 'latest' as const })));
+      assert.deepEqual(committed.map((c) => c?.offset), ends.map((e) => e.offset), 'committed = position = log end');
+      for (const tp of tps) assert.equal(await again[0]!.consumer.position(tp), ends[tp.partition]!.offset);
+    } finally {
+      await again[0]!.consumer.close();
+    }
+  });
+
+  test(`${protocol} protocol: two groups on the same topic each receive everything; a pattern subscription finds its topics`, async () => {
+    const prefix = uniqueTopic(`pubsub-${protocol}`);
+    const topics = [`${prefix}-a`, `${prefix}-b`];
+    await admin.createTopics(topics.map((name) => ({ name, numPartitions: 2, replicationFactor: 1 })));
+    for (const topic of topics) await produce(topic, 40);
+    const groups: Collected[] = [
+      { consumer: consumer(uniqueTopic('pubsub-1'), protocol), records: [] },
+      { consumer: consumer(uniqueTopic('pubsub-2'), protocol), records: [] },
+    ];
+    groups[0]!.consumer.subscribe(topics);
+    groups[1]!.consumer.subscribe(new RegExp(`^${prefix.replace(/[-]/g, '\\-')}-.*`));
+    try {
+      await pollUntil(groups, () => groups.every((g) => g.records.length >= 80), 'both groups reading all 80 records');
+      for (const g of groups) {
+        assert.equal(g.records.length, 80);
+        assert.equal(new Set(g.records.map((r) => `${r.topic}:${key(r)}`)).size, 80);
+      }
+      assert.deepEqual(groups[1]!.consumer.subscription(), topics);
+    } finally {
+      await Promise.all(groups.map((g) => g.consumer.close()));
+    }
+  });
+}
+
+test('classic cooperative-sticky: a joining member gets partitions while the first keeps the rest without revoking them', async () => {
+  const topic = uniqueTopic('coop');
+  const group = uniqueTopic('coop-group');
+  await admin.createTopics([{ name: topic, numPartitions: 4, replicationFactor: 1 }]);
+  const revokedByFirst: string[][] = [];
+  const first: Collected = { consumer: consumer(group, 'classic', { partitionAssignmentStrategy: ['cooperative-sticky'] }), records: [] };
+  first.consumer.subscribe([topic], { onPartitionsRevoked: (tps) => { revokedByFirst.push(tpKeys(tps)); } });
+  const second: Collected = { consumer: consumer(group, 'classic', { partitionAssignmentStrategy: ['cooperative-sticky'] }), records: [] };
+  try {
+    await pollUntil([first], () => first.consumer.assignment().length === 4, 'the first member owning all 4 partitions');
+    second.consumer.subscribe([topic]);
+    await pollUntil([first, second], () => first.consumer.assignment().length === 2 && second.consumer.assignment().length === 2, 'two partitions each');
+    const kept = tpKeys(first.consumer.assignment());
+    assert.equal(revokedByFirst.length, 1, 'one revocation, of the moving partitions only');
+    assert.equal(revokedByFirst[0]!.length, 2);
+    assert.ok(revokedByFirst[0]!.every((tp) => !kept.includes(tp)), 'kept partitions were never revoked');
+  } finally {
+    await Promise.all([first.consumer.close(), second.consumer.close()]);
+  }
+});
+
+test('position vs committed: commitSync of explicit offsets; committed() is null where nothing was committed', async () => {
+  const topic = uniqueTopic('positions');
+  const group = uniqueTopic('positions-group');
+  await admin.createTopics([{ name: topic, numPartitions: 2, replicationFactor: 1 }]);
+  await produce(topic, 20);
+  const member: Collected = { consumer: consumer(group, 'classic', { enableAutoCommit: false, maxPollRecords: 5 }), records: [] };
+  member.consumer.subscribe([topic]);
+  try {
+    await pollUntil([member], () => member.records.length >= 5, 'a first batch');
+    const tp = { topic, partition: member.records[0]!.partition };
+    const position = await member.consumer.position(tp);
+    assert.ok(position > 0);
+    assert.deepEqual(await member.consumer.committed([tp, { topic, partition: 1 - tp.partition }]), [null, null]);
+    await member.consumer.commitSync([{ ...tp, offset: 3, metadata: 'checkpoint' }]);
+    const [committed] = await member.consumer.committed([tp]);
+    assert.equal(committed!.offset, 3);
+    assert.equal(committed!.metadata, 'checkpoint');
+    assert.equal(await member.consumer.position(tp), position, 'committing does not move the position');
+  } finally {
+    await member.consumer.close();
+  }
+});
