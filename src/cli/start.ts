@@ -4,14 +4,16 @@
  * any), then the overrides; Kafka's defaults fill the rest (one combined
  * broker+controller, PLAINTEXT on 127.0.0.1:9092, data in ./data). Prints
  * one line once the node serves, and stops cleanly on SIGTERM or SIGINT.
+ * Without a file, the settings of Kafka's shipped quickstart server.properties
+ * apply (SINGLE_NODE_DEFAULTS), so groups and transactions work on one node.
  */
 import type { Command } from 'commander';
-import { BrokerConfig, ConfigError, parseProperties } from '../server/config.js';
+import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../server/config.js';
 import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
 
 /** The explicit properties of `spool start`: file first, overrides last. */
 export async function loadStartProperties(io: CliIo, file: string | undefined, overrides: readonly string[]): Promise<Map<string, string>> {
-  const properties = new Map<string, string>();
+  const properties = new Map<string, string>(file === undefined ? Object.entries(SINGLE_NODE_DEFAULTS) : []);
   if (file !== undefined) {
     let text: string;
     try {

@@ -249,3 +249,17 @@ export function parseListeners(entries: readonly string[]): ListenerSpec[] {
     return { name: match[1]!.toUpperCase(), host, port: Number(match[3]) };
   });
 }
+
+/**
+ * What Kafka's shipped config/server.properties sets for a one-node
+ * quickstart, applied when `spool start` runs without a properties file and
+ * by the embedded startBroker(): internal topics with one replica (Kafka's
+ * default of 3 cannot be met by one node) and no initial rebalance delay.
+ * Explicit settings always win.
+ */
+export const SINGLE_NODE_DEFAULTS: Readonly<Record<string, string>> = {
+  'offsets.topic.replication.factor': '1',
+  'transaction.state.log.replication.factor': '1',
+  'transaction.state.log.min.isr': '1',
+  'group.initial.rebalance.delay.ms': '0',
+};
