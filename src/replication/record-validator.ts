@@ -108,6 +108,8 @@ export function validateLeaderBatch(
 ): { error: AppendError } | { validated: ValidatedBatch } {
   const { config, nowMs } = options;
   const origin = options.origin ?? 'client';
+  const framing = checkSingleBatch(batch);
+  if (framing !== null) return { error: framing };
   const baseOffsetIsZero = batch.readInt32BE(BATCH_FIELD.baseOffset) === 0 && batch.readInt32BE(BATCH_FIELD.baseOffset + 4) === 0;
   if (origin === 'client' && !baseOffsetIsZero) {
     return { error: { errorCode: ErrorCode.INVALID_RECORD, message: `The baseOffset of the record batch should be 0, but it is ${readBatchHeader(batch).baseOffset}` } };
@@ -147,6 +149,15 @@ export function validateLeaderBatch(
   }
   if (scan.maxTimestamp !== null && scan.maxTimestamp !== header.maxTimestamp) setMaxTimestamp(out, scan.maxTimestamp);
   return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: -1 } };
+}
+
+/** One whole batch, nothing more: what the rest of the checks may assume. */
+function checkSingleBatch(batch: Buffer): AppendError | null {
+  if (batch.length < BATCH_HEADER_BYTES) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `record batch has ${batch.length} bytes, fewer than its header` };
+  const sizeBytes = batchSizeAt(batch, 0)!;
+  if (sizeBytes < BATCH_HEADER_BYTES || sizeBytes > batch.length) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `record batch declares ${sizeBytes} bytes in ${batch.length}` };
+  if (sizeBytes !== batch.length) return { errorCode: ErrorCode.INVALID_RECORD, message: 'an append must hold exactly one record batch' };
+  return null;
 }
 
 function targetCodec(compressionType: string, sourceCompression: number): number {
