@@ -18,6 +18,10 @@ import { RequestHandlerTable } from './request-handler.js';
 import { createHandlers } from './apis/index.js';
 import { MetadataManager } from '../metadata/manager.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
+import { GroupCoordinator } from '../group/coordinator.js';
+import { groupCoordinatorConfigFrom } from '../group/config.js';
+import { coordinatorLogOver } from '../group/partition-log.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
 
 export interface BoundListener extends ListenerSpec {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -29,6 +33,7 @@ export class Broker {
   readonly nodeId: number;
   readonly metadata: MetadataManager;
   readonly replicaManager: ReplicaManager;
+  readonly groupCoordinator: GroupCoordinator;
   readonly handlers: RequestHandlerTable;
   private readonly socketServer: SocketServer;
   private bound: BoundListener[] = [];
@@ -42,6 +47,15 @@ export class Broker {
     this.nodeId = config.int('node.id');
     this.metadata = new MetadataManager(this);
     this.replicaManager = new ReplicaManager(this);
+    const groupConfig = groupCoordinatorConfigFrom(config);
+    this.groupCoordinator = new GroupCoordinator({
+      nodeId: this.nodeId,
+      config: groupConfig,
+      env,
+      logger: log,
+      log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
+      image: () => this.metadata.image,
+    });
     this.handlers = new RequestHandlerTable(createHandlers(this), this.log);
     this.socketServer = new SocketServer(
       env,
@@ -85,6 +99,7 @@ export class Broker {
       });
     }
     this.metadata.addPublisher(this.replicaManager);
+    this.metadata.addPublisher(this.groupCoordinator);
     await this.replicaManager.start();
     await this.metadata.start();
     this.state = 'running';
@@ -95,6 +110,7 @@ export class Broker {
     this.state = 'stopping';
     this.replicaManager.beginShutdown();
     await this.socketServer.shutdown();
+    await this.groupCoordinator.shutdown();
     await this.replicaManager.stop();
     await this.metadata.stop();
     this.state = 'stopped';

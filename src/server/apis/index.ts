@@ -22,6 +22,19 @@ import { initProducerIdHandler } from './22-init-producer-id.js';
 import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { describeProducersHandler } from './61-describe-producers.js';
+import { offsetCommitHandler } from './08-offset-commit.js';
+import { offsetFetchHandler } from './09-offset-fetch.js';
+import { findCoordinatorHandler } from './10-find-coordinator.js';
+import { joinGroupHandler } from './11-join-group.js';
+import { heartbeatHandler } from './12-heartbeat.js';
+import { leaveGroupHandler } from './13-leave-group.js';
+import { syncGroupHandler } from './14-sync-group.js';
+import { describeGroupsHandler } from './15-describe-groups.js';
+import { listGroupsHandler } from './16-list-groups.js';
+import { deleteGroupsHandler } from './42-delete-groups.js';
+import { offsetDeleteHandler } from './47-offset-delete.js';
+import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 
 export function createHandlers(broker: Broker): ApiHandler[] {
   return [
@@ -43,5 +56,18 @@ export function createHandlers(broker: Broker): ApiHandler[] {
     offsetForLeaderEpochHandler(broker),
     describeLogDirsHandler(broker),
     describeProducersHandler(broker),
+    offsetCommitHandler(broker),
+    offsetFetchHandler(broker),
+    findCoordinatorHandler(broker),
+    joinGroupHandler(broker),
+    heartbeatHandler(broker),
+    leaveGroupHandler(broker),
+    syncGroupHandler(broker),
+    describeGroupsHandler(broker),
+    listGroupsHandler(broker),
+    deleteGroupsHandler(broker),
+    offsetDeleteHandler(broker),
+    consumerGroupHeartbeatHandler(broker),
+    consumerGroupDescribeHandler(broker),
   ] as ApiHandler[];
 }

@@ -1,0 +1,49 @@
+/**
+ * The coordinator's view of `__consumer_offsets` over the broker's replica
+ * manager: appends go to the partition as its leader with acks=all (the
+ * write returns once the high watermark covers it, as a coordinator write
+ * must be committed before its response), reads come from the leader up to
+ * the high watermark. Typed structurally so the group room does not depend
+ * on the replication room's internals.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { CoordinatorLog } from './runtime.js';
+
+/** The part of the ReplicaManager the coordinator uses (ReplicaManager satisfies it). */
+export interface ReplicaAccess {
+  appendRecords(request: {
+    timeoutMs: number;
+    requiredAcks: number;
+    internalTopicsAllowed: boolean;
+    entries: readonly { topicPartition: { topic: string; partition: number }; records: Buffer }[];
+  }): Promise<ReadonlyMap<string, { errorCode: number; baseOffset: number }>>;
+  readFromLog(
+    params: { replicaId: number; maxWaitMs: number; minBytes: number; maxBytes: number; isolation: 'highWatermark'; fetchOnlyFromLeader: boolean },
+    infos: readonly { topicPartition: { topic: string; partition: number }; fetchOffset: number; logStartOffset: number; maxBytes: number; currentLeaderEpoch: number; lastFetchedEpoch: number }[],
+  ): Promise<readonly { errorCode: number; highWatermark: number; records: Buffer }[]>;
+}
+
+export function coordinatorLogOver(replicas: ReplicaAccess, options: { topic: string; appendTimeoutMs: number }): CoordinatorLog {
+  return {
+    async append(partition, batch) {
+      const topicPartition = { topic: options.topic, partition };
+      const results = await replicas.appendRecords({
+        timeoutMs: options.appendTimeoutMs,
+        requiredAcks: -1,
+        internalTopicsAllowed: true,
+        entries: [{ topicPartition, records: batch }],
+      });
+      const result = results.get(`${options.topic}-${partition}`);
+      if (result === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, baseOffset: -1 };
+      return { errorCode: result.errorCode, baseOffset: result.baseOffset };
+    },
+    async read(partition, fromOffset, maxBytes) {
+      const [data] = await replicas.readFromLog(
+        { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes, isolation: 'highWatermark', fetchOnlyFromLeader: true },
+        [{ topicPartition: { topic: options.topic, partition }, fetchOffset: fromOffset, logStartOffset: -1, maxBytes, currentLeaderEpoch: -1, lastFetchedEpoch: -1 }],
+      );
+      if (data === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, records: Buffer.alloc(0), highWatermark: 0 };
+      return { errorCode: data.errorCode, records: data.records, highWatermark: data.highWatermark };
+    },
+  };
+}

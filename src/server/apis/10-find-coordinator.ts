@@ -1,0 +1,94 @@
+/**
+ * FindCoordinator (key 10), versions 0-6.
+ *
+ * v1 KeyType (0 group, 1 transaction); v2 same as v1; v3 flexible; v4 many
+ * keys at once (KIP-699), each with its own error; v5 same as v4; v6 share
+ * groups (KIP-932). A key's coordinator is the leader of partition
+ * abs(hashCode(key)) % offsets.topic.num.partitions of __consumer_offsets
+ * (transaction.state.log.num.partitions of __transaction_state for
+ * transactional ids). Before v4 an error comes back with Kafka's message and
+ * node -1, host "", port -1.
+ *
+ * __consumer_offsets is created (through the controller, with
+ * offsets.topic.num.partitions partitions, offsets.topic.replication.factor
+ * replicas, cleanup.policy=compact) when first needed. Kafka answers that
+ * first request COORDINATOR_NOT_AVAILABLE and lets the client retry; Spool
+ * waits for the creation (committed in one step on a one-voter quorum) and
+ * answers with the coordinator, which every client accepts as well. If the
+ * topic cannot be created (offsets.topic.replication.factor above the live
+ * brokers, Kafka 4's rule) the answer stays COORDINATOR_NOT_AVAILABLE.
+ *
+ * Transactional ids are answered from __transaction_state when that topic
+ * exists (the transaction coordinator creates it); otherwise
+ * COORDINATOR_NOT_AVAILABLE. Share groups: INVALID_REQUEST (no share
+ * coordinator), as Kafka answers without one. Not done: ACLs.
+ */
+import { FindCoordinator } from '../../protocol/schemas/10-find-coordinator.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
+import { brokersOnListener } from '../../metadata/cluster-view.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partitionFor } from '../../group/placement.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+const KEY_TYPE_GROUP = 0;
+const KEY_TYPE_TRANSACTION = 1;
+const KEY_TYPE_SHARE = 2;
+
+interface Coordinator {
+  key: string;
+  errorCode: number;
+  nodeId: number;
+  host: string;
+  port: number;
+}
+
+const NO_NODE = { nodeId: -1, host: '', port: -1 };
+
+export function findCoordinatorHandler(broker: Broker) {
+  return defineHandler({
+    api: FindCoordinator,
+    async handle(request, context) {
+      await broker.metadata.whenReady();
+      const keyType = context.apiVersion >= 1 ? request.keyType : KEY_TYPE_GROUP;
+      if (context.apiVersion >= 4) {
+        const coordinators = await Promise.all(request.coordinatorKeys.map((key) => findCoordinator(broker, key, keyType, context)));
+        return { throttleTimeMs: 0, coordinators: coordinators.map((c) => ({ ...c, errorMessage: null })) };
+      }
+      const found = await findCoordinator(broker, request.key, keyType, context);
+      const errorMessage = found.errorCode === ErrorCode.NONE ? null : errorInfo(found.errorCode).message;
+      return { throttleTimeMs: 0, errorCode: found.errorCode, errorMessage, nodeId: found.nodeId, host: found.host, port: found.port };
+    },
+    errorResponse: (request, errorCode, context) =>
+      context.apiVersion >= 4
+        ? { coordinators: request.coordinatorKeys.map((key) => ({ key, errorCode, errorMessage: null, ...NO_NODE })) }
+        : { errorCode, errorMessage: errorInfo(errorCode).message, ...NO_NODE },
+  });
+}
+
+async function findCoordinator(broker: Broker, key: string, keyType: number, context: RequestContext): Promise<Coordinator> {
+  const fail = (errorCode: number): Coordinator => ({ key, errorCode, ...NO_NODE });
+  if (keyType === KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
+  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
+  const topicName = keyType === KEY_TYPE_GROUP ? CONSUMER_OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
+  const partitions = keyType === KEY_TYPE_GROUP ? broker.groupCoordinator.config.offsetsTopicPartitions : broker.config.int('transaction.state.log.num.partitions');
+  if (!broker.metadata.image.topicsByName.has(topicName)) {
+    if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    let created;
+    try {
+      [created] = await broker.metadata.autoCreateTopics([topicName]);
+    } catch (error) {
+      broker.log.warn(`cannot create ${topicName}: ${(error as Error).message}`);
+      return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+    if (created === undefined || (created.errorCode !== ErrorCode.NONE && created.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS)) {
+      if (created !== undefined) broker.log.warn(`cannot create ${topicName}: ${created.errorMessage ?? errorInfo(created.errorCode).name}`);
+      return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+  }
+  const image = broker.metadata.image;
+  const registration = image.topicsByName.get(topicName)?.partitions.get(partitionFor(key, partitions));
+  if (registration === undefined || registration.leader < 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const node = brokersOnListener(image, context.listenerName).find((n) => n.nodeId === registration.leader);
+  if (node === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  return { key, errorCode: ErrorCode.NONE, nodeId: node.nodeId, host: node.host, port: node.port };
+}

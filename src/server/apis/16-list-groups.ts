@@ -1,0 +1,25 @@
+/**
+ * ListGroups (key 16), versions 0-5: every group this broker coordinates.
+ *
+ * v1 throttleTimeMs; v2 same; v3 flexible; v4 StatesFilter (KIP-518) and
+ * each group's state; v5 TypesFilter ("classic", "consumer") and each
+ * group's type (KIP-848). Filters are case-insensitive; an empty filter
+ * matches everything. A coordinator partition still loading fails the
+ * answer with COORDINATOR_LOAD_IN_PROGRESS, as in Kafka. Not done: ACLs.
+ */
+import { ListGroups } from '../../protocol/schemas/16-list-groups.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+export function listGroupsHandler(broker: Broker) {
+  return defineHandler({
+    api: ListGroups,
+    handle(request, context) {
+      const states = context.apiVersion >= 4 ? request.statesFilter : [];
+      const types = context.apiVersion >= 5 ? request.typesFilter : [];
+      const result = broker.groupCoordinator.listGroups(states, types);
+      return { throttleTimeMs: 0, errorCode: result.errorCode, groups: result.groups };
+    },
+    errorResponse: (_request, errorCode) => ({ errorCode, groups: [] }),
+  });
+}

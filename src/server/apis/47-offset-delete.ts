@@ -1,0 +1,46 @@
+/**
+ * OffsetDelete (key 47), version 0 (KIP-496): deletes a group's committed
+ * offsets for some partitions.
+ *
+ * Partitions of topics the group still consumes are refused with
+ * GROUP_SUBSCRIBED_TO_TOPIC; a classic group with members that does not
+ * use the consumer protocol is NON_EMPTY_GROUP; a missing group
+ * GROUP_ID_NOT_FOUND; unknown topics or partitions
+ * UNKNOWN_TOPIC_OR_PARTITION. Not done: ACLs.
+ */
+import { OffsetDelete } from '../../protocol/schemas/47-offset-delete.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+
+export function offsetDeleteHandler(broker: Broker) {
+  return defineHandler({
+    api: OffsetDelete,
+    async handle(request) {
+      const image = broker.metadata.image;
+      const unknown = new Map<string, Set<number>>();
+      const valid = request.topics.flatMap((topic) => {
+        const known = image.topicsByName.get(topic.name);
+        const partitions = topic.partitions.filter((p) => known?.partitions.has(p.partitionIndex) === true);
+        const missing = topic.partitions.filter((p) => !partitions.includes(p)).map((p) => p.partitionIndex);
+        if (missing.length > 0) unknown.set(topic.name, new Set(missing));
+        return partitions.length === 0 ? [] : [{ name: topic.name, partitions }];
+      });
+      const result = await broker.groupCoordinator.deleteOffsets({ groupId: request.groupId, topics: valid });
+      if (result.errorCode !== ErrorCode.NONE) return { errorCode: result.errorCode, throttleTimeMs: 0, topics: [] };
+      return {
+        errorCode: ErrorCode.NONE,
+        throttleTimeMs: 0,
+        topics: request.topics.map((topic) => ({
+          name: topic.name,
+          partitions: topic.partitions.map((p) => {
+            if (unknown.get(topic.name)?.has(p.partitionIndex) === true) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+            const found = result.topics.find((t) => t.name === topic.name)?.partitions.find((x) => x.partitionIndex === p.partitionIndex);
+            return { partitionIndex: p.partitionIndex, errorCode: found?.errorCode ?? ErrorCode.NONE };
+          }),
+        })),
+      };
+    },
+    errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
+  });
+}
