@@ -169,9 +169,48 @@ export class ConsumerGroupProtocol {
       classicMemberMetadata: null,
     };
 
+    const subscription = this.updateSubscription(group, member, updatedMember, replacedMemberId, records);
+    const target = this.targetAssignmentFor(group, updatedMember, replacedMemberId, subscription, records);
+    const { targetAssignmentEpoch, targetAssignment } = target;
+
+    const reconciled = this.maybeReconcile(group, updatedMember, {
+      targetAssignmentEpoch,
+      targetAssignment,
+      ownedTopicPartitions: request.topicPartitions,
+      records,
+    });
+    this.scheduleSessionTimeout(groupId, memberId);
+
+    // A full request (joining, or resending everything after an error) always gets the assignment back.
+    const isFullRequest =
+      request.memberEpoch === 0 ||
+      (request.rebalanceTimeoutMs !== -1 && (request.subscribedTopicNames !== null || request.subscribedTopicRegex !== null) && request.topicPartitions !== null);
+    const changed = !sameAssignment(member.assignedPartitions, reconciled.assignedPartitions);
+    return coordinatorResult(records, {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId: reconciled.memberId,
+      memberEpoch: reconciled.memberEpoch,
+      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+      assignment: isFullRequest || changed ? { topicPartitions: assignmentToList(reconciled.assignedPartitions) } : null,
+    });
+  }
+
+  /**
+   * Step 1: writes the member's subscription when it changed and bumps the
+   * group epoch when the subscriptions, a regex resolution or the subscribed
+   * topics' metadata changed.
+   */
+  private updateSubscription(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    updatedMember: ConsumerGroupMember,
+    replacedMemberId: string | null,
+    records: GroupRecord[],
+  ): { members: ReadonlyMap<string, ConsumerGroupMember>; groupEpoch: number; topicNamesOf: (m: ConsumerGroupMember) => string[] } {
     let bumpGroupEpoch = false;
     if (!sameSubscriptionMetadata(member, updatedMember)) {
-      records.push(memberMetadataRecord(groupId, updatedMember));
+      records.push(memberMetadataRecord(group.groupId, updatedMember));
       if (!sameNames(member.subscribedTopicNames, updatedMember.subscribedTopicNames) || member.subscribedTopicRegex !== updatedMember.subscribedTopicRegex) {
         bumpGroupEpoch = true;
       }
@@ -184,52 +223,35 @@ export class ConsumerGroupProtocol {
     const topicNamesOf = (m: ConsumerGroupMember) => memberTopicNames(m, regexes.resolved);
     const metadataHash = topicsMetadataHash(subscribedTopicNames(members.values(), topicNamesOf), this.shard.image);
     if (metadataHash !== group.metadataHash) bumpGroupEpoch = true;
+    if (!bumpGroupEpoch) return { members, groupEpoch: group.groupEpoch, topicNamesOf };
+    const groupEpoch = group.groupEpoch + 1;
+    records.push(groupRecord('ConsumerGroupMetadata', { groupId: group.groupId }, { epoch: groupEpoch, metadataHash }));
+    return { members, groupEpoch, topicNamesOf };
+  }
 
-    let groupEpoch = group.groupEpoch;
-    if (bumpGroupEpoch) {
-      groupEpoch += 1;
-      records.push(groupRecord('ConsumerGroupMetadata', { groupId }, { epoch: groupEpoch, metadataHash }));
+  /** Step 2: a new target assignment when the group epoch moved past the target's, else the current one. */
+  private targetAssignmentFor(
+    group: ConsumerGroup,
+    updatedMember: ConsumerGroupMember,
+    replacedMemberId: string | null,
+    subscription: { members: ReadonlyMap<string, ConsumerGroupMember>; groupEpoch: number; topicNamesOf: (m: ConsumerGroupMember) => string[] },
+    records: GroupRecord[],
+  ): { targetAssignmentEpoch: number; targetAssignment: Assignment } {
+    if (subscription.groupEpoch <= group.targetAssignmentEpoch) {
+      return { targetAssignmentEpoch: group.targetAssignmentEpoch, targetAssignment: group.targetAssignmentOf(updatedMember.memberId, updatedMember.instanceId) };
     }
-
-    let targetAssignmentEpoch = group.targetAssignmentEpoch;
-    let targetAssignment: Assignment;
-    if (groupEpoch > group.targetAssignmentEpoch) {
-      const built = buildTargetAssignment({
-        group,
-        groupEpoch,
-        assignor: this.preferredAssignor(members),
-        image: this.shard.image,
-        updatedMember,
-        removedMemberIds: replacedMemberId === null ? [] : [replacedMemberId],
-        topicNamesOf,
-        nowMs: this.shard.nowMs(),
-      });
-      records.push(...built.records);
-      targetAssignmentEpoch = groupEpoch;
-      targetAssignment = built.assignments.get(updatedMember.memberId) ?? new Map();
-    } else {
-      targetAssignment = group.targetAssignmentOf(updatedMember.memberId, updatedMember.instanceId);
-    }
-
-    const reconciled = this.maybeReconcile(group, updatedMember, {
-      targetAssignmentEpoch,
-      targetAssignment,
-      ownedTopicPartitions: request.topicPartitions,
-      records,
+    const built = buildTargetAssignment({
+      group,
+      groupEpoch: subscription.groupEpoch,
+      assignor: this.preferredAssignor(subscription.members),
+      image: this.shard.image,
+      updatedMember,
+      removedMemberIds: replacedMemberId === null ? [] : [replacedMemberId],
+      topicNamesOf: subscription.topicNamesOf,
+      nowMs: this.shard.nowMs(),
     });
-    this.scheduleSessionTimeout(groupId, memberId);
-
-    const isFullRequest =
-      request.memberEpoch === 0 || (request.rebalanceTimeoutMs !== -1 && request.subscribedTopicNames !== null && request.topicPartitions !== null);
-    const changed = !sameAssignment(member.assignedPartitions, reconciled.assignedPartitions);
-    return coordinatorResult(records, {
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
-      memberId: reconciled.memberId,
-      memberEpoch: reconciled.memberEpoch,
-      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
-      assignment: isFullRequest || changed ? { topicPartitions: assignmentToList(reconciled.assignedPartitions) } : null,
-    });
+    records.push(...built.records);
+    return { targetAssignmentEpoch: subscription.groupEpoch, targetAssignment: built.assignments.get(updatedMember.memberId) ?? new Map() };
   }
 
   /** The consumer group for a heartbeat; joining replaces an empty classic group (records its tombstone). */
