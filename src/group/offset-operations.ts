@@ -12,6 +12,7 @@
  * A committed offset is the next offset to read.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 import type { ClassicGroup } from './classic-group.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import { GroupApiError } from './errors.js';
@@ -83,6 +84,7 @@ export class OffsetOperations {
     const nowMs = this.shard.nowMs();
     const expireTimestampMs = request.retentionTimeMs === -1 ? -1 : nowMs + request.retentionTimeMs;
     const records: GroupRecord[] = [];
+    const image = this.shard.image;
     const response = request.topics.map((topic) => ({
       name: topic.name,
       partitions: topic.partitions.map((p) => {
@@ -97,6 +99,7 @@ export class OffsetOperations {
             metadata: p.committedMetadata ?? '',
             commitTimestamp: nowMs,
             expireTimestamp: expireTimestampMs,
+            topicId: image.topicsByName.get(topic.name)?.id ?? ZERO_UUID,
           }),
         );
         return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };

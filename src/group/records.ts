@@ -16,8 +16,9 @@
  * (share and streams groups) are reported as unknown so the loader can skip
  * them, as Kafka skips record types a coordinator does not own.
  *
- * Versions written are those a Kafka 4.x coordinator writes: OffsetCommitValue
- * v3 (v1 when an explicit expire timestamp is set, OffsetCommit v2-v4),
+ * Versions written are those a Kafka 4.4 coordinator writes (checked against
+ * its GroupCoordinatorRecordSerde): OffsetCommitValue v4 with the topic id
+ * tagged (v1 when an explicit expire timestamp is set, OffsetCommit v2-v4),
  * GroupMetadataValue v3, every consumer group value v0.
  */
 import { compileStruct, defaultStruct, type StructCodec } from '../protocol/codec.js';
@@ -221,7 +222,7 @@ function codecFor(name: GroupRecordName, part: 'key' | 'value', version: number)
 
 /** The value version Spool writes for a record (Kafka 4.x's choice). */
 export function valueVersionFor(record: GroupRecord): number {
-  if (record.type === 'OffsetCommit') return record.value !== null && record.value.expireTimestamp !== -1 ? 1 : 3;
+  if (record.type === 'OffsetCommit') return record.value !== null && record.value.expireTimestamp !== -1 ? 1 : 4;
   if (record.type === 'GroupMetadata') return 3;
   return 0;
 }

@@ -23,7 +23,8 @@ const topicId = 'AAECAwQFBgcICQoLDA0ODw';
 
 const samples: GroupRecord[] = [
   groupRecord('OffsetCommit', { group: 'g', topic: 't', partition: 3 }, { offset: 42, leaderEpoch: 5, metadata: 'm', commitTimestamp: 1000, expireTimestamp: -1 }),
-  groupRecord('OffsetCommit', { group: 'g', topic: 't', partition: 3 }, { offset: 42, leaderEpoch: -1, metadata: '', commitTimestamp: 1000, expireTimestamp: 9000 }),
+  groupRecord('OffsetCommit', { group: 'g', topic: 't', partition: 3 }, { offset: 42, leaderEpoch: 5, metadata: 'm', commitTimestamp: 1000, expireTimestamp: -1, topicId }),
+  groupRecord('OffsetCommit', { group: 'g', topic: 't', partition: 3 }, { offset: 42, leaderEpoch: -1, metadata: 'm', commitTimestamp: 1000, expireTimestamp: 9000 }),
   groupRecord('OffsetCommit', { group: 'g', topic: 't', partition: 3 }, null),
   groupRecord('GroupMetadata', { group: 'g' }, {
     protocolType: 'consumer',
@@ -83,25 +84,24 @@ test('every record type round-trips, keys carry the type and values the version 
       assert.equal(value, null);
       continue;
     }
-    const expectedVersion = record.type === 'GroupMetadata' ? 3 : record.type === 'OffsetCommit' ? (record.value.expireTimestamp === -1 ? 3 : 1) : 0;
+    const expectedVersion = record.type === 'GroupMetadata' ? 3 : record.type === 'OffsetCommit' ? (record.value.expireTimestamp === -1 ? 4 : 1) : 0;
     assert.equal(value!.readInt16BE(0), expectedVersion, record.type);
     assert.equal(decoded.valueVersion, expectedVersion);
   }
 });
 
-test('an offset commit is laid out as Kafka lays it out', () => {
-  const { key, value } = encodeGroupRecord(samples[0]!);
-  // key: type 1, group "g", topic "t", partition 3 (int16-length strings, not flexible)
-  assert.deepEqual([...key], [0, 1, 0, 1, 0x67, 0, 1, 0x74, 0, 0, 0, 3]);
-  // value v3: offset int64, leaderEpoch int32, metadata string, commitTimestamp int64
-  const expected = Buffer.alloc(2 + 8 + 4 + 3 + 8);
-  expected.writeInt16BE(3, 0);
-  expected.writeBigInt64BE(42n, 2);
-  expected.writeInt32BE(5, 10);
-  expected.writeInt16BE(1, 14);
-  expected.write('m', 16);
-  expected.writeBigInt64BE(1000n, 17);
-  assert.deepEqual(value, expected);
+test('offset commits are laid out byte for byte as Kafka 4.4 writes them', () => {
+  // Bytes printed by Kafka 4.4's GroupCoordinatorRecordSerde for newOffsetCommitRecord("g", "t", 3,
+  // OffsetAndMetadata(42, leaderEpoch 5, "m", commit 1000, expire, topicId)).
+  const hex = (record: GroupRecord) => {
+    const { key, value } = encodeGroupRecord(record);
+    return [key.toString('hex'), value?.toString('hex')];
+  };
+  assert.deepEqual(hex(samples[0]!), ['000100016700017400000003', '0004000000000000002a00000005026d00000000000003e800']);
+  assert.deepEqual(hex(samples[1]!), ['000100016700017400000003', '0004000000000000002a00000005026d00000000000003e8010010000102030405060708090a0b0c0d0e0f']);
+  assert.deepEqual(hex(samples[2]!), ['000100016700017400000003', '0001000000000000002a00016d00000000000003e80000000000002328']);
+  const epoch = groupRecord('ConsumerGroupMetadata', { groupId: 'g' }, { epoch: 3, metadataHash: 123456789012 });
+  assert.deepEqual(hex(epoch), ['0003000167', '0000000000030100080000001cbe991a14']);
 });
 
 test('the legacy offset commit (type 0, value v0) is read as an offset commit', () => {
@@ -143,4 +143,32 @@ test('consumer protocol subscription and assignment round-trip at every version;
   newer.writeInt16BE(5, 0);
   assert.deepEqual(decodeSubscription(newer)?.topics, ['x']);
   assert.equal(decodeSubscription(Buffer.from([0, 0, 0, 0, 0, 9])), null);
+});
+
+/**
+ * Golden bytes from Kafka 4.4's GroupCoordinatorRecordSerde, serializing the
+ * generated record classes with the same field values as `samples` (a JVM
+ * run of org.apache.kafka.coordinator.group.generated.* at the versions
+ * Kafka writes): key hex, value hex (null for a tombstone).
+ */
+const FROM_KAFKA: readonly [number, string, string | null][] = [
+  [4, '0002000167', '00030008636f6e73756d657200000007000572616e676500026d3100000000000004d20000000100026d3100026931000163000a2f3132372e302e302e31000493e00000afc800000003010203000000020405'],
+  [5, '0002000167', null],
+  [7, '000500016700016d', '00000003723102630268030261026204782e2a0000753008756e69666f726d0100100100002710020672616e676502090000'],
+  [8, '0006000167', '0000000000030100080000000000000037'],
+  [9, '000700016700016d', '000002000102030405060708090a0b0c0d0e0f0300000000000000020000'],
+  [10, '000800016700016d', '000000000003000000020102000102030405060708090a0b0c0d0e0f02000000000002000102030405060708090a0b0c0d0e0f02000000010000'],
+  [11, '0010000167000465762e2a', '000002076576656e74730000000000000011000000000000006300'],
+];
+
+test('group metadata and consumer group records match the bytes Kafka 4.4 writes', () => {
+  for (const [index, keyHex, valueHex] of FROM_KAFKA) {
+    const record = samples[index]!;
+    const { key, value } = encodeGroupRecord(record);
+    assert.equal(key.toString('hex'), keyHex, record.type);
+    assert.equal(value === null ? null : value.toString('hex'), valueHex, record.type);
+    const decoded = decodeGroupRecord(Buffer.from(keyHex, 'hex'), valueHex === null ? null : Buffer.from(valueHex, 'hex'));
+    assert.ok(decoded.ok);
+    assert.deepEqual(decoded.record, record, `Kafka's bytes decode to the same ${record.type}`);
+  }
 });
