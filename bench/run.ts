@@ -18,9 +18,10 @@
  *   npm run bench -- --quick              short durations, 256 MiB consume (3-4 min); no docs update
  *   node dist/bench/run.js --scenarios 1,3 --brokers spool --generators java --duration-s 10
  *   options: --scenarios 1,..,8  --brokers kafka,spool  --generators java,node
- *            --duration-s N (produce measuring time, default 20)  --consume-mib N (default 2048)
+ *            --duration-s N (produce measuring time, default 15)  --consume-mib N (default 2048)
  *            --latency-mibps N (Java, default 20)  --latency-node-mibps N (default 5)  --latency-s N (default 20)
- *            --profile-s N (default 15)  --no-profile  --no-ceilings  --docs / --no-docs  --work-dir DIR  --keep
+ *            --node-consume-s N (default 30)  --profile-s N (default 10)  --no-profile  --profile-only
+ *            --no-ceilings  --docs / --no-docs  --work-dir DIR  --keep
  *
  * Not a test: nothing here runs under `npm test` or .ci/run.
  */
@@ -42,7 +43,7 @@ import {
   producerPerformance,
   type Measured,
 } from './lib/generators.js';
-import { loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB } from './lib/proc.js';
+import { loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB, snapshotBuild } from './lib/proc.js';
 import { summarizeProfile } from './lib/profile.js';
 import { renderMarkdown, updatePerformanceDoc, writeJson, type BenchRun, type Figure, type ProfileEntry } from './lib/report.js';
 
@@ -62,6 +63,7 @@ const { values: flags } = parseArgs({
     'latency-s': { type: 'string' },
     'profile-s': { type: 'string' },
     'no-profile': { type: 'boolean', default: false },
+    'profile-only': { type: 'boolean', default: false },
     'no-ceilings': { type: 'boolean', default: false },
     docs: { type: 'boolean' },
     'no-docs': { type: 'boolean', default: false },
@@ -75,16 +77,17 @@ const OPTIONS = {
   scenarios: new Set(flags.scenarios.split(',').map(Number)),
   brokers: flags.brokers.split(',').filter((b): b is BrokerKind => b === 'kafka' || b === 'spool'),
   generators: new Set(flags.generators.split(',')),
-  durationS: Number(flags['duration-s'] ?? (QUICK ? 6 : 20)),
+  durationS: Number(flags['duration-s'] ?? (QUICK ? 6 : 15)),
   consumeMiB: Number(flags['consume-mib'] ?? (QUICK ? 256 : 2048)),
-  nodeConsumeS: Number(flags['node-consume-s'] ?? (QUICK ? 15 : 45)),
+  nodeConsumeS: Number(flags['node-consume-s'] ?? (QUICK ? 15 : 30)),
   latencyMiBPerS: Number(flags['latency-mibps']),
   latencyNodeMiBPerS: Number(flags['latency-node-mibps']),
   latencyWarmupS: QUICK ? 2 : 5,
   latencyS: Number(flags['latency-s'] ?? (QUICK ? 8 : 20)),
   nodeWarmupS: QUICK ? 2 : 3,
-  profileS: Number(flags['profile-s'] ?? (QUICK ? 5 : 15)),
+  profileS: Number(flags['profile-s'] ?? (QUICK ? 5 : 10)),
   profile: !flags['no-profile'],
+  profileOnly: flags['profile-only'],
   ceilings: !flags['no-ceilings'],
   docs: flags['no-docs'] ? false : flags.docs ?? !QUICK,
   workDir: flags['work-dir'],
@@ -494,6 +497,7 @@ async function main(): Promise<void> {
   if (OPTIONS.brokers.includes('spool') && !existsSync(join(REPO_ROOT, SPOOL_MAIN))) {
     runNotes.push(`${SPOOL_MAIN} is missing: build first (npx tsc -p .)`);
   }
+  snapshotBuild(join(OPTIONS.workDir, 'build'));
   let javaClasspath: string | null = null;
   if (java()) {
     log('resolving Kafka jars and compiling bench/java');
@@ -506,7 +510,7 @@ async function main(): Promise<void> {
     log(`ceilings: disk ${ceilings.diskWriteBufferedMiBPerS.toFixed(0)} MiB/s (page cache), ${ceilings.diskWriteSyncedMiBPerS.toFixed(0)} MiB/s (fdatasync); loopback ${ceilings.loopbackTcpMiBPerS.toFixed(0)} MiB/s`);
   }
   let startCommands: Partial<Record<BrokerKind, string>> = {};
-  for (const kind of OPTIONS.brokers) startCommands = { ...startCommands, ...(await benchBroker(kind, javaClasspath)) };
+  for (const kind of OPTIONS.profileOnly ? [] : OPTIONS.brokers) startCommands = { ...startCommands, ...(await benchBroker(kind, javaClasspath)) };
   const profileEntries = OPTIONS.profile && OPTIONS.brokers.includes('spool') && java() ? await profiles() : [];
   machine.loadAverageEnd = loadAverage();
 

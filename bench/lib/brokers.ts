@@ -17,7 +17,7 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, writeFil
 import { join } from 'node:path';
 import { Producer } from '../../src/client/index.js';
 import { startKafka, type RunningKafka } from '../../test/interop/kafka/kafka.js';
-import { commandLine, freePortPair, processStartMs, REPO_ROOT, uptimeMs } from './proc.js';
+import { buildRootDir, commandLine, freePortPair, processStartMs, uptimeMs } from './proc.js';
 
 export type BrokerKind = 'kafka' | 'spool';
 
@@ -184,7 +184,7 @@ export async function startSpoolBroker(options: StartOptions): Promise<BrokerUnd
   const propsFile = join(options.dir, 'server.properties');
   writeFileSync(propsFile, [...singleNodeLines(options.dir, port), ...propsLines(commonBrokerSettings())].join('\n') + '\n');
   const nodeArgs = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
-  const args = [...nodeArgs, join(REPO_ROOT, SPOOL_MAIN), 'start', propsFile];
+  const args = [...nodeArgs, join(buildRootDir(), SPOOL_MAIN), 'start', propsFile];
   const log = createWriteStream(join(options.dir, 'spool.log'));
   const launchedAtMs = uptimeMs();
   const ack = firstAcknowledgedProduce(bootstrap);

@@ -15,13 +15,12 @@
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { commandLine, REPO_ROOT, runCommand, type CommandResult } from './proc.js';
+import { buildRootDir, commandLine, REPO_ROOT, runCommand, shownPath, type CommandResult } from './proc.js';
 
 const KAFKA_SH = join(REPO_ROOT, 'test', 'interop', 'kafka', 'kafka.sh');
 const KAFKA_SH_SHOWN = 'test/interop/kafka/kafka.sh';
 export const PRODUCER_PERFORMANCE = 'org.apache.kafka.tools.ProducerPerformance';
 export const CONSUMER_PERFORMANCE = 'org.apache.kafka.tools.ConsumerPerformance';
-const NODE_PERF = join(REPO_ROOT, 'dist', 'bench', 'node-perf.js');
 const E2E_CLASS_DIR = join(REPO_ROOT, 'dist', 'bench', 'java');
 const E2E_SOURCE = join(REPO_ROOT, 'bench', 'java', 'EndToEndFixedRate.java');
 const LOG4J_TOOLS = join(REPO_ROOT, 'test', 'interop', 'kafka', 'config', 'log4j2-tools.properties');
@@ -251,7 +250,7 @@ function lastJson(stdout: string): Record<string, unknown> | null {
 }
 
 function nodePerfArgs(mode: string, flags: Record<string, string | number | boolean>): string[] {
-  const args = [NODE_PERF, mode];
+  const args = [join(buildRootDir(), 'dist', 'bench', 'node-perf.js'), mode];
   for (const [name, value] of Object.entries(flags)) {
     if (value === false) continue;
     args.push(`--${name}`);
@@ -261,7 +260,7 @@ function nodePerfArgs(mode: string, flags: Record<string, string | number | bool
 }
 
 function shownNode(args: readonly string[]): string {
-  return commandLine('node', args.map((a) => a.replace(REPO_ROOT + '/', '')));
+  return commandLine('node', args.map(shownPath));
 }
 
 export interface NodeProduceFigures {

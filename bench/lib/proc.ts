@@ -7,7 +7,7 @@
  * processes and the clock directly (DESIGN.md's io seams bind src/ only).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -204,3 +204,30 @@ export const REPO_ROOT = ((): string => {
   }
   return dir;
 })();
+
+let buildRoot: string | null = null;
+
+/** Where spawned Spool and generator processes load their compiled code from (see snapshotBuild). */
+export function buildRootDir(): string {
+  return buildRoot ?? REPO_ROOT;
+}
+
+/**
+ * Copies dist/src and dist/bench to `dir` (with package.json and a
+ * node_modules link) and runs Spool and the Node generator from there, so a
+ * rebuild of the checkout during a run (other work on the same tree) cannot
+ * change or break the code under test halfway.
+ */
+export function snapshotBuild(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  for (const part of ['src', 'bench']) cpSync(join(REPO_ROOT, 'dist', part), join(dir, 'dist', part), { recursive: true });
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  buildRoot = dir;
+}
+
+/** A path for the report: relative to the repository (or to the build snapshot). */
+export function shownPath(path: string): string {
+  return path.replace(buildRootDir() + '/', '').replace(REPO_ROOT + '/', '');
+}

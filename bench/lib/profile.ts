@@ -19,6 +19,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -35,6 +36,8 @@ export interface SelfTime {
   selfMs: number;
   /** Share of the non-idle time. */
   percent: number;
+  /** The heaviest call path into it (callers, nearest first), for functions. */
+  calledFrom?: string;
 }
 
 export interface ProfileSummary {
@@ -70,24 +73,55 @@ function category(frame: CallFrame): string {
   return 'other';
 }
 
-function top(map: Map<string, { name: string; file: string; us: number }>, busyUs: number, count: number): SelfTime[] {
+interface Entry {
+  name: string;
+  file: string;
+  us: number;
+  /** Self time by caller path. */
+  paths?: Map<string, number>;
+}
+
+/** Callers of a profile node, nearest first, as "name (file)", up to `depth`. */
+function callerPath(id: number, parentOf: Map<number, number>, byId: Map<number, ProfileNode>, depth: number): string {
+  const out: string[] = [];
+  let current = parentOf.get(id);
+  while (current !== undefined && out.length < depth) {
+    const frame = byId.get(current)?.callFrame;
+    if (frame === undefined || frame.functionName === '(root)') break;
+    out.push(`${frame.functionName === '' ? '(anonymous)' : frame.functionName} (${shortFile(frame.url)})`);
+    current = parentOf.get(current);
+  }
+  return out.join(' ← ');
+}
+
+function heaviest(paths: Map<string, number> | undefined): string | undefined {
+  if (paths === undefined || paths.size === 0) return undefined;
+  return [...paths.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+function top(map: Map<string, Entry>, busyUs: number, count: number): SelfTime[] {
   return [...map.values()]
     .sort((a, b) => b.us - a.us)
     .slice(0, count)
-    .map((e) => ({ name: e.name, file: e.file, selfMs: e.us / 1000, percent: (100 * e.us) / Math.max(1, busyUs) }));
+    .map((e) => {
+      const calledFrom = heaviest(e.paths);
+      return { name: e.name, file: e.file, selfMs: e.us / 1000, percent: (100 * e.us) / Math.max(1, busyUs), ...(calledFrom !== undefined ? { calledFrom } : {}) };
+    });
 }
 
 export function summarizeProfile(path: string, count = 15): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
   const selfUs = new Map<number, number>();
   const meanDelta = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i + 1] ?? meanDelta;
     selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, delta));
   });
-  const functions = new Map<string, { name: string; file: string; us: number }>();
-  const files = new Map<string, { name: string; file: string; us: number }>();
+  const functions = new Map<string, Entry>();
+  const files = new Map<string, Entry>();
   const categories: Record<string, number> = {};
   let idleUs = 0;
   let totalUs = 0;
@@ -104,8 +138,10 @@ export function summarizeProfile(path: string, count = 15): ProfileSummary {
     const file = shortFile(frame.url);
     const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
     const key = `${name}\u0000${file}\u0000${frame.lineNumber}`;
-    const entry = functions.get(key) ?? { name, file: frame.url === '' ? file : `${file}:${frame.lineNumber + 1}`, us: 0 };
+    const entry = functions.get(key) ?? { name, file: frame.url === '' ? file : `${file}:${frame.lineNumber + 1}`, us: 0, paths: new Map() };
     entry.us += us;
+    const path = callerPath(id, parentOf, byId, 3);
+    entry.paths!.set(path, (entry.paths!.get(path) ?? 0) + us);
     functions.set(key, entry);
     const fileEntry = files.get(file) ?? { name: file, file, us: 0 };
     fileEntry.us += us;

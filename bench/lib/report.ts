@@ -117,8 +117,8 @@ function profileLines(run: BenchRun): string[] {
     const s = entry.summary;
     const split = Object.entries(s.categories).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}%`).join(', ');
     out.push(`Busy ${(s.busyMs / 1000).toFixed(1)} s of ${(s.totalMs / 1000).toFixed(1)} s sampled (the rest idle). Busy time by origin: ${split}.`, '');
-    out.push('| self % of busy | self ms | function | where |', '| -: | -: | --- | --- |');
-    for (const f of s.topFunctions) out.push(`| ${f.percent.toFixed(1)} | ${f.selfMs.toFixed(0)} | \`${escapeCell(f.name)}\` | ${escapeCell(f.file)} |`);
+    out.push('| self % of busy | self ms | function | where | heaviest callers |', '| -: | -: | --- | --- | --- |');
+    for (const f of s.topFunctions) out.push(`| ${f.percent.toFixed(1)} | ${f.selfMs.toFixed(0)} | \`${escapeCell(f.name)}\` | ${escapeCell(f.file)} | ${escapeCell(f.calledFrom ?? '')} |`);
     out.push('', 'By file: ' + s.topFiles.map((f) => `${f.file} ${f.percent.toFixed(1)}%`).join(', ') + '.');
     out.push('', `Command: \`${entry.command}\``);
   }
