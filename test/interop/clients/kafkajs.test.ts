@@ -41,6 +41,9 @@ interface KafkajsCluster {
   fetchTopicsOffset(topics: { topic: string; fromTimestamp: number; partitions: { partition: number }[] }[]): Promise<{ partitions: { partition: number; offset: string }[] }[]>;
 }
 
+/** kafkajs's 1 s connection timeout is too short on a loaded 2-core CI machine running the whole suite. */
+const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 30_000 } as const;
+
 const KAFKAJS_CODEC: Record<Codec, CompressionTypes> = {
   none: CompressionTypes.None,
   gzip: CompressionTypes.GZIP,
@@ -59,7 +62,7 @@ function installCodecs(): void {
 }
 
 async function run(spec: Spec): Promise<DriverRun> {
-  const kafka = new Kafka({ clientId: 'spool-interop', brokers: [spec.bootstrap], logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: 'spool-interop', brokers: [spec.bootstrap], logLevel: logLevel.NOTHING, ...TIMEOUTS });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -96,7 +99,7 @@ async function run(spec: Spec): Promise<DriverRun> {
  * Kafka answers -1, so the raw answer is taken from its cluster).
  */
 async function readBack(spec: Spec): Promise<Pick<DriverRun, 'consumed' | 'offsetsForTimes'>> {
-  const cluster = new Cluster({ logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }), brokers: [spec.bootstrap], socketFactory: socketFactory(), clientId: 'spool-interop-fetch', retry: { retries: 3 } });
+  const cluster = new Cluster({ logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }), brokers: [spec.bootstrap], socketFactory: socketFactory(), clientId: 'spool-interop-fetch', ...TIMEOUTS, retry: { retries: 3 } });
   await cluster.connect();
   try {
     await cluster.addTargetTopic(spec.topic);
@@ -149,7 +152,7 @@ function toConsumed(partition: number, message: KafkajsMessage): ConsumedRecord 
 }
 
 async function deleteTopic(spec: Spec): Promise<{ topicsBefore: string[]; describedPartitions: number; topicsAfter: string[] }> {
-  const kafka = new Kafka({ clientId: 'spool-interop', brokers: [spec.bootstrap], logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: 'spool-interop', brokers: [spec.bootstrap], logLevel: logLevel.NOTHING, ...TIMEOUTS });
   const admin = kafka.admin();
   await admin.connect();
   try {

@@ -21,7 +21,8 @@ import { CODECS, type ConsumedRecord, type DriverRun, type Spec } from './scenar
 
 /** The package's version (its exports map hides package.json from import). */
 const VERSION = (JSON.parse(readFileSync(new URL('../../../../node_modules/@platformatic/kafka/package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const BASE = { clientId: 'spool-interop', retries: 3 } as const;
+/** Generous timeouts: the suite runs on a loaded 2-core CI machine. */
+const BASE = { clientId: 'spool-interop', retries: 3, connectTimeout: 10_000, timeout: 30_000 } as const;
 
 async function run(spec: Spec): Promise<DriverRun> {
   const admin = new Admin({ ...BASE, bootstrapBrokers: [spec.bootstrap] });
