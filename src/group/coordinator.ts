@@ -99,7 +99,7 @@ export class GroupCoordinator implements MetadataPublisher {
   // ---- classic protocol
 
   async joinGroup(context: ClassicRequestContext, request: JoinGroupInput): Promise<JoinGroupResponseData> {
-    const error = this.precheck(request.groupId);
+    const error = this.precheck(request.groupId, request.groupInstanceId);
     if (error !== null) return joinGroupError(request.memberId, error);
     const { classicGroupMinSessionTimeoutMs: min, classicGroupMaxSessionTimeoutMs: max } = this.options.config;
     if (request.sessionTimeoutMs < min || request.sessionTimeoutMs > max) return joinGroupError(request.memberId, ErrorCode.INVALID_SESSION_TIMEOUT);
@@ -154,6 +154,7 @@ export class GroupCoordinator implements MetadataPublisher {
 
   async commitOffsets(request: OffsetCommitInput, apiVersion: number): Promise<TopicPartitionErrors> {
     if (!this.active) return allPartitions(request.topics, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (tooLongForRecords(request.groupId)) return allPartitions(request.topics, ErrorCode.UNKNOWN_SERVER_ERROR);
     const outcome = await this.write(request.groupId, (shard) => shard.offsetOps.commit(request, apiVersion));
     return outcome.ok ? outcome.response : allPartitions(request.topics, outcome.errorCode);
   }
@@ -228,6 +229,7 @@ export class GroupCoordinator implements MetadataPublisher {
     });
     if (!this.active) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
     if (request.groupId === '') return fail(ErrorCode.INVALID_REQUEST, "GroupId can't be empty.");
+    if (tooLongForRecords(request.groupId)) return fail(ErrorCode.UNKNOWN_SERVER_ERROR, "'groupId' field is too long to be serialized");
     const outcome = await this.write(request.groupId, (shard) => shard.consumer.heartbeat(context, request));
     return outcome.ok ? outcome.response : fail(outcome.errorCode, outcome.message);
   }
@@ -253,10 +255,16 @@ export class GroupCoordinator implements MetadataPublisher {
 
   // ---- helpers
 
-  /** Errors Kafka gives before involving a shard: inactive coordinator, empty group id. */
-  private precheck(groupId: string): number | null {
+  /**
+   * Errors given before a shard is involved: inactive coordinator, empty
+   * group id, and a group id too long for the records' int16 string length
+   * (Kafka's record serializer fails on it, which clients see as
+   * UNKNOWN_SERVER_ERROR; checking first keeps the shard untouched).
+   */
+  private precheck(groupId: string, instanceId: string | null = null): number | null {
     if (!this.active) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    if (tooLongForRecords(groupId) || (instanceId !== null && tooLongForRecords(instanceId))) return ErrorCode.UNKNOWN_SERVER_ERROR;
     return null;
   }
 
@@ -278,6 +286,13 @@ export class GroupCoordinator implements MetadataPublisher {
     }
     return out;
   }
+}
+
+/** Record keys and classic member fields are int16-length strings. */
+const RECORD_STRING_BYTES_MAX = 32767;
+
+function tooLongForRecords(text: string): boolean {
+  return text.length > RECORD_STRING_BYTES_MAX / 3 && Buffer.byteLength(text, 'utf8') > RECORD_STRING_BYTES_MAX;
 }
 
 function once<T>(resolve: (value: T) => void): (value: T) => void {

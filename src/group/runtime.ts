@@ -212,6 +212,7 @@ export class CoordinatorRuntime {
   }
 
   private scheduleCleanup(context: ShardContext): void {
+    if (context.status !== 'active') return;
     context.cleanupTimer = this.options.env.timers.schedule(this.options.offsetsRetentionCheckIntervalMs, () => {
       if (context.status !== 'active') return;
       this.track(this.enqueue(context, (shard) => shard.offsetOps.cleanupExpired()).then(() => this.scheduleCleanup(context)));
@@ -295,12 +296,19 @@ export class CoordinatorRuntime {
   /** Writes the records as one batch and replays them; returns the response error (NONE on success). */
   private async appendRecords(context: ShardContext, records: readonly GroupRecord[], replay: boolean): Promise<number> {
     const nowMs = this.options.env.clock.nowMs();
-    const batch = buildBatch({
-      records: records.map((record) => {
-        const { key, value } = encodeGroupRecord(record);
-        return { key, value, timestamp: nowMs };
-      }),
-    });
+    let batch: Buffer;
+    try {
+      batch = buildBatch({
+        records: records.map((record) => {
+          const { key, value } = encodeGroupRecord(record);
+          return { key, value, timestamp: nowMs };
+        }),
+      });
+    } catch (error) {
+      // A field the record layout cannot hold (a string over 32767 bytes): Kafka's serializer fails the same way.
+      this.options.logger.warn(`cannot encode group coordinator records: ${(error as Error).message}`);
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+    }
     const appended = await this.options.log.append(context.partition, batch);
     if (appended.errorCode !== ErrorCode.NONE) return appendErrorToResponseError(appended.errorCode);
     if (context.status !== 'active') return ErrorCode.NOT_COORDINATOR;

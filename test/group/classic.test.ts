@@ -330,3 +330,35 @@ test('JoinGroup before v4 joins in one step; rejoining with an unknown member id
   const unknown = await h.coordinator.joinGroup(ctx('old', 3), joinRequest({ memberId: 'made-up' }));
   assert.equal(unknown.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
+
+test('a group id too long for the records is refused without touching the shard; other groups carry on', async () => {
+  const h = await harness();
+  const huge = 'g'.repeat(40_000);
+  const refused = await h.coordinator.joinGroup(ctx(), joinRequest({ groupId: huge }));
+  assert.equal(refused.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
+  const commit = await h.coordinator.commitOffsets(
+    { groupId: huge, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'events', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] },
+    8,
+  );
+  assert.equal(commit[0]!.partitions[0]!.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
+  assert.deepEqual(h.coordinator.listGroups([], []).groups, []);
+  const { memberId } = await stableSingleMember(h);
+  assert.ok(memberId.startsWith('client-'));
+});
+
+test('a client flooding JoinGroup only creates pending member ids that expire with their session; the group keeps working', async () => {
+  const h = await harness();
+  const { memberId, generationId } = await stableSingleMember(h);
+  for (let i = 0; i < 200; i++) {
+    const flood = await h.coordinator.joinGroup(ctx('flood'), joinRequest());
+    assert.equal(flood.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+  }
+  assert.equal(await h.coordinator.heartbeat({ groupId: 'g', memberId, generationId, groupInstanceId: null }), ErrorCode.NONE);
+  const rejoin = track(h.coordinator.joinGroup(ctx(), joinRequest({ memberId })));
+  await h.advance(9_999);
+  assert.equal(rejoin.done(), false, 'pending members count until their session expires, as in Kafka');
+  await h.advance(1);
+  assert.equal(rejoin.value().errorCode, ErrorCode.NONE);
+  assert.equal(rejoin.value().generationId, generationId + 1);
+  assert.deepEqual(rejoin.value().members.map((m) => m.memberId), [memberId]);
+});
