@@ -55,10 +55,33 @@ const CONSUMER: Record<string, Setter<ConsumerOptions>> = {
   'fetch.max.bytes': (o, v) => { o.fetchMaxBytes = int('fetch.max.bytes', v); },
   'max.partition.fetch.bytes': (o, v) => { o.maxPartitionFetchBytes = int('max.partition.fetch.bytes', v); },
   'max.poll.records': (o, v) => { o.maxPollRecords = int('max.poll.records', v); },
+  'group.id': (o, v) => { o.groupId = v; },
+  'group.protocol': (o, v) => {
+    const protocol = v.trim().toLowerCase();
+    if (protocol !== 'classic' && protocol !== 'consumer') throw new CliError(`Invalid value ${v} for configuration group.protocol: String must be one of (case insensitive): CLASSIC, CONSUMER`);
+    o.groupProtocol = protocol;
+  },
+  'group.instance.id': (o, v) => { o.groupInstanceId = v; },
+  'group.remote.assignor': (o, v) => { o.groupRemoteAssignor = v; },
+  'session.timeout.ms': (o, v) => { o.sessionTimeoutMs = int('session.timeout.ms', v); },
+  'heartbeat.interval.ms': (o, v) => { o.heartbeatIntervalMs = int('heartbeat.interval.ms', v); },
+  'max.poll.interval.ms': (o, v) => { o.rebalanceTimeoutMs = int('max.poll.interval.ms', v); },
+  'enable.auto.commit': (o, v) => { o.enableAutoCommit = bool('enable.auto.commit', v); },
+  'auto.commit.interval.ms': (o, v) => { o.autoCommitIntervalMs = int('auto.commit.interval.ms', v); },
+  // Kafka names assignors by class; Spool's client knows the built-in ones by their short names too.
+  'partition.assignment.strategy': (o, v) => {
+    o.partitionAssignmentStrategy = v.split(',').map((name) => name.trim()).filter((name) => name !== '').map((name) => ASSIGNOR_CLASSES[name] ?? name);
+  },
   'auto.offset.reset': (o, v) => {
     if (v !== 'earliest' && v !== 'latest' && v !== 'none') throw new CliError(`Invalid value ${v} for configuration auto.offset.reset`);
     o.autoOffsetReset = v;
   },
+};
+
+const ASSIGNOR_CLASSES: Record<string, string> = {
+  'org.apache.kafka.clients.consumer.RangeAssignor': 'range',
+  'org.apache.kafka.clients.consumer.RoundRobinAssignor': 'roundrobin',
+  'org.apache.kafka.clients.consumer.CooperativeStickyAssignor': 'cooperative-sticky',
 };
 
 export function parseAcks(value: string): Acks {

@@ -1,6 +1,9 @@
 /**
- * `spool consume`: kafka-console-consumer.sh with manual assignment (--group
- * arrives with consumer groups). Prints each record through Kafka's
+ * `spool consume`: kafka-console-consumer.sh. Without --group it assigns the
+ * topic's partitions (or --partition) itself; with --group it joins that
+ * consumer group (group.protocol from --consumer-property, classic by
+ * default), starts at the group's committed offsets (else --from-beginning /
+ * latest), commits as it goes (enable.auto.commit) and on exit. Prints each record through Kafka's
  * DefaultMessageFormatter rules: optional CreateTime:ts, Partition:p,
  * Offset:o, headers (k:v,k2:v2 or NO_HEADERS) and key, each followed by
  * key.separator, then the value and line.separator. Ends after
@@ -25,6 +28,7 @@ interface ConsumeFlags {
   formatterProperty: string[];
   consumerProperty: string[];
   isolationLevel: string;
+  group?: string;
 }
 
 export interface FormatterSettings {
@@ -77,7 +81,7 @@ export function formatRecord(record: ConsumerRecord, settings: FormatterSettings
 export function registerConsume(program: Command, io: CliIo): void {
   program
     .command('consume')
-    .description('Print records of a topic (like kafka-console-consumer.sh, without --group for now)')
+    .description('Print records of a topic (like kafka-console-consumer.sh)')
     .option('--bootstrap-server <server>', 'the broker to connect to', DEFAULT_BOOTSTRAP_SERVER)
     .option('--topic <topic>', 'the topic to consume')
     .option('--partition <partition>', 'consume only this partition')
@@ -89,6 +93,7 @@ export function registerConsume(program: Command, io: CliIo): void {
     .option('--formatter-property <name=value>', 'same as --property', collect, [])
     .option('--consumer-property <name=value>', 'a consumer config, e.g. fetch.min.bytes=1 (repeatable)', collect, [])
     .option('--isolation-level <level>', 'read_committed or read_uncommitted', 'read_uncommitted')
+    .option('--group <group>', 'consume as a member of this consumer group, committing its offsets')
     .action(async (flags: ConsumeFlags) => {
       const plan = consumePlan(flags);
       const settings = formatterSettings(parseKeyValues([...flags.property, ...flags.formatterProperty]));
@@ -98,8 +103,14 @@ export function registerConsume(program: Command, io: CliIo): void {
         clientId: 'console-consumer',
         isolationLevel: parseIsolationLevel(flags.isolationLevel),
         autoOffsetReset: plan.start === 'earliest' ? 'earliest' : 'latest',
+        ...(plan.group === null ? {} : { groupId: plan.group }),
       };
-      const consumer = new Consumer(applyConsumerProperties(options, parseKeyValues(flags.consumerProperty)));
+      const properties = parseKeyValues(flags.consumerProperty);
+      const fromProperty = properties.get('group.id');
+      if (plan.group !== null && fromProperty !== undefined && fromProperty !== plan.group) {
+        throw new CliError(`Group id specified multiple times: --group ${plan.group} and --consumer-property group.id=${fromProperty}`);
+      }
+      const consumer = new Consumer(applyConsumerProperties(options, properties));
       try {
         const count = await consumeLoop(consumer, plan, settings, io);
         io.stderr(`Processed a total of ${count} messages\n`);
@@ -115,6 +126,7 @@ export interface ConsumePlan {
   start: 'earliest' | 'latest' | number;
   maxMessages: number;
   timeoutMs: number | null;
+  group: string | null;
 }
 
 /** Checks the flags as Kafka's ConsoleConsumerOptions does. */
@@ -137,15 +149,20 @@ export function consumePlan(flags: ConsumeFlags): ConsumePlan {
     start,
     maxMessages: flags.maxMessages === undefined ? Infinity : Number(flags.maxMessages),
     timeoutMs: flags.timeoutMs === undefined ? null : Number(flags.timeoutMs),
+    group: flags.group ?? null,
   };
 }
 
 async function consumeLoop(consumer: Consumer, plan: ConsumePlan, settings: FormatterSettings, io: CliIo): Promise<number> {
-  const partitions: TopicPartition[] = plan.partition !== null
-    ? [{ topic: plan.topic, partition: plan.partition }]
-    : (await consumer.cluster.retry(() => consumer.cluster.topic(plan.topic))).partitions.map((p) => ({ topic: plan.topic, partition: p.partition }));
-  consumer.assign(partitions);
-  if (typeof plan.start === 'number') consumer.seek(partitions[0]!, plan.start);
+  if (plan.group !== null && plan.partition === null) {
+    consumer.subscribe([plan.topic]);
+  } else {
+    const partitions: TopicPartition[] = plan.partition !== null
+      ? [{ topic: plan.topic, partition: plan.partition }]
+      : (await consumer.cluster.retry(() => consumer.cluster.topic(plan.topic))).partitions.map((p) => ({ topic: plan.topic, partition: p.partition }));
+    consumer.assign(partitions);
+    if (typeof plan.start === 'number') consumer.seek(partitions[0]!, plan.start);
+  }
   let stopped = false;
   void io.untilSignal().then(() => { stopped = true; });
   const clock = io.env.clock;

@@ -10,6 +10,7 @@ import { KafkaError } from '../client/errors.js';
 import { registerApiVersions } from './api-versions.js';
 import { registerConfigs } from './configs.js';
 import { registerConsume } from './consume.js';
+import { registerConsumerGroups } from './consumer-groups.js';
 import { registerDumpLog } from './dump-log.js';
 import { registerGetOffsets } from './get-offsets.js';
 import { CliError, type CliIo } from './io.js';
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo): Command {
   registerTopics(program, io);
   registerProduce(program, io);
   registerConsume(program, io);
+  registerConsumerGroups(program, io);
   registerGetOffsets(program, io);
   registerConfigs(program, io);
   registerApiVersions(program, io);

@@ -1,6 +1,7 @@
 /**
- * Spool's admin client: topics, partitions, configs, offsets, records and
- * the cluster, in the words of Kafka's Admin API.
+ * Spool's admin client: topics, partitions, configs, offsets, records,
+ * consumer groups (group-admin.ts) and the cluster, in the words of Kafka's
+ * Admin API.
  *
  * Metadata-changing requests (CreateTopics, DeleteTopics, CreatePartitions,
  * IncrementalAlterConfigs) go to the controller the Metadata response names
@@ -23,6 +24,23 @@ import { Cluster, topicPartitionKey, type BrokerInfo, type ClientOptions, type T
 import type { BrokerConnection } from './connection.js';
 import { KafkaError, throwIfError } from './errors.js';
 import { listOffsets, OffsetSpec, type IsolationLevelName, type ListedOffset } from './list-offsets.js';
+import {
+  alterConsumerGroupOffsets,
+  consumerGroupDescribe,
+  deleteConsumerGroupOffsets,
+  deleteConsumerGroups,
+  describeClassicGroup,
+  describeConsumerGroup,
+  listConsumerGroupOffsets,
+  listConsumerGroups,
+  listGroups,
+  type ConsumerGroupDescription,
+  type GroupListing,
+  type ListGroupsOptions,
+} from './group-admin.js';
+import type { OffsetAndMetadata, OffsetToCommit } from './group-coordinator.js';
+
+export type { ConsumerGroupDescription, GroupListing, ListGroupsOptions, MemberDescription } from './group-admin.js';
 
 export type AdminOptions = ClientOptions;
 
@@ -293,6 +311,53 @@ export class Admin {
         return { topic: topic.name, partition: p.partitionIndex, lowWatermark: p.lowWatermark };
       })));
     });
+  }
+
+  // ---- consumer groups ----
+
+  /** Groups the cluster's brokers coordinate, optionally only in some states or of some types. */
+  listGroups(options: ListGroupsOptions = {}): Promise<GroupListing[]> {
+    return listGroups(this.cluster, options);
+  }
+
+  /** Consumer groups (classic with protocol type consumer, and KIP-848 groups), as kafka-consumer-groups.sh --list shows them. */
+  listConsumerGroups(options: { states?: readonly string[]; types?: readonly string[] } = {}): Promise<GroupListing[]> {
+    return listConsumerGroups(this.cluster, options);
+  }
+
+  /** Each group described with whichever protocol it uses; a missing group is state Dead. */
+  describeConsumerGroups(groupIds: readonly string[]): Promise<ConsumerGroupDescription[]> {
+    return Promise.all(groupIds.map((groupId) => describeConsumerGroup(this.cluster, groupId)));
+  }
+
+  /** DescribeGroups as the classic coordinator answers it (raw member metadata and assignments). */
+  describeGroups(groupIds: readonly string[]) {
+    return Promise.all(groupIds.map((groupId) => describeClassicGroup(this.cluster, groupId)));
+  }
+
+  /** ConsumerGroupDescribe as the KIP-848 coordinator answers it. */
+  consumerGroupDescribe(groupIds: readonly string[]) {
+    return Promise.all(groupIds.map((groupId) => consumerGroupDescribe(this.cluster, groupId)));
+  }
+
+  /** The group's committed offsets: all, or for `partitions`. */
+  listConsumerGroupOffsets(groupId: string, options: { partitions?: readonly TopicPartition[] } = {}): Promise<(TopicPartition & OffsetAndMetadata)[]> {
+    return listConsumerGroupOffsets(this.cluster, groupId, options.partitions ?? null);
+  }
+
+  /** Sets a group's committed offsets; the coordinator refuses while the group has members. */
+  alterConsumerGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
+    return alterConsumerGroupOffsets(this.cluster, groupId, offsets);
+  }
+
+  /** Deletes a group's offsets for partitions of topics it is not subscribed to (OffsetDelete). */
+  deleteConsumerGroupOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<{ errorCode: number; partitions: Map<string, number> }> {
+    return deleteConsumerGroupOffsets(this.cluster, groupId, partitions);
+  }
+
+  /** Deletes empty groups; per group, null or its error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...). */
+  deleteConsumerGroups(groupIds: readonly string[]): Promise<Map<string, KafkaError | null>> {
+    return deleteConsumerGroups(this.cluster, groupIds);
   }
 }
 
