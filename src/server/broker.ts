@@ -11,7 +11,7 @@
  * the metadata manager.
  */
 import { realEnv, type Env } from '../io/env.js';
-import { BrokerConfig, parseListeners, type ListenerSpec } from './config.js';
+import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners, type ListenerSpec } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { SocketServer } from './socket-server.js';
 import { RequestHandlerTable } from './request-handler.js';
@@ -137,10 +137,12 @@ export interface RunningBroker {
 
 /**
  * Starts a node for embedding in a Node process (tests, tools). Port 0 picks
- * free ports, so several brokers can run in one process.
+ * free ports, so several brokers can run in one process. Kafka's quickstart
+ * single-node settings apply unless `config` says otherwise.
  */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
   const config = BrokerConfig.fromObject({
+    ...SINGLE_NODE_DEFAULTS,
     listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0',
     ...options.config,
   });
