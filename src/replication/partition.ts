@@ -32,7 +32,7 @@ import {
 } from '../storage/producer-state.js';
 import type { PartitionRegistration } from '../metadata/image.js';
 import type { TopicConfig } from '../metadata/topic-config.js';
-import { validateLeaderBatch, type AppendError } from './record-validator.js';
+import { validateLeaderBatch, type AppendError, type ValidatedBatch } from './record-validator.js';
 
 /** Which offset bounds a read (Kafka's FetchIsolation). */
 export type FetchIsolation = 'logEnd' | 'highWatermark' | 'txnCommitted';
@@ -288,10 +288,11 @@ export class Partition {
       origin,
     });
     if ('error' in checked) return { ok: false, error: checked.error, logStartOffset: this.log.logStartOffset };
-    return this.serialized(() => this.appendValidated(checked.validated.batch, checked.validated.header, origin));
+    return this.serialized(() => this.appendValidated(checked.validated, origin));
   }
 
-  private async appendValidated(batch: Buffer, header: BatchHeader, origin: 'client' | 'coordinator'): Promise<AppendOutcome> {
+  private async appendValidated(validated: ValidatedBatch, origin: 'client' | 'coordinator'): Promise<AppendOutcome> {
+    const { batch, header } = validated;
     if (!this.isLeader) return this.failure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is no longer the leader of ${this.name}`);
     const hasProducer = header.producerId > NO_PRODUCER_ID;
     if (hasProducer && origin === 'client') {
@@ -326,7 +327,9 @@ export class Partition {
     const activeBaseBefore = this.log.activeSegment.baseOffset;
     let info;
     try {
-      info = await this.log.append(batch, { leaderEpoch: this.leaderEpoch, assignOffsets: true, origin });
+      // validateLeaderBatch above already checked framing and CRC and stamped
+      // LogAppendTime; checking again in the log would double the CRC cost.
+      info = await this.log.append(batch, { leaderEpoch: this.leaderEpoch, assignOffsets: true, origin, validateRecords: false });
     } catch (error) {
       if (error instanceof StorageKafkaError) return this.failure(error.errorCode, error.message);
       throw error;
@@ -345,7 +348,7 @@ export class Partition {
       result: {
         firstOffset: info.firstOffset,
         lastOffset: info.lastOffset,
-        logAppendTimeMs: info.logAppendTimeMs,
+        logAppendTimeMs: validated.logAppendTimeMs,
         logStartOffset: info.logStartOffset,
         recordCount: info.recordCount,
         duplicate: false,
