@@ -70,8 +70,10 @@ export interface SyncGroupResponseData {
   assignment: Buffer;
 }
 
-export function joinGroupError(memberId: string, errorCode: number): JoinGroupResponseData {
-  return { errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId, members: [] };
+/** An error JoinGroup response as Kafka builds it: protocol name at its default "" (null when `nullProtocolName`). */
+export function joinGroupError(memberId: string, errorCode: number, options: { nullProtocolName?: boolean } = {}): JoinGroupResponseData {
+  const protocolName = options.nullProtocolName === true ? null : '';
+  return { errorCode, generationId: -1, protocolType: null, protocolName, leader: '', skipAssignment: false, memberId, members: [] };
 }
 
 export function syncGroupError(errorCode: number): SyncGroupResponseData {
@@ -267,7 +269,7 @@ export class ClassicGroup {
     const removed = this.members.get(oldMemberId);
     if (removed === undefined) throw new Error(`cannot replace unknown member ${oldMemberId}`);
     this.members.delete(oldMemberId);
-    this.completeJoin(removed, joinGroupError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID));
+    this.completeJoin(removed, joinGroupError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID, { nullProtocolName: true }));
     this.completeSync(removed, syncGroupError(ErrorCode.FENCED_INSTANCE_ID));
     const replacement = new ClassicGroupMember(
       newMemberId,

@@ -174,7 +174,7 @@ export class ClassicGroupProtocol {
     }
     const error = group.validateMember(memberId, request.groupInstanceId);
     if (error !== ErrorCode.NONE) {
-      respond(joinGroupError(memberId, error));
+      respond(joinGroupError(memberId, error, { nullProtocolName: true }));
       return EMPTY_RESULT;
     }
     const member = group.member(memberId);

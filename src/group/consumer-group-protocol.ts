@@ -88,7 +88,8 @@ export const rebalanceTimeoutKey = (groupId: string, memberId: string) => `rebal
 /** Compiles a subscription regex with Kafka's full-match semantics, or null when it is invalid. */
 export function compileTopicRegex(regex: string): RegExp | null {
   try {
-    return new RegExp(`^(?:${regex})$`, 'u');
+    // No 'u' flag: RE2/J accepts escaped punctuation such as \- outside classes, which unicode mode refuses.
+    return new RegExp(`^(?:${regex})$`);
   } catch {
     return null;
   }

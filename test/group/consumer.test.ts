@@ -183,6 +183,8 @@ test('a regex subscription follows the topics that match it, internal topics exc
   const grown = await beat(h, { memberId: 'm1', memberEpoch: first.memberEpoch, topicPartitions: owned([0, 1], topicIdFor('orders-eu')) });
   assert.equal(grown.memberEpoch, first.memberEpoch + 1);
   assert.deepEqual(partitionsOf(grown, topicIdFor('orders-us')), [0]);
+  const escaped = await join(h, 'm3', { subscribedTopicNames: null, subscribedTopicRegex: '^orders\\-e.*' });
+  assert.equal(escaped.errorCode, ErrorCode.NONE, 'RE2/J accepts an escaped dash; so does Spool');
   const invalid = await join(h, 'm2', { subscribedTopicNames: null, subscribedTopicRegex: '(unclosed' });
   assert.equal(invalid.errorCode, ErrorCode.INVALID_REGULAR_EXPRESSION);
 });
