@@ -59,6 +59,7 @@ function consumer(groupId: string, protocol: 'classic' | 'consumer', options: Pa
     heartbeatIntervalMs: 500,
     sessionTimeoutMs: 10_000,
     fetchMaxWaitMs: 100,
+    logger: process.env.GROUPS_TEST_LOG ? (m) => console.log(groupId, m) : () => undefined,
     ...options,
   });
 }
