@@ -46,14 +46,15 @@ PROPS
   fi
 }
 
-# A random cluster id in Kafka's form: 16 bytes, URL-safe base64, no padding.
+# A random cluster id in Kafka's form: 16 bytes, URL-safe base64, no padding. It may start
+# with "-", so it is passed as --cluster-id=<id> (as a separate word it would read as an option).
 cluster_id() { head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='; }
 
 format_storage() {
   local dir="$1" cp="$2"
   [[ -f "$dir/data/meta.properties" ]] && return 0
   java ${KAFKA_TOOL_OPTS:--Xmx512m} -Dlog4j2.configurationFile="$here/config/log4j2-tools.properties" \
-    -cp "$cp" kafka.tools.StorageTool format -t "$(cluster_id)" -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
+    -cp "$cp" kafka.tools.StorageTool format --cluster-id="$(cluster_id)" -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
     || { cat "$dir/format.log" >&2; exit 1; }
 }
 
