@@ -30,7 +30,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Admin } from '../src/client/index.js';
+import { Admin, Producer } from '../src/client/index.js';
 import { commonBrokerSettings, SPOOL_MAIN, startBroker, type BrokerKind, type BrokerUnderTest } from './lib/brokers.js';
 import { measureCeilings, type Ceilings } from './lib/ceilings.js';
 import {
@@ -108,6 +108,8 @@ const MANY_PARTITIONS_PROPS = {
 };
 const LATENCY_PROPS = { acks: 'all', 'enable.idempotence': 'true', 'batch.size': '65536', 'linger.ms': '1' };
 const THROUGHPUT_TARGET = { op: '>=', ratio: 1.0 } as const;
+/** The record each partition of a new topic acknowledges before a scenario starts (shorter than the latency records' 9-byte header). */
+const TOPIC_READY_VALUE = 'ready';
 
 // ---------------------------------------------------------------- figures
 
@@ -129,7 +131,7 @@ function record(spec: FigureSpec, kind: BrokerKind, value: number | null, extra:
   const key = `${spec.scenario}|${spec.title}|${spec.generator}|${spec.metric}|${spec.unit}`;
   const figure: Figure = figures.get(key) ?? { ...spec, values: {}, notes: {}, commands: {}, details: {} } as Figure;
   figure.values[kind] = value !== null && Number.isFinite(value) ? value : null;
-  if (extra.note !== undefined && extra.note !== null) figure.notes[kind] = `${kind === 'kafka' ? 'Kafka' : 'Spool'}, scenario ${spec.scenario} (${spec.generator}): ${extra.note}`;
+  if (extra.note !== undefined && extra.note !== null) figure.notes[kind] = `${kind === 'kafka' ? 'Kafka' : 'Spool'}, scenario ${spec.scenario}, ${spec.generator}: ${extra.note}`;
   if (extra.command !== undefined) figure.commands[kind] = extra.command;
   if (extra.details !== undefined) figure.details[kind] = extra.details;
   figures.set(key, figure);
@@ -161,18 +163,29 @@ function sleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Creates a topic and waits until every partition has a leader. */
+/**
+ * Creates a topic and waits until it is ready: every partition has a leader
+ * and has acknowledged one small record (Kafka creates partition logs after
+ * the metadata names the leaders, so a load started right away would be
+ * measured against half-created partitions).
+ */
 async function createTopic(bootstrap: string, name: string, partitions: number): Promise<void> {
   await withAdmin(bootstrap, async (admin) => {
     await admin.createTopics([{ name, numPartitions: partitions, replicationFactor: 1 }]);
     const deadline = performance.now() + 60_000;
     for (;;) {
       const [topic] = await admin.describeTopics([name]).catch(() => [undefined]);
-      if (topic !== undefined && topic.partitions.length === partitions && topic.partitions.every((p) => p.leader >= 0)) return;
+      if (topic !== undefined && topic.partitions.length === partitions && topic.partitions.every((p) => p.leader >= 0)) break;
       if (performance.now() > deadline) throw new Error(`topic ${name}: partitions without a leader after 60 s`);
       await sleepMs(100);
     }
   });
+  const producer = new Producer({ bootstrapServers: bootstrap, clientId: 'spool-bench-topic-ready', acks: 1, lingerMs: 5, deliveryTimeoutMs: 120_000 });
+  try {
+    await Promise.all(Array.from({ length: partitions }, (_, partition) => producer.send({ topic: name, partition, value: TOPIC_READY_VALUE })));
+  } finally {
+    await producer.close().catch(() => undefined);
+  }
 }
 
 async function deleteTopic(bootstrap: string, name: string): Promise<void> {

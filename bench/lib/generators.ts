@@ -24,6 +24,8 @@ export const CONSUMER_PERFORMANCE = 'org.apache.kafka.tools.ConsumerPerformance'
 const E2E_CLASS_DIR = join(REPO_ROOT, 'dist', 'bench', 'java');
 const E2E_SOURCE = join(REPO_ROOT, 'bench', 'java', 'EndToEndFixedRate.java');
 const LOG4J_TOOLS = join(REPO_ROOT, 'test', 'interop', 'kafka', 'config', 'log4j2-tools.properties');
+/** A fixed-rate sender further behind its schedule than this gets a note next to its latency figures. */
+const SENDER_LAG_NOTE_MS = 100;
 /** Records asked of ProducerPerformance when the harness stops it by time. */
 const RECORDS_UNBOUNDED = 1_000_000_000;
 
@@ -230,7 +232,17 @@ export async function endToEndFixedRateJava(classpath: string, options: FixedRat
   const json = lastJson(result.stdout);
   if (json === null) return { figures: null, error: failure(result), command };
   const figures = json as unknown as LatencyFigures;
-  return { figures, error: figures.missingRecords > 0 ? `${figures.missingRecords} measured records never arrived` : null, command };
+  return { figures, error: latencyCaveats(figures), command };
+}
+
+/** What a reader of a latency figure must know: lost records, a sender that could not keep its schedule. */
+function latencyCaveats(figures: LatencyFigures): string | null {
+  const caveats: string[] = [];
+  if (figures.missingRecords > 0) caveats.push(`${figures.missingRecords} measured records never arrived`);
+  if ((figures.senderMaxLagMs ?? 0) > SENDER_LAG_NOTE_MS) {
+    caveats.push(`the sender fell up to ${figures.senderMaxLagMs!.toFixed(0)} ms behind its schedule (send() blocked or the generator lacked CPU); those records count that delay as latency`);
+  }
+  return caveats.length === 0 ? null : caveats.join('; ');
 }
 
 // ---------------------------------------------------------------- Spool's client (bench/node-perf.ts)
@@ -332,5 +344,5 @@ export async function nodeEndToEnd(options: FixedRateOptions & { producerFlags: 
     missingRecords: measuredExpected - Number(json.measuredRecords),
     ...(sent !== null ? { senderMaxLagMs: Number(sent.senderMaxLagMs) } : {}),
   };
-  return { figures, error: figures.missingRecords > 0 ? `${figures.missingRecords} measured records never arrived` : null, command };
+  return { figures, error: latencyCaveats(figures), command };
 }

@@ -95,8 +95,8 @@ function tableLines(run: BenchRun): { table: string[]; footnotes: string[] } {
       let cell = fmt(figure.values[kind]);
       const note = figure.notes[kind];
       if (note !== undefined) {
-        footnotes.push(note);
-        cell += ` [${footnotes.length}]`;
+        if (!footnotes.includes(note)) footnotes.push(note);
+        cell += ` [${footnotes.indexOf(note) + 1}]`;
       }
       return cell;
     });
