@@ -153,6 +153,16 @@ export function consumePlan(flags: ConsumeFlags): ConsumePlan {
   };
 }
 
+/** With --group, the offsets committed on exit must not cover records left unprinted by --max-messages. */
+function rewindUnprinted(consumer: Consumer, unprinted: readonly ConsumerRecord[]): void {
+  const first = new Map<string, ConsumerRecord>();
+  for (const record of unprinted) {
+    const key = `${record.topic}\u0000${record.partition}`;
+    if (!first.has(key)) first.set(key, record);
+  }
+  for (const record of first.values()) consumer.seek({ topic: record.topic, partition: record.partition }, record.offset);
+}
+
 async function consumeLoop(consumer: Consumer, plan: ConsumePlan, settings: FormatterSettings, io: CliIo): Promise<number> {
   if (plan.group !== null && plan.partition === null) {
     consumer.subscribe([plan.topic]);
@@ -170,8 +180,10 @@ async function consumeLoop(consumer: Consumer, plan: ConsumePlan, settings: Form
   let count = 0;
   while (!stopped && count < plan.maxMessages) {
     const records = await consumer.poll(plan.timeoutMs === null ? 1000 : Math.min(1000, plan.timeoutMs));
-    for (const record of records.slice(0, plan.maxMessages - count)) io.stdout(formatRecord(record, settings));
-    count += Math.min(records.length, plan.maxMessages - count);
+    const printed = records.slice(0, plan.maxMessages - count);
+    for (const record of printed) io.stdout(formatRecord(record, settings));
+    if (plan.group !== null) rewindUnprinted(consumer, records.slice(printed.length));
+    count += printed.length;
     if (records.length > 0) lastRecordMs = clock.monotonicMs();
     else if (plan.timeoutMs !== null && clock.monotonicMs() - lastRecordMs >= plan.timeoutMs) break;
   }

@@ -156,10 +156,8 @@ function javaException(error: KafkaError): string {
   return `org.apache.kafka.common.errors.${name}: ${kafkaMessage(error)}`;
 }
 
-/** Kafka's ConsumerGroupCommandOptions.checkArgs, in its order and words. */
+/** Kafka's ConsumerGroupCommandOptions.checkArgs, then its one-action rule, in their order and words. */
 function checkArgs(flags: GroupsFlags, io: CliIo): void {
-  const actions = ACTIONS.filter((a) => flags[a] !== undefined && flags[a] !== false);
-  if (actions.length !== 1) throw new CliError(`Command must include exactly one action: ${ACTION_FLAGS}`);
   const hasGroups = flags.group.length > 0 || flags.allGroups === true;
   if (flags.describe === true) {
     if (!hasGroups) throw new CliError('Option [describe] takes one of these options: [group], [all-groups]');
@@ -184,6 +182,8 @@ function checkArgs(flags: GroupsFlags, io: CliIo): void {
   if (flags.group.length > 0 && flags.allGroups === true) throw new CliError('Option "[group]" can\'t be used with option "[all-groups]"');
   if (flags.group.length > 0 && flags.list === true) throw new CliError('Option "[group]" can\'t be used with option "[list]"');
   if (flags.topic.length > 0 && (flags.list === true || flags.describe === true)) throw new CliError(`Option "[topic]" can't be used with option "[${flags.list === true ? 'list' : 'describe'}]"`);
+  const actions = ACTIONS.filter((a) => flags[a] !== undefined && flags[a] !== false);
+  if (actions.length !== 1) throw new CliError(`Command must include exactly one action: ${ACTION_FLAGS}`);
 }
 
 function checkResetArgs(flags: GroupsFlags, io: CliIo, hasGroups: boolean): void {
