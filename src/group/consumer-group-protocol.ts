@@ -18,10 +18,12 @@
  *
  * Regular expressions (subscribedTopicRegex, KIP-848 v1): Kafka uses RE2/J
  * full-match semantics; Spool compiles the text with JavaScript's RegExp as
- * `^(?:regex)$`. The syntaxes agree on the usual constructs (classes,
- * alternation, quantifiers, anchors); RE2-only syntax (\pN, (?P<name>),
- * \Q..\E) is rejected with INVALID_REGULAR_EXPRESSION and JS-only syntax
- * (lookarounds, backreferences) is accepted where Kafka would refuse it.
+ * `^(?:regex)$` (no unicode flag, so escaped punctuation such as \- is
+ * accepted as RE2/J accepts it). The syntaxes agree on the usual constructs
+ * (classes, alternation, quantifiers, anchors); RE2-only syntax is refused
+ * ((?P<name>)) or read with JavaScript's meaning (\pN, \Q..\E), and
+ * JS-only syntax (lookarounds, backreferences) is accepted where Kafka
+ * would refuse it. See docs/SKIPPED.md.
  * Internal topics never match. Resolution happens inline (Kafka resolves in
  * the background) and is written as ConsumerGroupRegularExpressionValue.
  */
