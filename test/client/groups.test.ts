@@ -8,6 +8,8 @@
  * - when one closes, the other two take over its partitions and receive the
  *   next records exactly once, with nothing delivered twice (the leaver's
  *   offsets were committed on close);
+ * - a member killed with SIGKILL (a `spool consume --group` process) loses
+ *   its partitions to the others once its session times out (6 s here);
  * - committed offsets resume after every member restarts;
  * - two groups on the same topic each receive everything;
  * - a pattern subscription picks up the matching topics;
@@ -15,12 +17,15 @@
  *   the first member giving up the ones it keeps;
  * - position vs committed, commitSync of explicit offsets, committed() of
  *   partitions without offsets.
- * Heartbeats are set short (500 ms) so rebalances settle quickly; the
- * broker must allow it for the consumer protocol
- * (group.consumer.min.heartbeat.interval.ms / heartbeat.interval.ms=500).
+ * Heartbeats are set short (500 ms) and sessions to 6 s so rebalances
+ * settle quickly; the broker must allow it for the consumer protocol
+ * (GROUP_TEST_BROKER_CONFIG: group.consumer.[min.]heartbeat.interval.ms=500,
+ * group.consumer.[min.]session.timeout.ms=6000).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
@@ -31,6 +36,8 @@ import { startTestBroker, uniqueTopic, type TestBroker } from './broker-fixture.
 export const GROUP_TEST_BROKER_CONFIG = {
   'group.consumer.min.heartbeat.interval.ms': 500,
   'group.consumer.heartbeat.interval.ms': 500,
+  'group.consumer.min.session.timeout.ms': 6000,
+  'group.consumer.session.timeout.ms': 6000,
   'group.initial.rebalance.delay.ms': 0,
 };
 
@@ -124,6 +131,28 @@ for (const protocol of PROTOCOLS) {
       assert.equal(new Set(next.map(key)).size, 120);
       assert.ok(next.every((r) => Number(r.value!.toString().slice(1)) >= 300), 'no record of the first batch came again');
     } finally {
+      await Promise.all(members.map((m) => m.consumer.close()));
+    }
+  });
+
+  test(`${protocol} protocol: a member killed with SIGKILL loses its partitions to the others after its session timeout`, async () => {
+    const topic = uniqueTopic(`kill-${protocol}`);
+    const group = uniqueTopic(`kill-group-${protocol}`);
+    await admin.createTopics([{ name: topic, numPartitions: 6, replicationFactor: 1 }]);
+    const members: Collected[] = [0, 1].map(() => ({ consumer: consumer(group, protocol, { sessionTimeoutMs: 6000 }), records: [] }));
+    for (const m of members) m.consumer.subscribe([topic]);
+    const bin = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'consume', '--bootstrap-server', broker.bootstrapServers, '--topic', topic, '--group', group,
+      '--consumer-property', `group.protocol=${protocol}`, '--consumer-property', 'session.timeout.ms=6000', '--consumer-property', 'heartbeat.interval.ms=500'], { stdio: 'ignore' });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    try {
+      await pollUntil(members, () => members.every((m) => m.consumer.assignment().length === 2), 'the two in-process members with two partitions each (the child holds two)');
+      child.kill('SIGKILL');
+      await exited;
+      await pollUntil(members, () => members.every((m) => m.consumer.assignment().length === 3), 'the killed member\'s partitions moving to the other two');
+      assert.equal(new Set(members.flatMap((m) => tpKeys(m.consumer.assignment()))).size, 6);
+    } finally {
+      child.kill('SIGKILL');
       await Promise.all(members.map((m) => m.consumer.close()));
     }
   });
