@@ -31,15 +31,8 @@ import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/c
 import { Producer } from '../../src/client/producer.js';
 import type { TopicPartition } from '../../src/client/cluster.js';
 import { startTestBroker, uniqueTopic, type TestBroker } from './broker-fixture.js';
+import { GROUP_TEST_BROKER_CONFIG } from './group-fixture.js';
 
-/** Broker configs these tests need (short consumer-protocol heartbeats). */
-export const GROUP_TEST_BROKER_CONFIG = {
-  'group.consumer.min.heartbeat.interval.ms': 500,
-  'group.consumer.heartbeat.interval.ms': 500,
-  'group.consumer.min.session.timeout.ms': 6000,
-  'group.consumer.session.timeout.ms': 6000,
-  'group.initial.rebalance.delay.ms': 0,
-};
 
 let broker: TestBroker;
 let admin: Admin;
