@@ -39,7 +39,7 @@ import { RangeAssignor, RoundRobinAssignor, type PartitionAssignor } from './gro
 import { ClassicMembership } from './group-classic.js';
 import { ConsumerProtocolMembership } from './group-consumer-protocol.js';
 import { commitOffsets, fetchOffsets, GroupCoordinator, SIMPLE_COMMITTER, type CommitIdentity, type OffsetAndMetadata, type OffsetToCommit } from './group-coordinator.js';
-import { GROUP_DEFAULTS, Signal, type GroupSettings, type Membership, type MembershipHost, type RebalanceListener, type Subscription } from './group-membership.js';
+import { GROUP_DEFAULTS, Signal, untilDeadline, type GroupSettings, type Membership, type MembershipHost, type RebalanceListener, type Subscription } from './group-membership.js';
 import { CooperativeStickyAssignor } from './group-sticky-assignor.js';
 
 export interface ConsumerOptions extends ClientOptions {
@@ -136,6 +136,9 @@ interface PartitionState {
 }
 
 type FetchPartitionResponse = ResponseOf<typeof Fetch>['responses'][number]['partitions'][number];
+
+/** How long close() waits to commit and leave the group (Kafka's default close timeout). */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 type FetchSettings = Required<Pick<ConsumerOptions, 'isolationLevel' | 'fetchMinBytes' | 'fetchMaxWaitMs' | 'fetchMaxBytes' | 'maxPartitionFetchBytes' | 'maxPollRecords' | 'autoOffsetReset'>>;
 
@@ -272,7 +275,9 @@ export class Consumer {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.membership !== null) await this.membership.leave('the consumer is being closed');
+      // Kafka's close() gives up on the group after 30 s (an unreachable coordinator must not hang it).
+      const deadlineMs = this.cluster.env.clock.monotonicMs() + CLOSE_TIMEOUT_MS;
+      if (this.membership !== null) await untilDeadline(this.cluster.env, this.membership.leave('the consumer is being closed'), deadlineMs);
       else if (this.autoCommit.enabled && this.partitions.size > 0) await this.commitSync().catch((error: Error) => this.log(`auto-commit on close failed: ${error.message}`));
       await this.commitChain;
     } finally {
