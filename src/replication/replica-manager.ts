@@ -679,7 +679,8 @@ export function produceError(errorCode: number, errorMessage: string | null = nu
   return { errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
 }
 
-function fetchError(errorCode: number): FetchPartitionData {
+/** A fetch partition answer carrying only an error. */
+export function fetchError(errorCode: number): FetchPartitionData {
   return {
     errorCode,
     highWatermark: -1,

@@ -27,7 +27,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../../metadata/image.js';
 import { partitionKey, type FetchResponsePartition, type PartitionFetchRequest, type TopicIdPartition } from '../../replication/fetch-session.js';
 import type { FetchParams } from '../../replication/delayed-fetch.js';
-import type { FetchPartitionData, FetchPartitionInfo } from '../../replication/replica-manager.js';
+import { fetchError, type FetchPartitionData, type FetchPartitionInfo } from '../../replication/replica-manager.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { Broker } from '../broker.js';
 import { currentLeaderOf } from './00-produce.js';
@@ -87,7 +87,7 @@ export function fetchHandler(broker: Broker) {
         topicNames: (topicId) => image.topicsById.get(topicId)?.name ?? null,
       });
       const partitions = fetchContext.partitions();
-      const results = replicaId >= 0 ? partitions.map(() => errorData(ErrorCode.NOT_LEADER_OR_FOLLOWER)) : await readPartitions(broker, request, context, image, partitions);
+      const results = replicaId >= 0 ? partitions.map(() => fetchError(ErrorCode.NOT_LEADER_OR_FOLLOWER)) : await readPartitions(broker, request, context, image, partitions);
       const nodeEndpoints = new Map<number, { nodeId: number; host: string; port: number; rack: string | null }>();
       const answered: FetchResponsePartition<ResponsePartition>[] = partitions.map((partition, index) => {
         const data = results[index]!;
@@ -122,8 +122,8 @@ async function readPartitions(
   partitions: readonly { part: TopicIdPartition; request: PartitionFetchRequest }[],
 ): Promise<FetchPartitionData[]> {
   const results: (FetchPartitionData | null)[] = partitions.map(({ part }) => {
-    if (part.topic === null) return errorData(ErrorCode.UNKNOWN_TOPIC_ID);
-    if (image.topicsByName.get(part.topic)?.partitions.has(part.partition) !== true) return errorData(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    if (part.topic === null) return fetchError(ErrorCode.UNKNOWN_TOPIC_ID);
+    if (image.topicsByName.get(part.topic)?.partitions.has(part.partition) !== true) return fetchError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     return null;
   });
   const interesting: FetchPartitionInfo[] = [];
@@ -180,15 +180,3 @@ function groupByTopic(partitions: readonly FetchResponsePartition<ResponsePartit
   return topics;
 }
 
-function errorData(errorCode: number): FetchPartitionData {
-  return {
-    errorCode,
-    highWatermark: -1,
-    lastStableOffset: -1,
-    logStartOffset: -1,
-    records: Buffer.alloc(0),
-    abortedTransactions: null,
-    divergingEpoch: null,
-    preferredReadReplica: -1,
-  };
-}

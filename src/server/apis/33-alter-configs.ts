@@ -29,13 +29,14 @@ export function alterConfigsHandler(broker: Broker) {
         return { throttleTimeMs: 0, responses };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
-        return errorResponse(request.resources, ErrorCode.NOT_CONTROLLER);
+        return configResourcesError(request.resources, ErrorCode.NOT_CONTROLLER);
       }
     },
-    errorResponse: (request, errorCode) => errorResponse(request.resources, errorCode),
+    errorResponse: (request, errorCode) => configResourcesError(request.resources, errorCode),
   });
 }
 
-function errorResponse(resources: readonly { resourceType: number; resourceName: string }[], errorCode: number) {
+/** One error per config resource: the shape of both AlterConfigs and IncrementalAlterConfigs responses. */
+export function configResourcesError(resources: readonly { resourceType: number; resourceName: string }[], errorCode: number) {
   return { throttleTimeMs: 0, responses: resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) };
 }

@@ -18,6 +18,7 @@ import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-a
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
+import { configResourcesError } from './33-alter-configs.js';
 import type { Broker } from '../broker.js';
 
 export function incrementalAlterConfigsHandler(broker: Broker) {
@@ -29,13 +30,9 @@ export function incrementalAlterConfigsHandler(broker: Broker) {
         return { throttleTimeMs: 0, responses };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
-        return errorResponse(request.resources, ErrorCode.NOT_CONTROLLER);
+        return configResourcesError(request.resources, ErrorCode.NOT_CONTROLLER);
       }
     },
-    errorResponse: (request, errorCode) => errorResponse(request.resources, errorCode),
+    errorResponse: (request, errorCode) => configResourcesError(request.resources, errorCode),
   });
-}
-
-function errorResponse(resources: readonly { resourceType: number; resourceName: string }[], errorCode: number) {
-  return { throttleTimeMs: 0, responses: resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) };
 }
