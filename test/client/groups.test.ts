@@ -10,6 +10,8 @@
  *   offsets were committed on close);
  * - a member killed with SIGKILL (a `spool consume --group` process) loses
  *   its partitions to the others once its session times out (6 s here);
+ * - a static member (group.instance.id) that restarts within its session
+ *   gets its partitions back without the other member rebalancing;
  * - committed offsets resume after every member restarts;
  * - two groups on the same topic each receive everything;
  * - a pattern subscription picks up the matching topics;
@@ -147,6 +149,33 @@ for (const protocol of PROTOCOLS) {
     } finally {
       child.kill('SIGKILL');
       await Promise.all(members.map((m) => m.consumer.close()));
+    }
+  });
+
+  test(`${protocol} protocol: a static member restarts and gets its partitions back without a rebalance`, async () => {
+    const topic = uniqueTopic(`static-${protocol}`);
+    const group = uniqueTopic(`static-group-${protocol}`);
+    await admin.createTopics([{ name: topic, numPartitions: 6, replicationFactor: 1 }]);
+    const revokedByB: string[] = [];
+    const a: Collected = { consumer: consumer(group, protocol, { groupInstanceId: 'instance-a' }), records: [] };
+    const b: Collected = { consumer: consumer(group, protocol, { groupInstanceId: 'instance-b' }), records: [] };
+    a.consumer.subscribe([topic]);
+    b.consumer.subscribe([topic], { onPartitionsRevoked: (tps) => { revokedByB.push(...tpKeys(tps)); } });
+    let again: Collected | null = null;
+    try {
+      await pollUntil([a, b], () => a.consumer.assignment().length === 3 && b.consumer.assignment().length === 3, 'two static members with three partitions each');
+      const ofA = tpKeys(a.consumer.assignment());
+      const ofB = tpKeys(b.consumer.assignment());
+      revokedByB.length = 0;
+      await a.consumer.close();
+      again = { consumer: consumer(group, protocol, { groupInstanceId: 'instance-a' }), records: [] };
+      again.consumer.subscribe([topic]);
+      await pollUntil([again, b], () => again!.consumer.assignment().length === 3, 'the restarted static member with its partitions');
+      assert.deepEqual(tpKeys(again.consumer.assignment()), ofA, 'the same partitions as before the restart');
+      assert.deepEqual(tpKeys(b.consumer.assignment()), ofB);
+      assert.deepEqual(revokedByB, [], 'the other member never gave anything up');
+    } finally {
+      await Promise.all([a.consumer.close(), b.consumer.close(), again?.consumer.close()]);
     }
   });
 
