@@ -17,7 +17,7 @@ import { ListGroups } from '../protocol/schemas/16-list-groups.js';
 import { DescribeGroups } from '../protocol/schemas/15-describe-groups.js';
 import { DeleteGroups } from '../protocol/schemas/42-delete-groups.js';
 import { ConsumerGroupDescribe } from '../protocol/schemas/69-consumer-group-describe.js';
-import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../group/consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../protocol/consumer-protocol.js';
 import type { Cluster, TopicPartition } from './cluster.js';
 import { KafkaError, throwIfError } from './errors.js';
 import { commitOffsets, deleteOffsets, fetchOffsets, GroupCoordinator, SIMPLE_COMMITTER, type CoordinatorNode, type OffsetAndMetadata, type OffsetToCommit } from './group-coordinator.js';

@@ -31,7 +31,7 @@ import { JoinGroup } from '../protocol/schemas/11-join-group.js';
 import { LeaveGroup } from '../protocol/schemas/13-leave-group.js';
 import { SyncGroup } from '../protocol/schemas/14-sync-group.js';
 import type { ResponseOf } from '../protocol/schema.js';
-import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../group/consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../protocol/consumer-protocol.js';
 import type { TopicPartition } from './cluster.js';
 import { KafkaError } from './errors.js';
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol } from './group-assignors.js';

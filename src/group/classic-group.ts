@@ -23,7 +23,7 @@
  * Kafka's awaiting futures.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { CONSUMER_PROTOCOL_TYPE, decodeSubscription } from './consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE, decodeSubscription } from '../protocol/consumer-protocol.js';
 import { groupRecord, type GroupRecord } from './records.js';
 
 export const ClassicGroupState = {

@@ -6,7 +6,7 @@
 import type { MetadataImage } from '../metadata/image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ClassicGroup } from './classic-group.js';
-import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
 import { assignmentToList, type Assignment, type ConsumerGroup } from './consumer-group.js';
 import type { Group, GroupCoordinatorShard } from './shard.js';
 

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RangeAssignor, RoundRobinAssignor, type MemberSubscription, type PartitionAssignor } from '../../src/client/group-assignors.js';
 import { CooperativeStickyAssignor, javaHashOrder, javaStringHash, javaTopicPartitionHash } from '../../src/client/group-sticky-assignor.js';
-import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import type { TopicPartition } from '../../src/client/cluster.js';
 
 const fixture = fileURLToPath(new URL('../../../test/client/fixtures/assignor-goldens.jsonl', import.meta.url));

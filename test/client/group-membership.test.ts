@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Consumer } from '../../src/client/consumer.js';
 import type { TopicPartition } from '../../src/client/cluster.js';
-import { decodeSubscription, decodeAssignment, encodeAssignment, encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { decodeSubscription, decodeAssignment, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { FakeBroker, apiVersionsBody, reply, type ReceivedRequest } from './fake-broker.js';
 

@@ -32,7 +32,7 @@ import { DescribeGroups } from '../../src/protocol/schemas/15-describe-groups.js
 import { ListGroups } from '../../src/protocol/schemas/16-list-groups.js';
 import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 import { ConsumerGroupDescribe } from '../../src/protocol/schemas/69-consumer-group-describe.js';
-import { encodeSubscription, encodeAssignment } from '../../src/group/consumer-protocol.js';
+import { encodeSubscription, encodeAssignment } from '../../src/protocol/consumer-protocol.js';
 import { WireClient } from '../server/wire-client.js';
 
 let correlationId = 0;

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { JoinGroupInput } from '../../src/group/classic-protocol.js';
 import type { JoinGroupResponseData } from '../../src/group/classic-group.js';
-import { encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { harness, settle, type Harness } from './helpers.js';
 
 const ctx = (clientId = 'client', apiVersion = 9) => ({ clientId, clientHost: '/127.0.0.1', apiVersion });

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { OffsetCommitInput } from '../../src/group/offset-operations.js';
-import { encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { harness, type Harness } from './helpers.js';
 
 function commit(over: Partial<OffsetCommitInput> = {}, partitions = [0, 1]): OffsetCommitInput {

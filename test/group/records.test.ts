@@ -17,7 +17,7 @@ import {
   GROUP_RECORD_TYPES,
   type GroupRecord,
 } from '../../src/group/records.js';
-import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 
 const topicId = 'AAECAwQFBgcICQoLDA0ODw';
 

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { GroupCoordinator } from '../../src/group/coordinator.js';
-import { encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { assignmentToList } from '../../src/group/consumer-group.js';
 import type { ConsumerGroupHeartbeatInput } from '../../src/group/consumer-group-protocol.js';
 import { harness, topicIdFor, type Harness } from './helpers.js';

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { encodeSubscription } from '../../src/group/consumer-protocol.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import type { OffsetCommitInput } from '../../src/group/offset-operations.js';
 import { harness, MemoryLog, settle } from './helpers.js';
 

@@ -11,10 +11,10 @@
  * subscriptions only to learn a classic group's subscribed topics (offset
  * expiry, OffsetDelete's GROUP_SUBSCRIBED_TO_TOPIC).
  */
-import { compileStruct, type StructCodec } from '../protocol/codec.js';
-import { Reader } from '../protocol/reader.js';
-import { array, field, type StructOf } from '../protocol/schema.js';
-import { Writer } from '../protocol/writer.js';
+import { compileStruct, type StructCodec } from './codec.js';
+import { Reader } from './reader.js';
+import { array, field, type StructOf } from './schema.js';
+import { Writer } from './writer.js';
 
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 export const CONSUMER_PROTOCOL_VERSION_MAX = 3;
