@@ -20,7 +20,8 @@
  *   options: --scenarios 1,..,8  --brokers kafka,spool  --generators java,node
  *            --duration-s N (produce measuring time, default 15)  --consume-mib N (default 2048)
  *            --latency-mibps N (Java, default 20)  --latency-node-mibps N (default 5)  --latency-s N (default 20)
- *            --node-consume-s N (default 30)  --profile-s N (default 10)  --no-profile  --profile-only
+ *            --node-consume-s N (default 30)  --broker-warmup-s N (unmeasured load after startup, default 10)
+ *            --profile-s N (default 10)  --no-profile  --profile-only
  *            --no-ceilings  --docs / --no-docs  --work-dir DIR  --keep
  *
  * Not a test: nothing here runs under `npm test` or .ci/run.
@@ -62,6 +63,7 @@ const { values: flags } = parseArgs({
     'latency-node-mibps': { type: 'string', default: '5' },
     'latency-s': { type: 'string' },
     'profile-s': { type: 'string' },
+    'broker-warmup-s': { type: 'string' },
     'no-profile': { type: 'boolean', default: false },
     'profile-only': { type: 'boolean', default: false },
     'no-ceilings': { type: 'boolean', default: false },
@@ -86,6 +88,7 @@ const OPTIONS = {
   latencyS: Number(flags['latency-s'] ?? (QUICK ? 8 : 20)),
   nodeWarmupS: QUICK ? 2 : 3,
   profileS: Number(flags['profile-s'] ?? (QUICK ? 5 : 10)),
+  brokerWarmupS: Number(flags['broker-warmup-s'] ?? (QUICK ? 2 : 10)),
   profile: !flags['no-profile'],
   profileOnly: flags['profile-only'],
   ceilings: !flags['no-ceilings'],
@@ -373,6 +376,18 @@ async function recordIdleMemory(broker: BrokerUnderTest): Promise<void> {
     broker.kind, kib === null ? null : kib / 1024, kib === null ? { note: 'process not found' } : {});
 }
 
+/**
+ * A load that is not measured, so the first scenario does not pay for the
+ * broker's JIT warm-up alone: scenario 1's ProducerPerformance for a few seconds.
+ */
+async function warmUp(broker: BrokerUnderTest): Promise<void> {
+  if (OPTIONS.brokerWarmupS <= 0 || !java()) return;
+  log(`${broker.kind}: warm-up, ${OPTIONS.brokerWarmupS} s of scenario 1 (not measured)`);
+  await onFreshTopic(broker, 'bench-warmup', PARTITIONS, (topic) => producerPerformance({
+    bootstrap: broker.bootstrap, topic, recordSizeBytes: RECORD_1K, props: PRODUCE_1K_PROPS, durationS: OPTIONS.brokerWarmupS, timeoutS: OPTIONS.brokerWarmupS * 3 + 60,
+  }));
+}
+
 // ---------------------------------------------------------------- per broker
 
 function brokerFailed(kind: BrokerKind, error: unknown): void {
@@ -394,6 +409,7 @@ async function benchBroker(kind: BrokerKind, javaClasspath: string | null): Prom
   try {
     if (OPTIONS.scenarios.has(7)) recordStartup(broker);
     if (OPTIONS.scenarios.has(8)) await recordIdleMemory(broker);
+    await warmUp(broker);
     if (OPTIONS.scenarios.has(1)) await scenario1(broker);
     if (OPTIONS.scenarios.has(2)) await produceScenario(broker, SCENARIO_2);
     if (OPTIONS.scenarios.has(3)) await produceScenario(broker, SCENARIO_3);

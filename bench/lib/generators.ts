@@ -277,6 +277,7 @@ function shownNode(args: readonly string[]): string {
 
 export interface NodeProduceFigures {
   records: number;
+  firstAckS: number | null;
   recordsPerS: number;
   mibPerS: number;
   measuredS: number;
@@ -290,7 +291,9 @@ export async function nodeProduce(flags: Record<string, string | number | boolea
   const json = lastJson(result.stdout) as unknown as NodeProduceFigures | null;
   const command = shownNode(args);
   if (json === null) return { figures: null, error: failure(result), command };
-  const error = json.records === 0 ? `no record acknowledged: ${json.firstError ?? 'unknown'}` : json.errors > 0 ? `${json.errors} sends failed: ${json.firstError}` : null;
+  const error = json.records === 0
+    ? `no record acknowledged in the measured window${json.firstAckS === null ? ' (none at all before the generator gave up)' : ''}${json.firstError === null ? '' : `: ${json.firstError}`}`
+    : json.errors > 0 ? `${json.errors} sends failed: ${json.firstError}` : null;
   return { figures: json.records === 0 ? null : json, error, command };
 }
 
