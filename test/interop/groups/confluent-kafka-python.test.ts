@@ -1,0 +1,22 @@
+/**
+ * confluent-kafka-python group members against a real Spool process, the
+ * group scenario (group-scenario.ts) on one broker at once for:
+ *  - Debian's python3-confluent-kafka (librdkafka 2.0), classic protocol, with
+ *    partition.assignment.strategy=range (eager) and cooperative-sticky
+ *    (incremental rebalances);
+ *  - confluent-kafka from PyPI (pinned in ci-setup.sh, a librdkafka with
+ *    KIP-848) with group.protocol=consumer.
+ */
+import { test } from 'node:test';
+import { confluentClient, missing } from './group-clients.js';
+import { runGroupScenarios } from './group-scenario.js';
+
+test('confluent-kafka-python: classic range and cooperative-sticky (librdkafka 2.0), KIP-848 (PyPI)', { concurrency: true }, async (t) => {
+  const skip = missing.debianPython('confluent_kafka') ?? missing.pypiConfluent();
+  if (skip !== undefined) return t.skip(skip);
+  await runGroupScenarios(t, [
+    confluentClient('classic', 'range', false),
+    confluentClient('classic', 'cooperative-sticky', false),
+    confluentClient('consumer', null, true),
+  ]);
+});

@@ -1,0 +1,97 @@
+/**
+ * The clients the group interop tests drive, each as a GroupClient (how to
+ * start one member process) plus what it needs installed. Built or installed
+ * by test/interop/groups/ci-setup.sh:
+ *   kafkajs        kafkajs-member.ts (npm kafkajs), compiled with the tests
+ *   confluent      python/group_consumer.py on Debian's python3-confluent-kafka (librdkafka 2.0)
+ *   confluent-pypi the same driver in venv/ with confluent-kafka from PyPI (a librdkafka with KIP-848)
+ *   kafka-python   python/group_consumer.py on Debian's python3-kafka
+ *   java           java/GroupConsumer.java on kafka-clients 4.4.0 (test/interop/java-client/lib)
+ *   franz-go       go/main.go, built into go/bin/franz-group
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hasCommand } from '../clients/harness.js';
+import { missingToolSkip } from '../clients/scenario.js';
+import type { GroupClient } from './group-scenario.js';
+import type { MemberConfig } from './members.js';
+
+/** test/interop/groups/ in the source tree (this file runs from dist/test/interop/groups/). */
+export const GROUPS_DIR = fileURLToPath(new URL('../../../../test/interop/groups/', import.meta.url));
+const JAVA_LIB = fileURLToPath(new URL('../../../../test/interop/java-client/lib/', import.meta.url));
+const DEBIAN_PYTHON = '/usr/bin/python3';
+export const VENV_PYTHON = join(GROUPS_DIR, 'venv', 'bin', 'python3');
+const PYTHON_DRIVER = join(GROUPS_DIR, 'python', 'group_consumer.py');
+const JAVA_CLASSES = join(GROUPS_DIR, 'java', 'classes');
+const FRANZ = join(GROUPS_DIR, 'go', 'bin', 'franz-group');
+const KAFKAJS_MEMBER = fileURLToPath(new URL('./kafkajs-member.js', import.meta.url));
+const SETUP = join(GROUPS_DIR, 'ci-setup.sh');
+
+type Protocol = GroupClient['protocol'];
+const json = (config: MemberConfig): string => JSON.stringify(config);
+
+export function kafkajsClient(): GroupClient {
+  return {
+    name: 'kafkajs', protocol: 'classic', assignor: null, clientPattern: /^kafkajs 2\./, expectedAssignor: 'RoundRobinAssigner',
+    command: (config) => ({ file: process.execPath, args: [KAFKAJS_MEMBER, json(config)] }),
+  };
+}
+
+/** confluent-kafka-python on Debian's librdkafka (classic only) or, with `pypi`, from PyPI in venv/. */
+export function confluentClient(protocol: Protocol, assignor: string | null, pypi: boolean): GroupClient {
+  const python = pypi ? VENV_PYTHON : DEBIAN_PYTHON;
+  return {
+    name: `confluent${pypi ? '-pypi' : ''}-${protocol}-${assignor ?? 'default'}`, protocol, assignor,
+    clientPattern: /^confluent-kafka-python \d+\.\d+\.\d+, librdkafka \d+\.\d+\.\d+/,
+    expectedAssignor: assignor ?? (protocol === 'consumer' ? 'uniform' : 'range'),
+    command: (config) => ({ file: python, args: [PYTHON_DRIVER, json({ ...config, library: 'confluent' })] }),
+  };
+}
+
+export function kafkaPythonClient(assignor: string | null): GroupClient {
+  return {
+    name: `kafka-python-${assignor ?? 'default'}`, protocol: 'classic', assignor, clientPattern: /^kafka-python \d/, expectedAssignor: assignor ?? 'range',
+    command: (config) => ({ file: DEBIAN_PYTHON, args: [PYTHON_DRIVER, json({ ...config, library: 'kafka-python' })] }),
+  };
+}
+
+export function javaClient(protocol: Protocol, assignor: string | null): GroupClient {
+  return {
+    name: `java-${protocol}-${assignor ?? 'default'}`, protocol, assignor, clientPattern: /^kafka-clients 4\.4\.0$/,
+    // The Java consumer's classic default is [range, cooperative-sticky]: the group picks range.
+    expectedAssignor: assignor ?? (protocol === 'consumer' ? 'uniform' : 'range'),
+    command: (config) => ({
+      file: 'java',
+      args: ['-Xmx128m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', `${JAVA_LIB}*:${JAVA_CLASSES}`, 'GroupConsumer', json(config)],
+    }),
+  };
+}
+
+export function franzClient(protocol: Protocol, assignor: string | null): GroupClient {
+  return {
+    name: `franz-go-${protocol}-${assignor ?? 'default'}`, protocol, assignor, clientPattern: /^franz-go v1\./,
+    // franz-go's classic default is cooperative-sticky; for KIP-848 its sticky balancer asks for "uniform".
+    expectedAssignor: protocol === 'consumer' ? (assignor === 'range' ? 'range' : 'uniform') : assignor ?? 'cooperative-sticky',
+    command: (config) => ({ file: FRANZ, args: [json(config)] }),
+  };
+}
+
+/** Skip reasons (undefined: present); with CI=true a missing tool throws instead. */
+export const missing = {
+  kafkajs: () => missingToolSkip(existsSync(KAFKAJS_MEMBER), `kafkajs member not compiled (npx tsc -p .)`),
+  debianPython: (module: string) => missingToolSkip(pythonHas(DEBIAN_PYTHON, module), `${DEBIAN_PYTHON} cannot import ${module}: run ${SETUP}`),
+  pypiConfluent: () => missingToolSkip(pythonHas(VENV_PYTHON, 'confluent_kafka'), `confluent-kafka from PyPI not installed in ${VENV_PYTHON}: run ${SETUP}`),
+  java: () => missingToolSkip(hasCommand('java') && existsSync(join(JAVA_CLASSES, 'GroupConsumer.class')), `java or GroupConsumer.class missing: run ${SETUP}`),
+  franz: () => missingToolSkip(existsSync(FRANZ), `franz-go group driver not built: run ${SETUP}`),
+};
+
+function pythonHas(python: string, module: string): boolean {
+  try {
+    execFileSync(python, ['-c', `import ${module}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

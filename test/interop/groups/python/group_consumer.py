@@ -1,0 +1,162 @@
+"""A group member for the group interop tests (test/interop/groups/), written
+with confluent-kafka-python (librdkafka) or kafka-python.
+
+    python3 group_consumer.py '<config json>'
+
+The config names the library ("confluent" or "kafka-python"), bootstrap,
+group, topic, clientId, protocol ("classic" or "consumer"), assignor
+(partition.assignment.strategy for classic, group.remote.assignor for
+consumer; null: the client's default), sessionTimeoutMs and
+heartbeatIntervalMs (classic only). Auto-commit is off: after each poll the
+member prints one line per record and then commits exactly those records
+(next offset per partition) synchronously. It prints one JSON object per
+line (see group-scenario.ts): started, assignment (the full set, whenever it
+changed), record, committed, commitFailed, closed. SIGTERM closes the
+consumer (leaving the group) and exits 0.
+"""
+import json
+import signal
+import sys
+
+stopping = False
+
+
+def emit(event, **fields):
+    fields["event"] = event
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def on_sigterm(_signum, _frame):
+    global stopping
+    stopping = True
+
+
+class Confluent:
+    def __init__(self, config):
+        import confluent_kafka
+        self.ck = confluent_kafka
+        self.topic = config["topic"]
+        conf = {
+            "bootstrap.servers": config["bootstrap"],
+            "group.id": config["group"],
+            "client.id": config["clientId"],
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "group.protocol": config["protocol"],
+        }
+        if config["protocol"] == "classic":
+            conf["session.timeout.ms"] = config["sessionTimeoutMs"]
+            conf["heartbeat.interval.ms"] = config["heartbeatIntervalMs"]
+            if config.get("assignor"):
+                conf["partition.assignment.strategy"] = config["assignor"]
+        elif config.get("assignor"):
+            conf["group.remote.assignor"] = config["assignor"]
+        if self.ck.libversion()[1] < 0x020400ff:
+            # librdkafka before 2.4 has no group.protocol (classic is the only one).
+            if conf.pop("group.protocol") != "classic":
+                raise RuntimeError("librdkafka %s has no group.protocol=consumer" % self.ck.libversion()[0])
+        self.consumer = self.ck.Consumer(conf)
+        self.consumer.subscribe([self.topic])
+
+    def version(self):
+        version = self.ck.version()  # a (text, number) tuple before 2.x's string
+        return "confluent-kafka-python %s, librdkafka %s" % (version if isinstance(version, str) else version[0], self.ck.libversion()[0])
+
+    def poll(self):
+        records = []
+        for message in self.consumer.consume(num_messages=500, timeout=0.2):
+            if message.error() is not None:
+                emit("clientError", message=str(message.error()))
+                continue
+            records.append((message.partition(), message.offset()))
+        return records
+
+    def assignment(self):
+        return [tp.partition for tp in self.consumer.assignment()]
+
+    def commit(self, offsets):
+        self.consumer.commit(offsets=[self.ck.TopicPartition(self.topic, p, o) for p, o in offsets.items()], asynchronous=False)
+
+    def close(self):
+        self.consumer.close()
+
+
+class KafkaPython:
+    def __init__(self, config):
+        import kafka
+        self.kafka = kafka
+        self.topic = config["topic"]
+        options = {
+            "bootstrap_servers": config["bootstrap"],
+            "group_id": config["group"],
+            "client_id": config["clientId"],
+            "enable_auto_commit": False,
+            "auto_offset_reset": "earliest",
+            "session_timeout_ms": config["sessionTimeoutMs"],
+            "heartbeat_interval_ms": config["heartbeatIntervalMs"],
+        }
+        if config["protocol"] != "classic":
+            raise RuntimeError("kafka-python has only the classic group protocol")
+        if config.get("assignor"):
+            from kafka.coordinator.assignors.range import RangePartitionAssignor
+            from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+            options["partition_assignment_strategy"] = [
+                {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}[config["assignor"]]]
+        self.consumer = kafka.KafkaConsumer(**options)
+        self.consumer.subscribe([self.topic])
+
+    def version(self):
+        return "kafka-python %s" % self.kafka.__version__
+
+    def poll(self):
+        records = []
+        for batch in self.consumer.poll(timeout_ms=200).values():
+            records += [(record.partition, record.offset) for record in batch]
+        return records
+
+    def assignment(self):
+        return [tp.partition for tp in self.consumer.assignment()]
+
+    def commit(self, offsets):
+        from kafka.structs import OffsetAndMetadata, TopicPartition
+        fields = len(OffsetAndMetadata._fields)
+        # kafka-python 2.1+ added leader_epoch to OffsetAndMetadata.
+        meta = (lambda o: OffsetAndMetadata(o, "")) if fields == 2 else (lambda o: OffsetAndMetadata(o, "", -1))
+        self.consumer.commit({TopicPartition(self.topic, p): meta(o) for p, o in offsets.items()})
+
+    def close(self):
+        self.consumer.close()
+
+
+def main():
+    config = json.loads(sys.argv[-1])
+    signal.signal(signal.SIGTERM, on_sigterm)
+    member = (Confluent if config["library"] == "confluent" else KafkaPython)(config)
+    emit("started", client=member.version())
+    shown = None
+    while not stopping:
+        records = member.poll()
+        # The assignment first: records of a partition assigned during this poll follow its line.
+        assigned = sorted(member.assignment())
+        if assigned != shown:
+            shown = assigned
+            emit("assignment", partitions=assigned)
+        for partition, offset in records:
+            emit("record", partition=partition, offset=offset)
+        if not records:
+            continue
+        offsets = {}
+        for partition, offset in records:
+            offsets[partition] = max(offsets.get(partition, 0), offset + 1)
+        try:
+            member.commit(offsets)
+            emit("committed", offsets=sorted(offsets.items()))
+        except Exception as error:  # a failed commit is reported; its records may come again
+            emit("commitFailed", message=str(error), offsets=sorted(offsets.items()))
+    member.close()
+    emit("closed")
+
+
+if __name__ == "__main__":
+    main()
