@@ -173,7 +173,8 @@ export class Member {
 /**
  * Resolves once `condition()` holds, re-checked whenever a member prints a
  * line; rejects after `timeoutMs`, or as soon as a member in `watch` exits
- * without being told to (killed or stopped).
+ * without being told to (killed or stopped). Callers add the members' state
+ * (Member.describe) to the error.
  */
 export function until(what: string, condition: () => boolean, watch: readonly Member[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -183,13 +184,12 @@ export function until(what: string, condition: () => boolean, watch: readonly Me
       if (error === undefined) resolve();
       else reject(error);
     };
-    const state = (): string => watch.map((member) => `  ${member.describe()}`).join('\n');
     const check = (): void => {
       const dead = watch.find((member) => !member.alive && !member.killed && !member.stopping);
-      if (dead !== undefined) finish(new Error(`waiting for ${what}: ${dead.name} exited\n${state()}`));
+      if (dead !== undefined) finish(new Error(`waiting for ${what}: ${dead.name} exited`));
       else if (condition()) finish();
     };
-    const timer = setTimeout(() => finish(new Error(`waiting for ${what}: not within ${timeoutMs} ms\n${state()}`)), timeoutMs);
+    const timer = setTimeout(() => finish(new Error(`waiting for ${what}: not within ${timeoutMs} ms`)), timeoutMs);
     changes.on('change', check);
     check();
   });
