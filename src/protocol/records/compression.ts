@@ -21,15 +21,21 @@
  */
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
-import { compressFrameSync, decompressFrameSync } from 'lz4-napi';
-import { compressSync as snappyCompressSync, uncompressSync as snappyUncompressSync } from 'snappy';
 import { Compression, type BatchError } from './batch.js';
 
-// zstd-napi is CommonJS and its low-level binding (the streaming DCtx we need
-// for a bounded decompression) is not an ESM export.
+// The native codecs load on first use, not at import: most brokers never see
+// some codecs, and loading all three costs tens of milliseconds of startup.
+// require() keeps the API synchronous (zstd-napi's low-level binding, the
+// streaming DCtx used for bounded decompression, is CommonJS only anyway).
 const require = createRequire(import.meta.url);
-const zstd = require('zstd-napi') as typeof import('zstd-napi');
-const zstdBinding = require('zstd-napi/binding.js') as typeof import('zstd-napi/binding.js');
+let zstdModule: typeof import('zstd-napi') | undefined;
+let zstdBindingModule: typeof import('zstd-napi/binding.js') | undefined;
+let lz4Module: typeof import('lz4-napi') | undefined;
+let snappyModule: typeof import('snappy') | undefined;
+const zstd = () => (zstdModule ??= require('zstd-napi') as typeof import('zstd-napi'));
+const zstdBinding = () => (zstdBindingModule ??= require('zstd-napi/binding.js') as typeof import('zstd-napi/binding.js'));
+const lz4 = () => (lz4Module ??= require('lz4-napi') as typeof import('lz4-napi'));
+const snappy = () => (snappyModule ??= require('snappy') as typeof import('snappy'));
 
 /** Default ceiling on one batch's decompressed records, in bytes. */
 export const DECOMPRESSED_BYTES_MAX = 128 * 1024 * 1024;
@@ -69,9 +75,9 @@ export function compress(compression: number, data: Buffer, options: CompressOpt
     case Compression.snappy:
       return snappyXerialCompress(data);
     case Compression.lz4:
-      return compressFrameSync(data);
+      return lz4().compressFrameSync(data);
     case Compression.zstd:
-      return zstd.compress(data, { compressionLevel: options.level ?? ZSTD_LEVEL_DEFAULT });
+      return zstd().compress(data, { compressionLevel: options.level ?? ZSTD_LEVEL_DEFAULT });
     default:
       throw new RangeError(`unknown compression type id ${compression}`);
   }
@@ -145,7 +151,7 @@ const XERIAL_BLOCK_BYTES = 32 * 1024;
 function snappyXerialCompress(data: Buffer): Buffer {
   const parts: Buffer[] = [xerialHeader()];
   for (let start = 0; start < data.length; start += XERIAL_BLOCK_BYTES) {
-    const block = snappyCompressSync(data.subarray(start, start + XERIAL_BLOCK_BYTES));
+    const block = snappy().compressSync(data.subarray(start, start + XERIAL_BLOCK_BYTES));
     const length = Buffer.allocUnsafe(4);
     length.writeInt32BE(block.length, 0);
     parts.push(length, block);
@@ -189,7 +195,7 @@ function snappyRawBlock(block: Buffer, limit: number): Buffer | BatchError {
   const declared = readUvarint32(block);
   if (declared === null) return corrupt('snappy block has a bad length preamble');
   if (declared > limit) return tooLarge(declared, limit);
-  const out = snappyUncompressSync(block, { asBuffer: true }) as Buffer;
+  const out = snappy().uncompressSync(block, { asBuffer: true }) as Buffer;
   if (out.length !== declared) return corrupt(`snappy block inflated to ${out.length} bytes, declared ${declared}`);
   return out;
 }
@@ -228,7 +234,7 @@ function lz4Decompress(data: Buffer, limit: number): Buffer | BatchError {
   if (typeof bound === 'string') return corrupt(`lz4 frame is malformed: ${bound}`);
   if (bound.declared !== null && bound.declared > limit) return tooLarge(bound.declared, limit);
   if (bound.bytesMax > limit + LZ4_BOUND_SLACK_BYTES) return tooLarge(`up to ${bound.bytesMax}`, limit);
-  const out = decompressFrameSync(data);
+  const out = lz4().decompressFrameSync(data);
   if (out.length > limit) return tooLarge(out.length, limit);
   return out;
 }
@@ -290,18 +296,18 @@ function lz4FrameBound(data: Buffer, start: number, bound: Lz4Bound): number | s
 // ---- zstd
 
 const ZSTD_CHUNK_BYTES = 128 * 1024;
-let zstdContext: InstanceType<typeof zstdBinding.DCtx> | null = null;
+let zstdContext: InstanceType<typeof import('zstd-napi/binding.js').DCtx> | null = null;
 
 /**
  * Streams the frames into chunks of at most 128 KiB, stopping once the limit
  * is passed; a stream that ends mid-frame is corrupt.
  */
 function zstdDecompress(data: Buffer, limit: number): Buffer | BatchError {
-  const declared = data.length > 0 ? zstdBinding.getFrameContentSize(data) : 0;
+  const declared = data.length > 0 ? zstdBinding().getFrameContentSize(data) : 0;
   if (declared !== null && declared > limit) return tooLarge(declared, limit);
-  zstdContext ??= new zstdBinding.DCtx();
+  zstdContext ??= new (zstdBinding().DCtx)();
   const context = zstdContext;
-  context.reset(zstdBinding.ResetDirective.sessionOnly);
+  context.reset(zstdBinding().ResetDirective.sessionOnly);
   const chunks: Buffer[] = [];
   let totalBytes = 0;
   let input = data;
