@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Admin, Producer } from '../src/client/index.js';
-import { commonBrokerSettings, SPOOL_MAIN, startBroker, type BrokerKind, type BrokerUnderTest } from './lib/brokers.js';
+import { commonBrokerSettings, SPOOL_MAIN, startBroker, stopAllBrokers, type BrokerKind, type BrokerUnderTest } from './lib/brokers.js';
 import { measureCeilings, type Ceilings } from './lib/ceilings.js';
 import {
   compileJavaHelpers,
@@ -44,7 +44,7 @@ import {
   producerPerformance,
   type Measured,
 } from './lib/generators.js';
-import { loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB, snapshotBuild } from './lib/proc.js';
+import { killRunningCommands, loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB, snapshotBuild } from './lib/proc.js';
 import { summarizeProfile } from './lib/profile.js';
 import { renderMarkdown, updatePerformanceDoc, writeJson, type BenchRun, type Figure, type ProfileEntry } from './lib/report.js';
 
@@ -567,6 +567,14 @@ async function main(): Promise<void> {
   process.stdout.write(markdown + '\n');
   log(`wrote ${jsonPath}${OPTIONS.docs ? ' and docs/PERFORMANCE.md' : ''}`);
   if (!OPTIONS.keep) rmSync(OPTIONS.workDir, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the generators and brokers`);
+    killRunningCommands();
+    void stopAllBrokers().finally(() => process.exit(130));
+  });
 }
 
 main().then(

@@ -150,8 +150,14 @@ export async function startKafkaBroker(options: StartOptions): Promise<BrokerUnd
   } catch (error) {
     throw new Error(`Apache Kafka did not start: ${String(error)}`);
   }
-  const ackAtMs = await ack;
-  return {
+  let ackAtMs: number;
+  try {
+    ackAtMs = await ack;
+  } catch (error) {
+    await kafka.stop({ keepDir: true }).catch(() => undefined);
+    throw error;
+  }
+  return track({
     kind: 'kafka',
     bootstrap,
     pid: kafka.pid,
@@ -163,7 +169,7 @@ export async function startKafkaBroker(options: StartOptions): Promise<BrokerUnd
       if (stopOptions.keepDir !== true) rmSync(options.dir, { recursive: true, force: true });
       return { cpuProfiles: [] };
     },
-  };
+  });
 }
 
 function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
@@ -204,7 +210,7 @@ export async function startSpoolBroker(options: StartOptions): Promise<BrokerUnd
     throw error;
   }
   const pid = child.pid ?? -1;
-  return {
+  return track({
     kind: 'spool',
     bootstrap,
     pid,
@@ -224,7 +230,25 @@ export async function startSpoolBroker(options: StartOptions): Promise<BrokerUnd
       if (stopOptions.keepDir !== true) rmSync(options.dir, { recursive: true, force: true });
       return { cpuProfiles };
     },
+  });
+}
+
+const running = new Set<BrokerUnderTest>();
+
+/** Registers a started broker until it is stopped, for stopAllBrokers(). */
+function track(broker: BrokerUnderTest): BrokerUnderTest {
+  running.add(broker);
+  const stop = broker.stop.bind(broker);
+  broker.stop = async (options) => {
+    running.delete(broker);
+    return stop(options);
   };
+  return broker;
+}
+
+/** Stops every broker still running (the harness was interrupted); Kafka runs under setsid and would outlive it. */
+export async function stopAllBrokers(): Promise<void> {
+  await Promise.all([...running].map((broker) => broker.stop().catch(() => undefined)));
 }
 
 export function startBroker(kind: BrokerKind, options: StartOptions): Promise<BrokerUnderTest> {

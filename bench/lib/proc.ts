@@ -33,11 +33,19 @@ export interface RunCommandOptions {
   onSpawn?: (child: ChildProcess) => void;
 }
 
+const runningChildren = new Set<ChildProcess>();
+
+/** SIGTERM to every command runCommand() started that is still running (the harness was interrupted). */
+export function killRunningCommands(): void {
+  for (const child of runningChildren) child.kill('SIGTERM');
+}
+
 /** Runs a command to completion or until stopped, collecting its output. */
 export function runCommand(file: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
   const startMs = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    runningChildren.add(child);
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
@@ -63,6 +71,7 @@ export function runCommand(file: string, args: readonly string[], options: RunCo
     });
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      runningChildren.delete(child);
       clearTimeout(timer);
       resolve({ stdout, stderr, code, signal, stopped, elapsedMs: performance.now() - startMs });
     });
