@@ -109,19 +109,28 @@ export class Reader {
 
   /** Unsigned LEB128 varint of at most 5 bytes (32 bits). */
   uvarint(): number {
+    const buffer = this.buffer;
+    let offset = this.offset;
+    // Fast path: most varints (lengths, deltas, tag counts) are one byte.
+    if (offset < this.end && buffer[offset]! < 0x80) {
+      this.offset = offset + 1;
+      return buffer[offset]!;
+    }
     let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      if (this.offset >= this.end) {
+    for (let i = 0; i < 5; i++) {
+      if (offset >= this.end) {
         this.fail('truncated varint');
         return 0;
       }
-      const byte = this.buffer[this.offset++]!;
-      value += (byte & 0x7f) * 2 ** shift;
+      const byte = buffer[offset++]!;
+      value += (byte & 0x7f) * SEVEN_BIT_POWERS[i]!;
       if ((byte & 0x80) === 0) {
         if (value > 0xffff_ffff) break;
+        this.offset = offset;
         return value;
       }
     }
+    this.offset = offset;
     this.fail('varint longer than 32 bits');
     return 0;
   }
@@ -132,8 +141,32 @@ export class Reader {
     return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
   }
 
-  /** Zigzag-encoded signed varlong (64 bits), as a safe number. */
+  /**
+   * Zigzag-encoded signed varlong (64 bits), as a safe number. Up to 7 bytes
+   * (49 bits, every offset and timestamp delta in practice) are decoded with
+   * exact float arithmetic; longer ones go through BigInt.
+   */
   varlong(): number {
+    const buffer = this.buffer;
+    let offset = this.offset;
+    let value = 0;
+    for (let i = 0; i < 7; i++) {
+      if (offset >= this.end) {
+        this.offset = offset;
+        this.fail('truncated varlong');
+        return 0;
+      }
+      const byte = buffer[offset++]!;
+      value += (byte & 0x7f) * SEVEN_BIT_POWERS[i]!;
+      if ((byte & 0x80) === 0) {
+        this.offset = offset;
+        return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+      }
+    }
+    return this.longVarlong();
+  }
+
+  private longVarlong(): number {
     let value = 0n;
     for (let shift = 0n; shift < 70n; shift += 7n) {
       if (this.offset >= this.end) {
@@ -210,5 +243,7 @@ export class Reader {
 }
 
 export const EMPTY = Buffer.alloc(0);
+/** 2^(7i): the weight of the i-th 7-bit group of a varint. */
+const SEVEN_BIT_POWERS = [1, 2 ** 7, 2 ** 14, 2 ** 21, 2 ** 28, 2 ** 35, 2 ** 42];
 /** Kafka's Uuid.ZERO_UUID in base64url form. */
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
