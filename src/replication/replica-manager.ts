@@ -35,7 +35,7 @@ import { rebuildProducerState } from '../storage/producer-state-loader.js';
 import type { AbortedTxn } from '../storage/transaction-index.js';
 import { DelayedOperationPurgatory } from './purgatory.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
-import { DelayedFetch, type FetchParams, type FetchPartitionStatus } from './delayed-fetch.js';
+import { DelayedFetch, endOffsetFor, type FetchParams, type FetchPartitionStatus } from './delayed-fetch.js';
 import { FetchManager, FetchSessionCache, FETCH_SESSION_EVICTION_MS } from './fetch-session.js';
 import { Partition, type PartitionError } from './partition.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata-file.js';
@@ -522,25 +522,57 @@ export class ReplicaManager implements MetadataPublisher {
   }
 
   /**
-   * Reads each partition in order within the response's byte budget; the
-   * first partition with data may exceed it by one batch (KIP-74).
+   * Reads the partitions within the response's byte budget, with exactly
+   * the result of reading them one after another: each gets
+   * min(its maxBytes, what earlier ones left), and the first partition with
+   * data may exceed that by one batch (KIP-74). The reads of a round start
+   * together, each limited as if every earlier partition of the round took
+   * its whole maxBytes (so a round reads at most the remaining budget, plus
+   * one oversized batch); a read is kept when the sequential read would give
+   * the same bytes (see `sameAsSequential`), and the first that might not
+   * starts the next round with the budget actually left.
    */
   async readFromLog(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
+    const out: FetchPartitionData[] = [];
     let limitBytes = params.maxBytes;
     let minOneMessage = true;
-    const out: FetchPartitionData[] = [];
-    for (const info of infos) {
-      const data = await this.readPartition(params, info, Math.min(info.maxBytes, limitBytes), minOneMessage);
-      if (data.records.length > 0) minOneMessage = false;
-      limitBytes = Math.max(0, limitBytes - data.records.length);
-      out.push(data);
+    while (out.length < infos.length) {
+      const round = await this.readRound(params, infos, out.length, limitBytes, minOneMessage);
+      for (const read of round) {
+        const targetBytes = Math.min(infos[out.length]!.maxBytes, limitBytes);
+        if (read !== round[0] && !sameAsSequential(read, targetBytes, minOneMessage)) break;
+        if (read.data.records.length > 0) minOneMessage = false;
+        limitBytes = Math.max(0, limitBytes - read.data.records.length);
+        out.push(read.data);
+      }
     }
     return out;
   }
 
-  private async readPartition(params: FetchParams, info: FetchPartitionInfo, maxBytes: number, minOneMessage: boolean): Promise<FetchPartitionData> {
+  /** Starts the reads of infos[from..] together; the first with the exact limit, the rest speculatively. */
+  private async readRound(
+    params: FetchParams,
+    infos: readonly FetchPartitionInfo[],
+    from: number,
+    limitBytes: number,
+    minOneMessage: boolean,
+  ): Promise<SpeculativeRead[]> {
+    let assumedBytes = limitBytes;
+    const reads: Promise<SpeculativeRead>[] = [];
+    for (let index = from; index < infos.length; index++) {
+      const info = infos[index]!;
+      const maxBytes = Math.min(info.maxBytes, Math.max(0, assumedBytes));
+      const first = index === from;
+      assumedBytes -= info.maxBytes;
+      reads.push(this.readPartition(params, info, maxBytes, first && minOneMessage));
+    }
+    return Promise.all(reads);
+  }
+
+  private async readPartition(params: FetchParams, info: FetchPartitionInfo, maxBytes: number, minOneMessage: boolean): Promise<SpeculativeRead> {
+    const read = { maxBytes, minOneMessage };
     const partition = this.getPartitionOrError(info.topicPartition);
-    if (!(partition instanceof Partition)) return fetchError(partition.errorCode);
+    if (!(partition instanceof Partition)) return { ...read, data: fetchError(partition.errorCode), drained: true };
     const result = await partition.readRecords({
       fetchOffset: info.fetchOffset,
       currentLeaderEpoch: info.currentLeaderEpoch,
@@ -550,18 +582,21 @@ export class ReplicaManager implements MetadataPublisher {
       isolation: params.isolation,
       fetchOnlyFromLeader: params.fetchOnlyFromLeader,
     });
-    if ('error' in result) return fetchError(result.error.errorCode);
-    const read = result.read;
-    return {
+    if ('error' in result) return { ...read, data: fetchError(result.error.errorCode), drained: true };
+    const got = result.read;
+    const bytes = got.records.length;
+    const nothingToRead = got.divergingEpoch !== null || info.fetchOffset >= endOffsetFor(params.isolation, got);
+    const data: FetchPartitionData = {
       errorCode: ErrorCode.NONE,
-      highWatermark: read.highWatermark,
-      lastStableOffset: read.lastStableOffset,
-      logStartOffset: read.logStartOffset,
-      records: read.records,
-      abortedTransactions: read.abortedTransactions,
-      divergingEpoch: read.divergingEpoch === null ? null : { epoch: read.divergingEpoch.leaderEpoch, endOffset: read.divergingEpoch.endOffset },
+      highWatermark: got.highWatermark,
+      lastStableOffset: got.lastStableOffset,
+      logStartOffset: got.logStartOffset,
+      records: got.records,
+      abortedTransactions: got.abortedTransactions,
+      divergingEpoch: got.divergingEpoch === null ? null : { epoch: got.divergingEpoch.leaderEpoch, endOffset: got.divergingEpoch.endOffset },
       preferredReadReplica: -1,
     };
+    return { ...read, data, drained: nothingToRead || (bytes > 0 && bytes < maxBytes) };
   }
 
   // ---- offsets ---------------------------------------------------------------------------------
@@ -680,6 +715,33 @@ export function produceError(errorCode: number, errorMessage: string | null = nu
 }
 
 /** A fetch partition answer carrying only an error. */
+/** One partition's read, with the limit and flag it was read with. */
+interface SpeculativeRead {
+  data: FetchPartitionData;
+  maxBytes: number;
+  minOneMessage: boolean;
+  /**
+   * The read returned all there was (an error, a diverging epoch, nothing
+   * below the isolation's end offset, or fewer bytes than the limit), so
+   * any limit at least as large gives the same bytes.
+   */
+  drained: boolean;
+}
+
+/**
+ * Whether a read gives what reading with `targetBytes` and `minOneMessage`
+ * would: it returned everything there was and the target allows all of it,
+ * or it used the same limit and the minOneMessage flag made no difference
+ * (that flag only matters when the first batch is larger than the limit:
+ * returned whole with it, left out without).
+ */
+function sameAsSequential(read: SpeculativeRead, targetBytes: number, minOneMessage: boolean): boolean {
+  const bytes = read.data.records.length;
+  if (read.drained && bytes <= targetBytes) return true;
+  if (read.maxBytes !== targetBytes) return false;
+  return read.minOneMessage === minOneMessage || (bytes > 0 && bytes <= targetBytes);
+}
+
 export function fetchError(errorCode: number): FetchPartitionData {
   return {
     errorCode,

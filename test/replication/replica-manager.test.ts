@@ -317,6 +317,49 @@ test('the response byte budget: the first batch comes whole even if larger (KIP-
   assert.equal(second!.highWatermark, 1);
 });
 
+/** Bytes one partition gives a sequential read (KIP-74 first batch whole, else a slice that may cut the last batch). */
+function sequentialBytes(batchSizes: readonly number[], limitBytes: number, minOneMessage: boolean): number {
+  const total = batchSizes.reduce((sum, size) => sum + size, 0);
+  if (total === 0) return 0;
+  if (batchSizes[0]! > limitBytes) return minOneMessage ? batchSizes[0]! : 0;
+  return Math.min(total, limitBytes);
+}
+
+test('the byte budget over many partitions read together gives exactly what reading them in order gives (seeded)', async (t) => {
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  const random = new SeededRandom(20261129);
+  const partitionCount = 8;
+  const partitions = Array.from({ length: partitionCount }, (_, partition) => registration({ partition }));
+  const { image } = imageWith(partitions);
+  metadata.image = image;
+  await manager.onMetadataUpdate(delta(partitions), image);
+  const batchSizes: number[][] = [];
+  for (let partition = 0; partition < partitionCount; partition++) {
+    batchSizes.push([]);
+    for (let count = random.nextInt(4); count > 0; count--) {
+      const batch = buildBatch({ records: [{ value: Buffer.alloc(random.nextInt(3000)), timestamp: NOW() }] });
+      const result = await manager.appendRecords({ timeoutMs: 100, requiredAcks: 1, internalTopicsAllowed: false, entries: [{ topicPartition: { topic: 'orders', partition }, records: batch }] });
+      assert.equal(result.get(`orders-${partition}`)!.errorCode, ErrorCode.NONE);
+      batchSizes[partition]!.push(batch.length);
+    }
+  }
+  for (let round = 0; round < 200; round++) {
+    const order = Array.from({ length: partitionCount }, (_, partition) => partition).sort(() => random.nextInt(3) - 1);
+    const maxBytes = random.nextInt(15_000);
+    const infos = order.map((partition) => ({ ...fetchInfo(0), topicPartition: { topic: 'orders', partition }, maxBytes: random.nextInt(5000) }));
+    const data = await manager.readFromLog(consumerFetch({ maxBytes }), infos);
+    let remainingBytes = maxBytes;
+    let minOneMessage = true;
+    infos.forEach((info, index) => {
+      const expected = sequentialBytes(batchSizes[info.topicPartition.partition]!, Math.min(info.maxBytes, remainingBytes), minOneMessage);
+      assert.equal(data[index]!.records.length, expected, `round ${round}, partition ${info.topicPartition.partition} at ${index}`);
+      if (expected > 0) minOneMessage = false;
+      remainingBytes = Math.max(0, remainingBytes - expected);
+    });
+  }
+});
+
 test('LogAppendTime topics stamp the append time and answer it', async (t) => {
   const { manager, dir, metadata } = await startManager();
   t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
