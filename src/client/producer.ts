@@ -165,6 +165,12 @@ export class Producer {
   private drainScheduled = false;
   private wakeTimer: { cancel(): void; atMs: number } | null = null;
   private fatalError: Error | null = null;
+  /**
+   * No waiting batch reaches delivery.timeout.ms before this monotonic time:
+   * a lower bound kept by every batch that starts waiting (new or retried),
+   * so drains before it skip the expiry scan.
+   */
+  private nextExpiryCheckMs = 0;
   private readonly preparing = new Set<Promise<void>>();
 
   constructor(options: ProducerOptions) {
@@ -223,6 +229,7 @@ export class Producer {
         reject: (error: Error) => { release(); reject(error); },
       };
       const result = this.accumulator.append({ topic: record.topic, partition }, accumulated, completion);
+      this.noteWaiting(result.batch);
       appended();
       if (record.partition === undefined && (accumulated.key === null || this.partitionerIgnoreKeys)) {
         this.stickyFor(record.topic).recordAppended(this.partitionsOf(topic), result.appendedBytes, result.batchFullBefore);
@@ -448,13 +455,33 @@ export class Producer {
       });
   }
 
+  /** A batch waits in the accumulator (appended to, or back for a retry): it may expire from createdMs + delivery.timeout.ms. */
+  private noteWaiting(batch: ProducerBatch): void {
+    this.nextExpiryCheckMs = Math.min(this.nextExpiryCheckMs, batch.createdMs + this.settings.deliveryTimeoutMs);
+  }
+
+  /**
+   * Fails the waiting batches that reached delivery.timeout.ms. Scans only
+   * once the earliest deadline may have passed (about once per timeout in
+   * steady traffic, not on every drain: with many partitions a scan per
+   * send grew with the square of the queue), and keeps the next one.
+   */
   private expireBatches(): void {
     const nowMs = this.cluster.env.clock.monotonicMs();
+    if (nowMs < this.nextExpiryCheckMs) return;
+    // Batches that start waiting during the scan lower the bound themselves.
+    this.nextExpiryCheckMs = Infinity;
+    let nextExpiryMs = Infinity;
     for (const batch of this.accumulator.allBatches()) {
-      if (batch.inFlight || nowMs - batch.createdMs < this.settings.deliveryTimeoutMs) continue;
+      if (batch.inFlight) continue;
+      if (nowMs - batch.createdMs < this.settings.deliveryTimeoutMs) {
+        nextExpiryMs = Math.min(nextExpiryMs, batch.createdMs + this.settings.deliveryTimeoutMs);
+        continue;
+      }
       const tp = batch.topicPartition;
       this.failBatch(batch, new TimeoutError(`Expiring ${batch.recordCount} record(s) for ${tp.topic}-${tp.partition}: ${nowMs - batch.createdMs} ms has passed since batch creation (delivery.timeout.ms ${this.settings.deliveryTimeoutMs})`));
     }
+    this.nextExpiryCheckMs = Math.min(this.nextExpiryCheckMs, nextExpiryMs);
   }
 
   private failBatch(batch: ProducerBatch, error: Error): void {
@@ -529,6 +556,7 @@ export class Producer {
       if (needsMetadataRefresh(code)) this.refreshMetadataSoon([batch.topicPartition.topic]);
       const nowMs = this.cluster.env.clock.monotonicMs();
       this.accumulator.reenqueue(batch, nowMs + this.cluster.backoffMs(batch.attempts - 1));
+      this.noteWaiting(batch);
       return;
     }
     this.failBatch(batch, error);

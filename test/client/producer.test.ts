@@ -106,3 +106,31 @@ test('a non-retriable error fails the records of its batch only', async () => {
   await broker.stop();
   assert.deepEqual(leader.log, ['good']);
 });
+
+test('delivery.timeout.ms expires a batch waiting for a leader, and again for a batch created after a scan found none', async () => {
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  broker.answer = (request) => {
+    switch (request.header.requestApiKey) {
+      case 18:
+        return reply(request, apiVersionsBody({ 18: [0, 3], 3: [0, 12], 0: [3, 12], 22: [0, 4] }));
+      case 3:
+        return reply(request, {
+          brokers: [{ nodeId: 1, ...address, rack: null }],
+          controllerId: 1,
+          topics: [{ errorCode: 0, name: 't', topicId: ZERO_UUID, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: -1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1] }] }],
+        });
+      case 22:
+        return reply(request, { errorCode: 0, producerId: 4000, producerEpoch: 0 });
+      default:
+        return null;
+    }
+  };
+  address = await broker.start();
+  const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}`, lingerMs: 0, deliveryTimeoutMs: 50, retryBackoffMs: 5, retryBackoffMaxMs: 5 });
+  await assert.rejects(producer.send({ topic: 't', partition: 0, value: 'first' }), /Expiring 1 record\(s\) for t-0: .* \(delivery.timeout.ms 50\)/);
+  await assert.rejects(producer.send({ topic: 't', partition: 0, value: 'second' }), /Expiring 1 record\(s\) for t-0/);
+  await producer.close();
+  await broker.stop();
+  assert.ok(broker.received.every((request) => request.header.requestApiKey !== 0), 'nothing was produced without a leader');
+});
