@@ -1,15 +1,15 @@
 /**
  * franz-go (kgo.ConsumerGroup) group members against a real Spool process:
- * the group scenario (group-scenario.ts) with the classic protocol (its
- * default balancer, cooperative-sticky) and with KIP-848
+ * the group scenario (group-scenario.ts) with the classic protocol (the range
+ * balancer, eager; its default, cooperative-sticky) and with KIP-848
  * (kgo.ServerSideBalancer: server assignor "uniform"), on one broker at once.
  */
 import { test } from 'node:test';
 import { franzClient, missing } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
-test('franz-go: classic cooperative-sticky group and KIP-848 consumer group', { concurrency: true }, async (t) => {
+test('franz-go: classic group (range, cooperative-sticky) and KIP-848 consumer group', { concurrency: true }, async (t) => {
   const skip = missing.franz();
   if (skip !== undefined) return t.skip(skip);
-  await runGroupScenarios(t, [franzClient('classic', 'cooperative-sticky'), franzClient('consumer', null)]);
+  await runGroupScenarios(t, [franzClient('classic', 'range'), franzClient('classic', 'cooperative-sticky'), franzClient('consumer', null)]);
 });
