@@ -8,12 +8,10 @@
  *    KIP-848) with group.protocol=consumer.
  */
 import { test } from 'node:test';
-import { confluentClient, missing } from './group-clients.js';
+import { confluentClient } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
 test('confluent-kafka-python: classic range and cooperative-sticky (librdkafka 2.0), KIP-848 (PyPI)', { concurrency: true }, async (t) => {
-  const skip = missing.debianPython('confluent_kafka') ?? missing.pypiConfluent();
-  if (skip !== undefined) return t.skip(skip);
   await runGroupScenarios(t, [
     confluentClient('classic', 'range', false),
     confluentClient('classic', 'cooperative-sticky', false),

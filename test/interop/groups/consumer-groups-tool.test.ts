@@ -24,7 +24,7 @@ import { Admin } from '../../../src/client/admin.js';
 import { Producer } from '../../../src/client/producer.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../kafka/kafka.js';
 import { SPOOL_BIN } from '../clients/spool-process.js';
-import { franzClient, missing } from './group-clients.js';
+import { franzClient } from './group-clients.js';
 import { checkExactlyOnce, HEARTBEAT_INTERVAL_MS, PARTITIONS, SESSION_TIMEOUT_MS, settled, startGroupBroker, type GroupBroker, type GroupClient } from './group-scenario.js';
 import { Member, until } from './members.js';
 
@@ -87,7 +87,7 @@ interface Group {
 }
 
 test('kafka-consumer-groups.sh describes and resets Spool groups of real clients; spool consumer-groups prints the same', { timeout: 240_000 }, async (t) => {
-  const skip = kafkaSkipReason() ?? missing.franz();
+  const skip = kafkaSkipReason() ?? franzClient('classic', 'range').missing();
   if (skip !== undefined) return t.skip(skip);
   const broker = await startGroupBroker();
   const admin = new Admin({ bootstrapServers: broker.bootstrap });

@@ -5,11 +5,9 @@
  * (kgo.ServerSideBalancer: server assignor "uniform"), on one broker at once.
  */
 import { test } from 'node:test';
-import { franzClient, missing } from './group-clients.js';
+import { franzClient } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
 test('franz-go: classic group (range, cooperative-sticky) and KIP-848 consumer group', { concurrency: true }, async (t) => {
-  const skip = missing.franz();
-  if (skip !== undefined) return t.skip(skip);
   await runGroupScenarios(t, [franzClient('classic', 'range'), franzClient('classic', 'cooperative-sticky'), franzClient('consumer', null)]);
 });

@@ -35,6 +35,7 @@ const json = (config: MemberConfig): string => JSON.stringify(config);
 export function kafkajsClient(): GroupClient {
   return {
     name: 'kafkajs', protocol: 'classic', assignor: null, clientPattern: /^kafkajs 2\./, expectedAssignor: 'RoundRobinAssigner',
+    missing: () => missingToolSkip(existsSync(KAFKAJS_MEMBER), 'kafkajs member not compiled (npx tsc -p .)'),
     command: (config) => ({ file: process.execPath, args: [KAFKAJS_MEMBER, json(config)] }),
   };
 }
@@ -46,6 +47,7 @@ export function confluentClient(protocol: Protocol, assignor: string | null, pyp
     name: `confluent${pypi ? '-pypi' : ''}-${protocol}-${assignor ?? 'default'}`, protocol, assignor,
     clientPattern: /^confluent-kafka-python \d+\.\d+\.\d+, librdkafka \d+\.\d+\.\d+/,
     expectedAssignor: assignor ?? (protocol === 'consumer' ? 'uniform' : 'range'),
+    missing: () => pythonMissing(python, 'confluent_kafka'),
     command: (config) => ({ file: python, args: [PYTHON_DRIVER, json({ ...config, library: 'confluent' })] }),
   };
 }
@@ -53,6 +55,7 @@ export function confluentClient(protocol: Protocol, assignor: string | null, pyp
 export function kafkaPythonClient(assignor: string | null): GroupClient {
   return {
     name: `kafka-python-${assignor ?? 'default'}`, protocol: 'classic', assignor, clientPattern: /^kafka-python \d/, expectedAssignor: assignor ?? 'range',
+    missing: () => pythonMissing(DEBIAN_PYTHON, 'kafka'),
     command: (config) => ({ file: DEBIAN_PYTHON, args: [PYTHON_DRIVER, json({ ...config, library: 'kafka-python' })] }),
   };
 }
@@ -62,6 +65,7 @@ export function javaClient(protocol: Protocol, assignor: string | null): GroupCl
     name: `java-${protocol}-${assignor ?? 'default'}`, protocol, assignor, clientPattern: /^kafka-clients 4\.4\.0$/,
     // The Java consumer's classic default is [range, cooperative-sticky]: the group picks range.
     expectedAssignor: assignor ?? (protocol === 'consumer' ? 'uniform' : 'range'),
+    missing: () => missingToolSkip(hasCommand('java') && existsSync(join(JAVA_CLASSES, 'GroupConsumer.class')), `java or GroupConsumer.class missing: run ${SETUP}`),
     command: (config) => ({
       file: 'java',
       args: ['-Xmx128m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', `${JAVA_LIB}*:${JAVA_CLASSES}`, 'GroupConsumer', json(config)],
@@ -74,18 +78,15 @@ export function franzClient(protocol: Protocol, assignor: string | null): GroupC
     name: `franz-go-${protocol}-${assignor ?? 'default'}`, protocol, assignor, clientPattern: /^franz-go v1\./,
     // franz-go's classic default is cooperative-sticky; for KIP-848 its sticky balancer asks for "uniform".
     expectedAssignor: protocol === 'consumer' ? (assignor === 'range' ? 'range' : 'uniform') : assignor ?? 'cooperative-sticky',
+    missing: () => missingToolSkip(existsSync(FRANZ), `franz-go group driver not built: run ${SETUP}`),
     command: (config) => ({ file: FRANZ, args: [json(config)] }),
   };
 }
 
-/** Skip reasons (undefined: present); with CI=true a missing tool throws instead. */
-export const missing = {
-  kafkajs: () => missingToolSkip(existsSync(KAFKAJS_MEMBER), `kafkajs member not compiled (npx tsc -p .)`),
-  debianPython: (module: string) => missingToolSkip(pythonHas(DEBIAN_PYTHON, module), `${DEBIAN_PYTHON} cannot import ${module}: run ${SETUP}`),
-  pypiConfluent: () => missingToolSkip(pythonHas(VENV_PYTHON, 'confluent_kafka'), `confluent-kafka from PyPI not installed in ${VENV_PYTHON}: run ${SETUP}`),
-  java: () => missingToolSkip(hasCommand('java') && existsSync(join(JAVA_CLASSES, 'GroupConsumer.class')), `java or GroupConsumer.class missing: run ${SETUP}`),
-  franz: () => missingToolSkip(existsSync(FRANZ), `franz-go group driver not built: run ${SETUP}`),
-};
+/** A skip message unless `python` imports `module` (throws with CI=true). */
+function pythonMissing(python: string, module: string): string | undefined {
+  return missingToolSkip(pythonHas(python, module), `${python} cannot import ${module}: run ${SETUP}`);
+}
 
 function pythonHas(python: string, module: string): boolean {
   try {

@@ -68,6 +68,8 @@ export interface GroupClient {
   clientPattern: RegExp;
   /** The assignor the broker reports for the group: the classic protocol chosen, or the consumer group's server assignor. */
   expectedAssignor: string;
+  /** A skip message when the driver or its library is missing (missingToolSkip: throws with CI=true). */
+  missing(): string | undefined;
 }
 
 export interface GroupBroker {
@@ -330,11 +332,14 @@ async function phases(s: Scenario): Promise<ScenarioReport> {
 /**
  * One broker for `clients`, each running the scenario on its own topic and
  * groups as a subtest, all at once (the parent test needs `concurrency: true`).
+ * A client whose driver is missing is skipped (fails with CI=true).
  */
 export async function runGroupScenarios(t: TestContext, clients: readonly GroupClient[]): Promise<void> {
   const broker = await startGroupBroker();
   try {
     await Promise.all(clients.map((client) => t.test(client.name, async (sub) => {
+      const skip = client.missing();
+      if (skip !== undefined) return sub.skip(skip);
       const report = await runGroupScenario(broker, client);
       sub.diagnostic(`${report.client} on ${broker.kind}: kill -9 to failover ${report.failoverMs} ms`);
     })));

@@ -6,11 +6,9 @@
  * the broker's default assignor), on one broker at once.
  */
 import { test } from 'node:test';
-import { javaClient, missing } from './group-clients.js';
+import { javaClient } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
 test('Java consumer 4.4.0: classic group (range, cooperative-sticky) and KIP-848 consumer group', { concurrency: true }, async (t) => {
-  const skip = missing.java();
-  if (skip !== undefined) return t.skip(skip);
   await runGroupScenarios(t, [javaClient('classic', null), javaClient('classic', 'cooperative-sticky'), javaClient('consumer', null)]);
 });

@@ -3,11 +3,9 @@
  * process: the group scenario (group-scenario.ts) with the range assignor.
  */
 import { test } from 'node:test';
-import { kafkaPythonClient, missing } from './group-clients.js';
+import { kafkaPythonClient } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
 test('kafka-python: classic group (range): idle exactly once, kill -9 failover, resume from commits, two groups', { concurrency: true }, async (t) => {
-  const skip = missing.debianPython('kafka');
-  if (skip !== undefined) return t.skip(skip);
   await runGroupScenarios(t, [kafkaPythonClient('range')]);
 });

@@ -4,11 +4,9 @@
  * classic protocol and its round-robin assigner.
  */
 import { test } from 'node:test';
-import { kafkajsClient, missing } from './group-clients.js';
+import { kafkajsClient } from './group-clients.js';
 import { runGroupScenarios } from './group-scenario.js';
 
 test('kafkajs: classic group (round robin): idle exactly once, kill -9 failover, resume from commits, two groups', { concurrency: true }, async (t) => {
-  const skip = missing.kafkajs();
-  if (skip !== undefined) return t.skip(skip);
   await runGroupScenarios(t, [kafkajsClient()]);
 });
