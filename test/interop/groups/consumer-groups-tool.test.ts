@@ -25,7 +25,7 @@ import { Producer } from '../../../src/client/producer.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../kafka/kafka.js';
 import { SPOOL_BIN } from '../clients/spool-process.js';
 import { franzClient } from './group-clients.js';
-import { checkExactlyOnce, HEARTBEAT_INTERVAL_MS, PARTITIONS, SESSION_TIMEOUT_MS, settled, startGroupBroker, type GroupBroker, type GroupClient } from './group-scenario.js';
+import { checkExactlyOnce, createReadyTopic, HEARTBEAT_INTERVAL_MS, PARTITIONS, SESSION_TIMEOUT_MS, settled, startGroupBroker, type GroupBroker, type GroupClient } from './group-scenario.js';
 import { Member, until } from './members.js';
 
 /** Short-lived tool JVMs start faster without the optimizing compiler. */
@@ -115,7 +115,7 @@ test('kafka-consumer-groups.sh describes and resets Spool groups of real clients
     await Promise.all(sends);
   };
   try {
-    await admin.createTopics([{ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
+    await createReadyTopic(admin, topic);
     await produce(RECORDS);
     for (const group of groups) for (const name of ['m1', 'm2', 'm3']) start(group, name);
     const consumedAll = (members: readonly Member[]): boolean => members.reduce((n, m) => n + m.deliveries.length, 0) >= PARTITIONS * RECORDS && members.every((m) => m.allCommitted());
