@@ -19,6 +19,7 @@
 import type { Connection, Env, TimerHandle } from '../io/env.js';
 import { decodeResponse, encodeRequest, versionRange } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { FrameAssembler } from '../protocol/framing.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.js';
 import { parseVersions } from '../protocol/schema.js';
 import { ApiVersions } from '../protocol/schemas/18-api-versions.js';
@@ -81,13 +82,11 @@ export class BrokerConnection {
   private readonly clientId: string;
   private readonly requestTimeoutMs: number;
   private readonly inFlightRequestsMax: number;
-  private readonly responseBytesMax: number;
   private socket: Connection | null = null;
   private readonly inFlight: Pending[] = [];
   private readonly waiting: Pending[] = [];
   private nextCorrelationId = 0;
-  private received: Buffer[] = [];
-  private receivedBytes = 0;
+  private readonly frames: FrameAssembler;
   private closedError: Error | null = null;
   private readonly closeListeners: ((error: Error) => void)[] = [];
   /** Broker's version span per API key, after negotiation. */
@@ -100,7 +99,8 @@ export class BrokerConnection {
     this.clientId = options.clientId ?? 'spool';
     this.requestTimeoutMs = options.requestTimeoutMs ?? CONNECTION_DEFAULTS.requestTimeoutMs;
     this.inFlightRequestsMax = options.inFlightRequestsMax ?? CONNECTION_DEFAULTS.inFlightRequestsMax;
-    this.responseBytesMax = options.responseBytesMax ?? CONNECTION_DEFAULTS.responseBytesMax;
+    // A response holds at least its correlation id.
+    this.frames = new FrameAssembler({ frameBytesMin: 4, frameBytesMax: options.responseBytesMax ?? CONNECTION_DEFAULTS.responseBytesMax });
   }
 
   /** Opens a connection and negotiates API versions. */
@@ -254,32 +254,15 @@ export class BrokerConnection {
   }
 
   private onData(data: Buffer): void {
-    this.received.push(data);
-    this.receivedBytes += data.length;
-    for (;;) {
-      const frame = this.takeFrame();
-      if (frame === null) return;
+    const result = this.frames.push(data);
+    if ('invalidSize' in result) {
+      this.fail(new NetworkError(`invalid response size ${result.invalidSize} from ${this.address}`));
+      return;
+    }
+    for (const frame of result.frames) {
       this.onFrame(frame);
       if (this.closedError !== null) return;
     }
-  }
-
-  /** Cuts one complete frame (without its size prefix) from the received bytes, or returns null. */
-  private takeFrame(): Buffer | null {
-    if (this.receivedBytes < 4) return null;
-    if (this.received.length > 1) this.received = [Buffer.concat(this.received, this.receivedBytes)];
-    const buffer = this.received[0]!;
-    const size = buffer.readInt32BE(0);
-    if (size < 4 || size > this.responseBytesMax) {
-      this.fail(new NetworkError(`invalid response size ${size} from ${this.address}`));
-      return null;
-    }
-    if (buffer.length < 4 + size) return null;
-    const frame = buffer.subarray(4, 4 + size);
-    const rest = buffer.subarray(4 + size);
-    this.received = rest.length > 0 ? [rest] : [];
-    this.receivedBytes = rest.length;
-    return frame;
   }
 
   private onFrame(frame: Buffer): void {

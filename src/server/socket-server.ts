@@ -13,6 +13,7 @@
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
+import { FrameAssembler } from '../protocol/framing.js';
 import type { RequestHandlerTable } from './request-handler.js';
 import type { Logger } from './logger.js';
 
@@ -72,11 +73,7 @@ export class SocketServer {
 }
 
 class ConnectionHandler {
-  /** An incomplete frame's bytes so far, as received (see holdPartialFrame). */
-  private partialChunks: Buffer[] = [];
-  private partialBytes = 0;
-  /** Total bytes (size prefix included) of the held frame, 0 until its size is known. */
-  private partialFrameBytes = 0;
+  private readonly frames: FrameAssembler;
   private readonly queue: Buffer[] = [];
   private queuedBytes = 0;
   private processing: Promise<void> | null = null;
@@ -90,6 +87,7 @@ class ConnectionHandler {
     readonly connection: Connection,
     private readonly server: SocketServer,
   ) {
+    this.frames = new FrameAssembler({ frameBytesMin: 0, frameBytesMax: server.context.limits.requestBytesMax });
     connection.onData((data) => this.onData(data));
     connection.onClose(() => {
       this.closed = true;
@@ -119,56 +117,18 @@ class ConnectionHandler {
   private onData(data: Buffer): void {
     if (this.closed) return;
     this.touch();
-    const buffer = this.joinPartialFrame(data);
-    if (buffer === null) return;
     const { limits } = this.server.context;
-    let offset = 0;
-    while (buffer.length - offset >= 4) {
-      const size = buffer.readInt32BE(offset);
-      if (!this.acceptsFrameSize(size)) return;
-      if (buffer.length - offset < 4 + size) break;
-      this.queue.push(buffer.subarray(offset + 4, offset + 4 + size));
-      this.queuedBytes += size;
-      offset += 4 + size;
+    const result = this.frames.push(data);
+    if ('invalidSize' in result) {
+      this.close(`frame of ${result.invalidSize} bytes exceeds socket.request.max.bytes (${limits.requestBytesMax})`);
+      return;
     }
-    if (offset < buffer.length) this.holdPartialFrame(buffer.subarray(offset));
+    for (const frame of result.frames) {
+      this.queue.push(frame);
+      this.queuedBytes += frame.length;
+    }
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) this.pause();
     this.pump();
-  }
-
-  private acceptsFrameSize(size: number): boolean {
-    const { limits } = this.server.context;
-    if (size >= 0 && size <= limits.requestBytesMax) return true;
-    this.close(`frame of ${size} bytes exceeds socket.request.max.bytes (${limits.requestBytesMax})`);
-    return false;
-  }
-
-  /**
-   * Keeps the start of an incomplete frame as views of the socket's buffers
-   * (no copy per chunk); the pieces are joined once, when the frame is whole.
-   */
-  private holdPartialFrame(piece: Buffer): void {
-    this.partialChunks = [piece];
-    this.partialBytes = piece.length;
-    this.partialFrameBytes = piece.length >= 4 ? 4 + piece.readInt32BE(0) : 0;
-  }
-
-  /** `data`, prefixed by a held partial frame once that frame is complete; null while it is not. */
-  private joinPartialFrame(data: Buffer): Buffer | null {
-    if (this.partialBytes === 0) return data;
-    this.partialChunks.push(data);
-    this.partialBytes += data.length;
-    if (this.partialFrameBytes === 0 && this.partialBytes >= 4) {
-      const size = Buffer.concat(this.partialChunks, this.partialBytes).readInt32BE(0);
-      if (!this.acceptsFrameSize(size)) return null;
-      this.partialFrameBytes = 4 + size;
-    }
-    if (this.partialFrameBytes === 0 || this.partialBytes < this.partialFrameBytes) return null;
-    const joined = Buffer.concat(this.partialChunks, this.partialBytes);
-    this.partialChunks = [];
-    this.partialBytes = 0;
-    this.partialFrameBytes = 0;
-    return joined;
   }
 
   private pause(): void {
