@@ -81,6 +81,13 @@ export function compileStruct(fields: readonly AnyField[], version: number, flex
   return { decode, encode, bytesMin };
 }
 
+/**
+ * Reads a tagged-field section as Kafka's generated readers do: a known tag's
+ * value is read in place from the message, and its declared size is not
+ * consulted (so extra bytes inside it are read as whatever follows, exactly
+ * as Kafka would); an unknown tag's bytes are kept as they are. Tags need not
+ * be in order.
+ */
 function readTaggedSection(reader: Reader, known: Map<number, CompiledField>, out: Struct): RawTaggedField[] | null {
   const count = reader.uvarint();
   if (count > reader.remaining) {
@@ -88,25 +95,12 @@ function readTaggedSection(reader: Reader, known: Map<number, CompiledField>, ou
     return null;
   }
   let unknown: RawTaggedField[] | null = null;
-  let previousTag = -1;
   for (let i = 0; i < count && reader.error === null; i++) {
     const tag = reader.uvarint();
     const size = reader.uvarint();
-    if (tag <= previousTag) {
-      reader.fail(`tagged fields out of order (${tag} after ${previousTag})`);
-      break;
-    }
-    previousTag = tag;
-    const data = reader.view(size);
     const field = known.get(tag);
-    if (field === undefined) {
-      (unknown ??= []).push({ tag, data });
-      continue;
-    }
-    const sub = new Reader(data);
-    out[field.name] = field.read(sub);
-    if (sub.error !== null) reader.fail(`tagged field ${field.name}: ${sub.error.message}`);
-    else if (sub.remaining !== 0) reader.fail(`tagged field ${field.name} has ${sub.remaining} trailing bytes`);
+    if (field === undefined) (unknown ??= []).push({ tag, data: reader.view(size) });
+    else out[field.name] = field.read(reader);
   }
   return unknown;
 }
