@@ -48,7 +48,8 @@ export function registerStart(program: Command, io: CliIo): void {
       await broker.start();
       const listener = broker.clientListener;
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
-      await io.untilSignal();
+      const halted = await Promise.race([io.untilSignal().then(() => null), broker.halted]);
       await broker.stop();
+      if (halted !== null) throw new CliError(`Spool stopped: ${halted}`);
     });
 }

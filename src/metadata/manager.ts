@@ -134,6 +134,10 @@ export class MetadataManager {
       segmentMs: 604_800_000,
       retentionBytes: config.int('metadata.max.retention.bytes'),
       logger: this.log,
+      onIoError: (error) => this.broker.logDirFailureChannel?.maybeAddOfflineLogDir(metadataDir, `${metadataDir}: I/O error in the metadata log`, error),
+    });
+    this.broker.logDirFailureChannel?.onOfflineLogDir((logDir) => {
+      if (logDir === metadataDir) raftLog.markOffline(this.broker.logDirFailureChannel!.offlineCause(logDir)!);
     });
     const raft = new KafkaRaftClient<MetadataRecord>({
       nodeId,

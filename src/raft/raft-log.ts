@@ -38,6 +38,8 @@ export interface RaftLogOptions {
   segmentMs: number;
   retentionBytes: number;
   logger?: StorageLogger;
+  /** Called when an I/O error takes the metadata log offline (the broker then stops, as Kafka halts). */
+  onIoError?: (error: NodeJS.ErrnoException) => void;
 }
 
 export interface RaftLogEnv {
@@ -81,6 +83,7 @@ export class RaftLog {
       config,
       hadCleanShutdown: false,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.onIoError === undefined ? {} : { onIoError: options.onIoError }),
     });
     const snapshots = await listSnapshots(env.fs, dir);
     const raftLog = new RaftLog(env, dir, log, snapshots, options.retentionBytes);
@@ -165,6 +168,11 @@ export class RaftLog {
     }
     for (const old of this.snapshotIds.slice(0, -1)) await deleteSnapshot(this.env.fs, this.dir, old);
     this.snapshotIds = [latest];
+  }
+
+  /** Its log directory failed: nothing more is written (close then only drops the handles). */
+  markOffline(cause: Error): void {
+    this.log.markOffline(cause);
   }
 
   async close(): Promise<void> {

@@ -159,7 +159,9 @@ export class Partition {
     this.applyRegistration(registration);
     if (isNewLeaderEpoch) {
       await this.serialized(async () => {
-        if (this.log.leaderEpochCache.assign(registration.leaderEpoch, this.log.logEndOffset)) await this.log.leaderEpochCache.flush();
+        if (this.log.leaderEpochCache.assign(registration.leaderEpoch, this.log.logEndOffset)) {
+          await this.log.maybeHandleIOException(() => this.log.leaderEpochCache.flush());
+        }
       });
       this.remoteReplicas.clear();
       const nowMs = this.nowMs();
@@ -337,7 +339,14 @@ export class Partition {
     if (info.firstOffset !== firstOffset) throw new Error(`${this.name}: append landed at ${info.firstOffset}, expected ${firstOffset}`);
     // A roll happened in this append: snapshot the producer state as of the new segment's base offset.
     if (this.log.activeSegment.baseOffset !== activeBaseBefore && this.producerState.mapEndOffset === this.log.activeSegment.baseOffset) {
-      await this.producerState.takeSnapshot();
+      // A failed snapshot takes the log directory offline and fails the append, as a failed roll does in
+      // Kafka: the batch is not acknowledged, and its retry is refused rather than appended a second time.
+      try {
+        await this.log.maybeHandleIOException(() => this.producerState.takeSnapshot());
+      } catch (error) {
+        if (error instanceof StorageKafkaError) return this.failure(error.errorCode, error.message);
+        throw error;
+      }
     }
     if (appendInfo !== null) this.producerState.update(appendInfo);
     this.producerState.updateMapEndOffset(info.lastOffset + 1);

@@ -13,6 +13,13 @@
  * producer state, flushes and closes every log, writes the checkpoints and
  * the clean-shutdown marker.
  *
+ * Disk errors (Kafka's handleLogDirFailure): an I/O error in a log
+ * directory reaches the LogDirFailureChannel; the directory's logs go
+ * offline, its partitions answer KAFKA_STORAGE_ERROR to every request and
+ * waiting requests on them complete with it, DescribeLogDirs reports the
+ * directory with KAFKA_STORAGE_ERROR. Stopping the broker once no directory
+ * is left is the broker's part (it listens on the same channel).
+ *
  * Requests: appends with acks 0/1/all (acks=all waits in the produce
  * purgatory for the high watermark), fetches with fetch.min.bytes /
  * max.wait.ms (the fetch purgatory, woken by appends), offsets by timestamp,
@@ -30,6 +37,7 @@ import { LogManager } from '../storage/log-manager.js';
 import type { Log } from '../storage/log.js';
 import { topicPartitionKey, type TopicPartition } from '../storage/file-names.js';
 import { StorageKafkaError } from '../storage/errors.js';
+import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 import { ProducerStateManager } from '../storage/producer-state.js';
 import { rebuildProducerState } from '../storage/producer-state-loader.js';
 import type { AbortedTxn } from '../storage/transaction-index.js';
@@ -48,6 +56,8 @@ export interface ReplicaManagerContext {
   readonly env: Env;
   readonly log: Logger;
   readonly metadata: { readonly image: MetadataImage };
+  /** Where I/O errors in log directories are reported; default a channel of the replica manager's own. */
+  readonly logDirFailureChannel?: LogDirFailureChannel;
 }
 
 /** Topics only coordinators and the admin client may write (Kafka's Topic.isInternal). */
@@ -92,6 +102,13 @@ export interface FetchPartitionData {
   preferredReadReplica: number;
 }
 
+export interface LogDirDescription {
+  logDir: string;
+  /** KAFKA_STORAGE_ERROR for an offline directory (then no partitions). */
+  errorCode: number;
+  partitions: { topicPartition: TopicPartition; sizeBytes: number; offsetLag: number }[];
+}
+
 export interface ListOffsetsResult {
   errorCode: number;
   timestamp: number;
@@ -110,6 +127,7 @@ export class ReplicaManager implements MetadataPublisher {
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
   readonly fetchManager: FetchManager;
+  readonly logDirFailureChannel: LogDirFailureChannel;
   private readonly partitions = new Map<string, Partition>();
   /** Logs found on disk at start, not yet claimed by the metadata image. */
   private readonly unclaimed = new Map<string, LoadedLog>();
@@ -131,6 +149,8 @@ export class ReplicaManager implements MetadataPublisher {
       random: env.random,
     });
     this.fetchManager = new FetchManager(cache, () => env.clock.monotonicMs());
+    this.logDirFailureChannel = context.logDirFailureChannel ?? new LogDirFailureChannel(context.log);
+    this.logDirFailureChannel.onOfflineLogDir((logDir) => this.handleLogDirFailure(logDir));
   }
 
   private get nodeId(): number {
@@ -153,6 +173,7 @@ export class ReplicaManager implements MetadataPublisher {
         logDir,
         configFor: () => defaults,
         logger: this.context.log,
+        failureChannel: this.logDirFailureChannel,
         retentionCheckIntervalMs: config.int('log.retention.check.interval.ms'),
       });
       this.logManagers.push(manager);
@@ -194,7 +215,7 @@ export class ReplicaManager implements MetadataPublisher {
       if (partition.log.isOffline) continue;
       await partition.serialized(async () => {
         partition.producerState.removeExpiredProducers(nowMs);
-        await partition.producerState.deleteSnapshotsBefore(partition.log.logSegments[0]!.baseOffset);
+        await partition.log.maybeHandleIOException(() => partition.producerState.deleteSnapshotsBefore(partition.log.logSegments[0]!.baseOffset));
       }).catch((error: unknown) => this.context.log.warn(`producer expiration for ${partition.name} failed: ${String(error)}`));
     }
   }
@@ -221,7 +242,9 @@ export class ReplicaManager implements MetadataPublisher {
     const snapshot = async (log: Log, producerState: ProducerStateManager) => {
       if (log.isOffline) return;
       producerState.updateMapEndOffset(log.logEndOffset);
-      await producerState.takeSnapshot().catch((error: unknown) => this.context.log.warn(`producer snapshot of ${log.name} at shutdown failed: ${String(error)}`));
+      await log
+        .maybeHandleIOException(() => producerState.takeSnapshot())
+        .catch((error: unknown) => this.context.log.warn(`producer snapshot of ${log.name} at shutdown failed: ${String(error)}`));
     };
     for (const partition of this.partitions.values()) await partition.serialized(() => snapshot(partition.log, partition.producerState));
     for (const loaded of this.unclaimed.values()) await snapshot(loaded.log, loaded.producerState);
@@ -259,7 +282,11 @@ export class ReplicaManager implements MetadataPublisher {
     const partition = await this.getOrCreatePartition(registration, image);
     const key = keyOf(registration);
     if (registration.leader === this.nodeId) {
-      await partition.makeLeader(registration);
+      // A disk error here leaves the partition offline (its requests answer KAFKA_STORAGE_ERROR), as in Kafka.
+      await partition.makeLeader(registration).catch((error: unknown) => {
+        if (!(error instanceof StorageKafkaError)) throw error;
+        this.context.log.error(`${partition.name} cannot become leader: ${error.message}`);
+      });
     } else {
       partition.makeFollower(registration);
     }
@@ -295,28 +322,35 @@ export class ReplicaManager implements MetadataPublisher {
     const loaded = this.unclaimed.get(key);
     if (loaded === undefined) return null;
     this.unclaimed.delete(key);
-    const recorded = await readPartitionMetadata(this.context.env.fs, loaded.log.dir);
+    const { fs } = this.context.env;
+    const recorded = await loaded.manager.maybeHandleIOException('reading partition.metadata', () => readPartitionMetadata(fs, loaded.log.dir));
     if (recorded !== null && recorded !== topicId) {
       this.context.log.info(`deleting ${loaded.log.name}: it belongs to topic id ${recorded}, not ${topicId}`);
       await loaded.manager.deleteLog(loaded.log.topicPartition);
       return null;
     }
-    if (recorded === null) await writePartitionMetadata(this.context.env.fs, loaded.log.dir, topicId);
+    if (recorded === null) {
+      await loaded.manager.maybeHandleIOException('writing partition.metadata', () => writePartitionMetadata(fs, loaded.log.dir, topicId));
+    }
     return loaded;
   }
 
   private async createLog(topicPartition: TopicPartition, topicId: string, config: TopicConfig): Promise<LoadedLog> {
-    const manager = this.logManagers.reduce((best, candidate) => (candidate.allLogs().length < best.allLogs().length ? candidate : best));
+    const online = this.logManagers.filter((candidate) => candidate.isOnline);
+    const manager = online.reduce((best, candidate) => (candidate.allLogs().length < best.allLogs().length ? candidate : best), online[0] ?? this.logManagers[0]!);
     const log = await manager.getOrCreateLog(topicPartition, config);
-    await writePartitionMetadata(this.context.env.fs, log.dir, topicId);
-    const producerState = await ProducerStateManager.open({
-      dir: log.dir,
-      fs: this.context.env.fs,
-      producerIdExpirationMs: this.context.config.int('producer.id.expiration.ms'),
-      logger: this.context.log,
-    });
-    await producerState.truncateFullyAndStartAt(log.logEndOffset);
     this.managerOf.set(log, manager);
+    const producerState = await log.maybeHandleIOException(async () => {
+      await writePartitionMetadata(this.context.env.fs, log.dir, topicId);
+      const opened = await ProducerStateManager.open({
+        dir: log.dir,
+        fs: this.context.env.fs,
+        producerIdExpirationMs: this.context.config.int('producer.id.expiration.ms'),
+        logger: this.context.log,
+      });
+      await opened.truncateFullyAndStartAt(log.logEndOffset);
+      return opened;
+    });
     return { log, manager, producerState };
   }
 
@@ -384,6 +418,21 @@ export class ReplicaManager implements MetadataPublisher {
 
   managerOfPartition(partition: Partition): LogManager | undefined {
     return this.managerOf.get(partition.log);
+  }
+
+  /**
+   * A log directory went offline (Kafka's handleLogDirFailure): its logs
+   * stop, and requests waiting on its partitions complete with
+   * KAFKA_STORAGE_ERROR. Partitions stay listed, answering that error,
+   * until the broker restarts.
+   */
+  private handleLogDirFailure(logDir: string): void {
+    const manager = this.logManagers.find((candidate) => candidate.logDir === logDir);
+    if (manager === undefined) return;
+    manager.handleLogDirFailure();
+    const offline = [...this.partitions.values()].filter((partition) => this.managerOf.get(partition.log) === manager);
+    this.context.log.warn(`stopped serving ${offline.map((partition) => partition.name).join(', ') || 'no partitions'} in the failed log directory ${logDir}`);
+    for (const partition of offline) this.completeDelayedRequests(topicPartitionKey(partition.topicPartition));
   }
 
   /** Wakes requests waiting on `key` after its high watermark or leadership changed. */
@@ -684,11 +733,12 @@ export class ReplicaManager implements MetadataPublisher {
     }
   }
 
-  /** The log directories with the partitions in each, for DescribeLogDirs. */
-  describeLogDirs(): { logDir: string; partitions: { topicPartition: TopicPartition; sizeBytes: number; offsetLag: number }[] }[] {
+  /** The log directories with the partitions in each, for DescribeLogDirs; an offline one with KAFKA_STORAGE_ERROR. */
+  describeLogDirs(): LogDirDescription[] {
     return this.logManagers.map((manager) => ({
       logDir: posix.normalize(manager.logDir),
-      partitions: manager
+      errorCode: manager.isOnline ? ErrorCode.NONE : ErrorCode.KAFKA_STORAGE_ERROR,
+      partitions: !manager.isOnline ? [] : manager
         .allLogs()
         .filter((log) => this.partitions.has(topicPartitionKey(log.topicPartition)))
         .map((log) => ({ topicPartition: log.topicPartition, sizeBytes: log.sizeBytes, offsetLag: 0 })),

@@ -9,6 +9,10 @@
  * Stop order (SIGTERM or stop()): stop accepting, finish in-flight requests,
  * stop the replica manager (flush, checkpoints, clean-shutdown marker), stop
  * the metadata manager.
+ * Disk failure: an I/O error takes its log directory offline (storage's
+ * LogDirFailureChannel); once the metadata log directory or every log
+ * directory is offline the node stops on its own (Kafka halts the process)
+ * and `halted` resolves with the reason.
  */
 import { realEnv, type Env } from '../io/env.js';
 import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners, type ListenerSpec } from './config.js';
@@ -22,6 +26,7 @@ import { GroupCoordinator } from '../group/coordinator.js';
 import { groupCoordinatorConfigFrom } from '../group/config.js';
 import { coordinatorLogOver } from '../group/partition-log.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
+import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 
 export interface BoundListener extends ListenerSpec {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -35,6 +40,11 @@ export class Broker {
   readonly replicaManager: ReplicaManager;
   readonly groupCoordinator: GroupCoordinator;
   readonly handlers: RequestHandlerTable;
+  readonly logDirFailureChannel: LogDirFailureChannel;
+  /** Resolves with the reason when the node stopped itself after its log directories failed. */
+  readonly halted: Promise<string>;
+  private haltReason: string | null = null;
+  private resolveHalted!: (reason: string) => void;
   private readonly socketServer: SocketServer;
   private bound: BoundListener[] = [];
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
@@ -45,8 +55,12 @@ export class Broker {
     readonly log: Logger = createLogger({ name: `spool[${config.int('node.id')}]` }),
   ) {
     this.nodeId = config.int('node.id');
+    this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
+    this.logDirFailureChannel = new LogDirFailureChannel(log);
     this.metadata = new MetadataManager(this);
     this.replicaManager = new ReplicaManager(this);
+    // After the replica manager's listener: its partitions are offline before the node decides to stop.
+    this.logDirFailureChannel.onOfflineLogDir((logDir) => this.onLogDirFailure(logDir));
     const groupConfig = groupCoordinatorConfigFrom(config);
     this.groupCoordinator = new GroupCoordinator({
       nodeId: this.nodeId,
@@ -103,6 +117,26 @@ export class Broker {
     await this.replicaManager.start();
     await this.metadata.start();
     this.state = 'running';
+    if (this.haltReason !== null) {
+      await this.stop();
+      throw new Error(`broker stopped during start: ${this.haltReason}`);
+    }
+  }
+
+  /** Kafka halts when the metadata log directory fails, or the last log directory does. */
+  private onLogDirFailure(logDir: string): void {
+    const metadataDir = this.config.string('metadata.log.dir') ?? this.config.logDirs[0]!;
+    const live = this.config.logDirs.filter((dir) => !this.logDirFailureChannel.hasOfflineLogDir(dir));
+    if (logDir === metadataDir) this.halt(`the metadata log directory ${logDir} has failed`);
+    else if (live.length === 0) this.halt(`all log directories (${this.config.logDirs.join(', ')}) have failed`);
+  }
+
+  private halt(reason: string): void {
+    if (this.haltReason !== null) return;
+    this.haltReason = reason;
+    this.log.error(`shutting down the broker: ${reason}`);
+    this.resolveHalted(reason);
+    if (this.state === 'running') this.stop().catch((error: unknown) => this.log.error(`stop after a log directory failure: ${String(error)}`));
   }
 
   async stop(): Promise<void> {

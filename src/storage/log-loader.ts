@@ -54,6 +54,8 @@ export interface LoadLogOptions {
   hadCleanShutdown: boolean;
   logger?: StorageLogger;
   onRecoveryPointLowered?: () => Promise<void>;
+  /** Called when an I/O error takes the loaded log offline. */
+  onIoError?: (error: NodeJS.ErrnoException) => void;
 }
 
 interface OpenedSegment {
@@ -108,6 +110,7 @@ export async function loadLog(env: LogEnv, options: LoadLogOptions): Promise<Log
     leaderEpochCache: epochCache,
     logger,
     ...(options.onRecoveryPointLowered === undefined ? {} : { onRecoveryPointLowered: options.onRecoveryPointLowered }),
+    ...(options.onIoError === undefined ? {} : { onIoError: options.onIoError }),
   });
 }
 

@@ -18,6 +18,13 @@
  * slower but never wrong. Truncation rewrites the recovery-point checkpoint
  * at once, so a crash cannot trust a recovery point above a truncation.
  *
+ * Disk errors: an I/O error anywhere in the directory (a log, a checkpoint,
+ * a rename) is reported to the LogDirFailureChannel, which takes the whole
+ * directory offline (Kafka's handleLogDirFailure): every log in it fails
+ * with KafkaStorageError from then on, its handles are dropped, and nothing
+ * more is written there, the clean-shutdown marker included, so the next
+ * start recovers it.
+ *
  * Periodic tasks (through the Timers seam): recovery-point and log-start
  * checkpoints (log.flush.offset.checkpoint.interval.ms,
  * log.flush.start.offset.checkpoint.interval.ms), retention
@@ -33,7 +40,8 @@ import {
   writeCheckpointFile,
   type TopicPartitionOffset,
 } from './checkpoint-file.js';
-import { KafkaStorageError } from './errors.js';
+import { KafkaStorageError, isIoError } from './errors.js';
+import { LogDirFailureChannel } from './log-dir-failure-channel.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   DELETE_DIR_SUFFIX,
@@ -54,6 +62,8 @@ export interface LogManagerOptions {
   /** Config of a partition's log (topic overrides on top of broker defaults). */
   configFor: (topicPartition: TopicPartition) => LogConfig;
   logger?: StorageLogger;
+  /** Where I/O errors are reported; default a channel of this directory alone. */
+  failureChannel?: LogDirFailureChannel;
   /** Written into the clean-shutdown marker. Default -1. */
   brokerEpoch?: number;
   flushOffsetCheckpointIntervalMs?: number;
@@ -79,6 +89,8 @@ export class LogManager {
   private checkpointing: Promise<void> = Promise.resolve();
   private readonly runningTasks = new Set<Promise<unknown>>();
   private closed = false;
+  private offlineHandled = false;
+  private readonly failureChannel: LogDirFailureChannel;
   /** Set when the log dir had a clean-shutdown marker at start. */
   hadCleanShutdown = false;
 
@@ -87,6 +99,10 @@ export class LogManager {
     private readonly options: LogManagerOptions,
   ) {
     this.logger = options.logger ?? silentStorageLogger;
+    this.failureChannel = options.failureChannel ?? new LogDirFailureChannel(this.logger);
+    this.failureChannel.onOfflineLogDir((logDir) => {
+      if (logDir === this.logDir) this.handleLogDirFailure();
+    });
   }
 
   /** Loads every partition directory of `options.logDir` (creating the directory if needed). */
@@ -108,12 +124,56 @@ export class LogManager {
     return [...this.logs.values()];
   }
 
+  /** False once an I/O error took this directory offline (until the process restarts). */
+  get isOnline(): boolean {
+    return !this.failureChannel.hasOfflineLogDir(this.logDir);
+  }
+
   /** The partition's log, created empty (at offset 0) if it does not exist yet. */
   async getOrCreateLog(topicPartition: TopicPartition, config?: LogConfig): Promise<Log> {
     const existing = this.getLog(topicPartition);
     if (existing !== undefined) return existing;
-    const log = await this.load(topicPartition, { hadCleanShutdown: true, config: config ?? this.options.configFor(topicPartition) });
-    return log;
+    this.checkOnline();
+    return this.maybeHandleIOException(`creating the log of ${topicPartitionKey(topicPartition)}`, () =>
+      this.load(topicPartition, { hadCleanShutdown: true, config: config ?? this.options.configFor(topicPartition) }),
+    );
+  }
+
+  /**
+   * Runs I/O in this directory that no Log guards (checkpoints, renames,
+   * partition metadata): an I/O error takes the directory offline and
+   * surfaces as KafkaStorageError.
+   */
+  async maybeHandleIOException<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isIoError(error)) throw error;
+      this.failureChannel.maybeAddOfflineLogDir(this.logDir, `${this.logDir}: ${what} failed`, error);
+      throw new KafkaStorageError(`log directory ${this.logDir} is offline after a disk error: ${error.message}`, { cause: error });
+    }
+  }
+
+  private checkOnline(): void {
+    const cause = this.failureChannel.offlineCause(this.logDir);
+    if (cause !== undefined) throw new KafkaStorageError(`log directory ${this.logDir} is offline: ${cause.message}`, { cause });
+  }
+
+  /**
+   * The directory went offline: background tasks stop, every log fails from
+   * now on and drops its handles. Idempotent; the replica manager calls it
+   * before it answers for the directory's partitions.
+   */
+  handleLogDirFailure(): void {
+    const cause = this.failureChannel.offlineCause(this.logDir);
+    if (cause === undefined || this.offlineHandled) return;
+    this.offlineHandled = true;
+    this.logger.warn(`${this.logDir}: stopping serving logs in the failed log directory`);
+    for (const timer of this.timers) timer.cancel();
+    for (const log of this.logs.values()) {
+      log.markOffline(cause);
+      void log.closeUncleanly();
+    }
   }
 
   /**
@@ -126,9 +186,12 @@ export class LogManager {
     if (log === undefined) return;
     this.logs.delete(key);
     await log.closeUncleanly();
+    this.checkOnline();
     const deletedDir = `${log.dir}.${this.env.clock.nowMs().toString(16)}${DELETE_DIR_SUFFIX}`;
-    await this.env.fs.rename(log.dir, deletedDir);
-    await this.env.fs.syncDir(this.options.logDir);
+    await this.maybeHandleIOException(`deleting ${log.name}`, async () => {
+      await this.env.fs.rename(log.dir, deletedDir);
+      await this.env.fs.syncDir(this.options.logDir);
+    });
     this.env.timers.schedule(log.config.fileDeleteDelayMs, () => {
       this.env.fs.removeTree(deletedDir).catch((error: unknown) => this.logger.warn(`could not remove ${deletedDir}: ${String(error)}`));
     });
@@ -139,12 +202,12 @@ export class LogManager {
   startBackgroundTasks(): void {
     const every = (intervalMs: number, task: () => Promise<unknown>) => {
       const run = () => {
-        if (this.closed) return;
+        if (this.closed || !this.isOnline) return;
         const running: Promise<unknown> = task()
           .catch((error: unknown) => this.logger.error(`storage task failed: ${String(error)}`))
           .finally(() => {
             this.runningTasks.delete(running);
-            if (!this.closed) this.timers.push(this.env.timers.schedule(intervalMs, run));
+            if (!this.closed && this.isOnline) this.timers.push(this.env.timers.schedule(intervalMs, run));
           });
         this.runningTasks.add(running);
       };
@@ -202,16 +265,19 @@ export class LogManager {
     await this.checkpointHighWatermarks();
   }
 
-  /** Writes one offset checkpoint file, one write at a time. */
+  /** Writes one offset checkpoint file, one write at a time; nothing once the directory is offline. */
   private writeOffsets(file: string, offsetOf: (log: Log) => number | null): Promise<void> {
     const run = this.checkpointing.then(async () => {
+      if (!this.isOnline) return;
       const entries: TopicPartitionOffset[] = [];
       for (const log of this.logs.values()) {
         if (log.isOffline) continue;
         const offset = offsetOf(log);
         if (offset !== null) entries.push({ ...log.topicPartition, offset });
       }
-      await writeCheckpointFile(this.env.fs, posix.join(this.options.logDir, file), entries, offsetCheckpointFormat);
+      await this.maybeHandleIOException(`writing ${file}`, () =>
+        writeCheckpointFile(this.env.fs, posix.join(this.options.logDir, file), entries, offsetCheckpointFormat),
+      );
     });
     this.checkpointing = run.catch(() => {});
     return run;
@@ -237,14 +303,18 @@ export class LogManager {
       }
       if (log.isOffline) allClean = false;
     }
-    await this.checkpointAll();
-    if (!allClean) {
-      this.logger.warn(`${this.options.logDir}: a log is offline; not marking the shutdown clean`);
+    await this.checkpointAll().catch((error: unknown) => {
+      if (!(error instanceof KafkaStorageError)) throw error;
+    });
+    if (!allClean || !this.isOnline) {
+      this.logger.warn(`${this.options.logDir}: the log directory is offline; not marking the shutdown clean`);
       return;
     }
     const marker = JSON.stringify({ version: 0, brokerEpoch: this.options.brokerEpoch ?? -1 });
-    await this.env.fs.writeFileAtomic(posix.join(this.options.logDir, CLEAN_SHUTDOWN_FILE), Buffer.from(marker));
-    await this.env.fs.syncDir(this.options.logDir);
+    await this.maybeHandleIOException('writing the clean-shutdown marker', async () => {
+      await this.env.fs.writeFileAtomic(posix.join(this.options.logDir, CLEAN_SHUTDOWN_FILE), Buffer.from(marker));
+      await this.env.fs.syncDir(this.options.logDir);
+    }).catch(() => undefined);
   }
 
   // ---- loading ------------------------------------------------------------------------------
@@ -293,6 +363,7 @@ export class LogManager {
       topicPartition,
       logger: this.logger,
       onRecoveryPointLowered: () => this.checkpointRecoveryPoints(),
+      onIoError: (error) => this.failureChannel.maybeAddOfflineLogDir(this.logDir, `${this.logDir}: I/O error in ${partitionDirName(topicPartition)}`, error),
       ...options,
     });
     this.logs.set(topicPartitionKey(topicPartition), log);

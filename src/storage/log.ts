@@ -132,6 +132,8 @@ export interface LogState {
   logger: StorageLogger;
   /** Called after a truncation lowered the recovery point (the owner rewrites its checkpoint). */
   onRecoveryPointLowered?: () => Promise<void>;
+  /** Called when an I/O error takes this log offline (the owner takes its log directory offline). */
+  onIoError?: (error: NodeJS.ErrnoException) => void;
 }
 
 interface AnalyzedBatch extends AppendedBatch {
@@ -156,6 +158,7 @@ export class Log {
   readonly leaderEpochCache: LeaderEpochFileCache;
   private readonly logger: StorageLogger;
   private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined;
+  private readonly onIoError: ((error: NodeJS.ErrnoException) => void) | undefined;
   private offlineError: KafkaStorageError | null = null;
   private lock: Promise<unknown> = Promise.resolve();
   private flushing: Promise<unknown> = Promise.resolve();
@@ -183,6 +186,7 @@ export class Log {
     this.leaderEpochCache = state.leaderEpochCache;
     this.logger = state.logger;
     this.onRecoveryPointLowered = state.onRecoveryPointLowered;
+    this.onIoError = state.onIoError;
     this.lastFlushMs = env.clock.nowMs();
     if (this.segments.length === 0) throw new Error(`${this.dir}: a log needs at least one segment`);
   }
@@ -278,7 +282,7 @@ export class Log {
       throw this.offlineOnIoError(error);
     }
     this.nextOffset = info.lastOffset + 1;
-    if (this.assignEpochStarts(batches)) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+    if (this.assignEpochStarts(batches)) await this.maybeHandleIOException(() => this.leaderEpochCache.flush());
     if (this.unflushedMessages >= this.configValue.flushMessages) await this.flush();
     else this.armFlushTimer();
     return { ...info, logStartOffset: this.logStartOffsetValue, validBytes: records.length };
@@ -360,7 +364,7 @@ export class Log {
   roll(): Promise<LogSegment> {
     return this.withLock(async () => {
       this.checkOnline();
-      return this.ioOrOffline(() => this.rollLocked(0));
+      return this.maybeHandleIOException(() => this.rollLocked(0));
     });
   }
 
@@ -402,7 +406,7 @@ export class Log {
     }
     const empty: LogReadResult = { records: Buffer.alloc(0), firstBatchBaseOffset: null, firstEntryIncomplete: false, abortedTransactions: null };
     if (fromOffset >= maxOffset) return options.includeAbortedTransactions === true ? { ...empty, abortedTransactions: [] } : empty;
-    return this.ioOrOffline(async () => {
+    return this.maybeHandleIOException(async () => {
       const bound = await this.positionOf(maxOffset);
       for (let index = this.floorSegmentIndex(fromOffset); index < this.segments.length; index++) {
         const segment = this.segments[index]!;
@@ -461,9 +465,9 @@ export class Log {
       return this.specialOffset(this.logStartOffsetValue);
     }
     if (targetTimestamp === LATEST_TIMESTAMP) return this.specialOffset(this.nextOffset);
-    if (targetTimestamp === MAX_TIMESTAMP) return this.ioOrOffline(() => this.maxTimestampRecord());
+    if (targetTimestamp === MAX_TIMESTAMP) return this.maybeHandleIOException(() => this.maxTimestampRecord());
     if (targetTimestamp < 0) return null;
-    return this.ioOrOffline(async () => {
+    return this.maybeHandleIOException(async () => {
       for (const segment of this.segments) {
         if (segment.maxTimestampSoFar < targetTimestamp) continue;
         const found = await segment.findOffsetByTimestamp(targetTimestamp, this.logStartOffsetValue);
@@ -507,7 +511,7 @@ export class Log {
         return true;
       }
       this.truncations++;
-      await this.ioOrOffline(async () => {
+      await this.maybeHandleIOException(async () => {
         const doomed = this.segments.filter((segment) => segment.baseOffset > targetOffset);
         await this.removeSegments(doomed);
         const active = this.activeSegment;
@@ -515,7 +519,7 @@ export class Log {
         this.nextOffset = await active.readNextOffset();
       });
       this.afterTruncation();
-      if (this.leaderEpochCache.truncateFromEnd(this.nextOffset)) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+      if (this.leaderEpochCache.truncateFromEnd(this.nextOffset)) await this.maybeHandleIOException(() => this.leaderEpochCache.flush());
       await this.onRecoveryPointLowered?.();
       return true;
     });
@@ -531,7 +535,7 @@ export class Log {
 
   private async truncateFullyAndStartAtLocked(newOffset: number): Promise<void> {
     this.truncations++;
-    await this.ioOrOffline(async () => {
+    await this.maybeHandleIOException(async () => {
       const doomed = [...this.segments];
       const segment = await LogSegment.create(this.env.fs, this.dir, newOffset, segmentOptions(this.configValue), this.env.clock.nowMs());
       this.segments.splice(0, this.segments.length, segment);
@@ -541,7 +545,7 @@ export class Log {
     this.nextOffset = newOffset;
     this.logStartOffsetValue = newOffset;
     this.afterTruncation();
-    if (this.leaderEpochCache.clear()) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+    if (this.leaderEpochCache.clear()) await this.maybeHandleIOException(() => this.leaderEpochCache.flush());
     await this.onRecoveryPointLowered?.();
   }
 
@@ -572,7 +576,7 @@ export class Log {
   private async advanceLogStartOffset(offset: number): Promise<void> {
     this.logStartOffsetValue = offset;
     if (this.recoveryPointValue < offset) this.recoveryPointValue = offset;
-    if (this.leaderEpochCache.truncateFromStart(offset)) await this.ioOrOffline(() => this.leaderEpochCache.flush());
+    if (this.leaderEpochCache.truncateFromStart(offset)) await this.maybeHandleIOException(() => this.leaderEpochCache.flush());
   }
 
   // ---- retention ----------------------------------------------------------------
@@ -615,7 +619,7 @@ export class Log {
       doomed.push(segment);
     }
     if (doomed.length === 0) return 0;
-    await this.ioOrOffline(() => this.removeSegments(doomed));
+    await this.maybeHandleIOException(() => this.removeSegments(doomed));
     const newStart = this.segments[0]!.baseOffset;
     if (newStart > this.logStartOffsetValue) await this.advanceLogStartOffset(newStart);
     this.logger.info(`${this.name}: deleted ${doomed.length} segment(s); log start offset ${this.logStartOffsetValue}`);
@@ -673,7 +677,7 @@ export class Log {
       const next = this.segments[index + 1];
       return segment.baseOffset < target && (next === undefined || next.baseOffset > start);
     });
-    await this.ioOrOffline(async () => {
+    await this.maybeHandleIOException(async () => {
       for (const segment of segments) if (!segment.isClosed) await segment.flush();
       if (this.directoryNeedsSync) {
         this.directoryNeedsSync = false;
@@ -719,7 +723,7 @@ export class Log {
       }
       this.closed = true;
       for (const segment of this.segments) {
-        if (this.offlineError === null) await this.ioOrOffline(() => segment.close());
+        if (this.offlineError === null) await this.maybeHandleIOException(() => segment.close());
         else await segment.closeHandles();
       }
       await this.awaitPendingDeletes();
@@ -734,7 +738,7 @@ export class Log {
   }
 
   private async flushAllIndexes(): Promise<void> {
-    await this.ioOrOffline(async () => {
+    await this.maybeHandleIOException(async () => {
       for (const segment of this.segments) {
         await segment.offsetIndex.flush();
         await segment.timeIndex.flush();
@@ -778,13 +782,25 @@ export class Log {
     if (this.closed) throw new KafkaStorageError(`${this.name} is closed`);
   }
 
-  /** Runs file I/O; an I/O error takes the log offline and surfaces as KafkaStorageError. */
-  private async ioOrOffline<T>(operation: () => Promise<T>): Promise<T> {
+  /**
+   * Runs file I/O of this log or of what lives in its directory (producer
+   * snapshots, the leader-epoch checkpoint): an I/O error takes the log
+   * offline, is reported to the owner (which takes the whole log directory
+   * offline) and surfaces as KafkaStorageError (Kafka's maybeHandleIOException).
+   */
+  async maybeHandleIOException<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await operation();
     } catch (error) {
       throw this.offlineOnIoError(error);
     }
+  }
+
+  /** Its log directory went offline: every later call fails with KafkaStorageError. */
+  markOffline(cause: Error): void {
+    if (this.offlineError !== null) return;
+    this.offlineError = new KafkaStorageError(`${this.name} is offline: ${cause.message}`, { cause });
+    this.cancelTimers();
   }
 
   /** The error to throw for `error`: an I/O error takes the log offline (KafkaStorageError); others pass. */
@@ -794,6 +810,7 @@ export class Log {
       this.offlineError = new KafkaStorageError(`${this.name} is offline after a disk error: ${error.message}`, { cause: error });
       this.cancelTimers();
       this.logger.error(this.offlineError.message);
+      this.onIoError?.(error);
     }
     return this.offlineError;
   }

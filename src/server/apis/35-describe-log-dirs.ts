@@ -6,8 +6,8 @@
  * (KIP-827); v5 isCordoned (KIP-1066: never, here).
  *
  * Not done: totalBytes / usableBytes are -1 (Kafka's UNKNOWN_VOLUME_BYTES):
- * the file-system seam has no statfs yet. Offline directories are not
- * modelled (a failing log goes offline on its own, see storage/log.ts).
+ * the file-system seam has no statfs yet. A directory taken offline by a
+ * disk error is listed with KAFKA_STORAGE_ERROR and no topics, as Kafka does.
  */
 import { DescribeLogDirs } from '../../protocol/schemas/35-describe-log-dirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -30,7 +30,7 @@ export function describeLogDirsHandler(broker: Broker) {
           partitions.push({ partitionIndex: topicPartition.partition, partitionSize: sizeBytes, offsetLag, isFutureKey: false });
         }
         return {
-          errorCode: ErrorCode.NONE,
+          errorCode: dir.errorCode,
           logDir: dir.logDir,
           topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
           totalBytes: UNKNOWN_VOLUME_BYTES,
