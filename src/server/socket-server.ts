@@ -9,6 +9,14 @@
  * Frames that arrive meanwhile are queued, up to `queued.max.requests` frames
  * and `socket.request.max.bytes` bytes; beyond that the socket is paused, so
  * a flooding client is slowed down by TCP rather than held in memory.
+ *
+ * Responses: Kafka mutes a connection until its response is sent, so a
+ * client that never reads holds at most one response in the broker. Spool
+ * pipelines instead, and bounds what a connection's unsent responses may hold:
+ * while more than `pendingResponseBytesMax` bytes wait for the socket, the
+ * next queued request is not handled and nothing more is read; both resume
+ * once the socket has taken them. A connection's unsent bytes therefore stay
+ * below that limit plus one response, however many requests it pipelines.
  * A connection idle for `connections.max.idle.ms` is closed.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
@@ -22,7 +30,7 @@ export interface SocketServerLimits {
   queuedRequestsMax: number;
   queuedBytesMax: number;
   idleMs: number;
-  /** Pause reading while this many response bytes wait for the socket. */
+  /** While this many response bytes wait for the socket, neither read nor handle the connection's next request. */
   pendingResponseBytesMax: number;
 }
 
@@ -79,6 +87,9 @@ class ConnectionHandler {
   private processing: Promise<void> | null = null;
   private paused = false;
   private closed = false;
+  /** Set when a write found the socket full: a 'drain' follows once it has taken everything. */
+  private awaitingDrain = false;
+  private drainWaiter: (() => void) | null = null;
   private idleTimer: TimerHandle | null = null;
 
   constructor(
@@ -92,8 +103,13 @@ class ConnectionHandler {
     connection.onClose(() => {
       this.closed = true;
       this.idleTimer?.cancel();
+      this.wakeDrainWaiter();
     });
-    connection.onDrain(() => this.maybeResume());
+    connection.onDrain(() => {
+      this.awaitingDrain = false;
+      this.wakeDrainWaiter();
+      this.maybeResume();
+    });
     this.touch();
   }
 
@@ -141,7 +157,7 @@ class ConnectionHandler {
     const { limits } = this.server.context;
     if (!this.paused || this.closed) return;
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) return;
-    if (this.connection.pendingWriteBytes >= limits.pendingResponseBytesMax) return;
+    if (this.responsesBacklogged()) return;
     this.paused = false;
     this.connection.resume();
   }
@@ -153,8 +169,29 @@ class ConnectionHandler {
     });
   }
 
+  /** True while the unsent responses exceed the limit and the socket has promised a 'drain'. */
+  private responsesBacklogged(): boolean {
+    return this.awaitingDrain && this.connection.pendingWriteBytes >= this.server.context.limits.pendingResponseBytesMax;
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      this.drainWaiter = resolve;
+    });
+  }
+
+  private wakeDrainWaiter(): void {
+    const waiter = this.drainWaiter;
+    this.drainWaiter = null;
+    waiter?.();
+  }
+
   private async processQueue(): Promise<void> {
     while (this.queue.length > 0 && !this.closed) {
+      if (this.responsesBacklogged()) {
+        await this.drained();
+        continue;
+      }
       const frame = this.queue.shift()!;
       this.queuedBytes -= frame.length;
       await this.handleFrame(frame);
@@ -177,14 +214,17 @@ class ConnectionHandler {
     }
     if (outcome.kind === 'none') return;
     const chunks = encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body);
-    const { limits } = this.server.context;
-    if (!this.connection.write(chunks) || this.connection.pendingWriteBytes >= limits.pendingResponseBytesMax) this.pause();
+    if (!this.connection.write(chunks)) this.awaitingDrain = true;
+    if (this.responsesBacklogged()) this.pause();
   }
 
+  /** Finishes the request in hand; responses the client is not reading are dropped rather than waited for. */
   async drainAndClose(): Promise<void> {
     this.pause();
     this.queue.length = 0;
+    this.wakeDrainWaiter();
     if (this.processing !== null) await this.processing;
-    this.connection.end();
+    if (this.responsesBacklogged()) this.connection.destroy();
+    else this.connection.end();
   }
 }

@@ -6,26 +6,71 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { realEnv } from '../../src/io/env.js';
+import { realEnv, type Connection, type Listener, type Network } from '../../src/io/env.js';
+import { realNetwork } from '../../src/io/net.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { RequestHandlerTable } from '../../src/server/request-handler.js';
-import { SocketServer } from '../../src/server/socket-server.js';
+import { SocketServer, type SocketServerLimits } from '../../src/server/socket-server.js';
+import { defineHandler, type ApiHandler } from '../../src/server/handler.js';
+import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { apiVersionsHandler } from '../../src/server/apis/18-api-versions.js';
 import type { Broker } from '../../src/server/broker.js';
 import { WireClient } from './wire-client.js';
 
 const REQUEST_BYTES_MAX = 1024;
+const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20 };
 
-async function startServer() {
+interface ServerOptions {
+  handlers?: (broker: Broker) => ApiHandler[];
+  limits?: Partial<SocketServerLimits>;
+  net?: Network;
+}
+
+async function startServer(options: ServerOptions = {}) {
   const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } } } as unknown as Broker;
-  const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker)], silentLogger);
+  const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker), ...(options.handlers?.(fakeBroker) ?? [])], silentLogger);
   (fakeBroker as { handlers: RequestHandlerTable }).handlers = table;
-  const server = new SocketServer(realEnv, table, { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20 }, silentLogger);
+  const env = { ...realEnv, net: options.net ?? realEnv.net };
+  const server = new SocketServer(env, table, { ...LIMITS, ...options.limits }, silentLogger);
   const listener = await server.listen('PLAINTEXT', '127.0.0.1', 0);
   return { server, address: `127.0.0.1:${listener.port}` };
+}
+
+/** The real network, watching the broker's side of each connection: the most bytes ever left unsent, and read pauses. */
+class WatchedNetwork implements Network {
+  pendingWriteBytesPeak = 0;
+  private pauseWaiters: (() => void)[] = [];
+
+  listen(options: { host: string; port: number }, onConnection: (connection: Connection) => void): Promise<Listener> {
+    return realNetwork.listen(options, (connection) => onConnection(this.watch(connection)));
+  }
+
+  connect(options: { host: string; port: number }): Promise<Connection> {
+    return realNetwork.connect(options);
+  }
+
+  /** Resolves the next time the broker stops reading a connection. */
+  nextPause(): Promise<void> {
+    return new Promise((resolve) => this.pauseWaiters.push(resolve));
+  }
+
+  private watch(connection: Connection): Connection {
+    const network = this;
+    return Object.assign(Object.create(connection) as Connection, {
+      write(chunks: readonly Uint8Array[]): boolean {
+        const full = connection.write(chunks);
+        network.pendingWriteBytesPeak = Math.max(network.pendingWriteBytesPeak, connection.pendingWriteBytes);
+        return full;
+      },
+      pause(): void {
+        connection.pause();
+        for (const waiter of network.pauseWaiters.splice(0)) waiter();
+      },
+    });
+  }
 }
 
 function apiVersionsRequest(version: number, correlationId: number) {
@@ -117,4 +162,63 @@ test('pipelined requests are answered in order, across frames split at any byte'
   }
   client.close();
   await server.shutdown();
+});
+
+const RESPONSE_BYTES = 1 << 20;
+const PENDING_RESPONSE_BYTES_MAX = 4 << 20;
+
+/** Answers every Fetch with RESPONSE_BYTES of records, as a fetch of a full partition would. */
+function bigFetchHandler(handled: { count: number }): ApiHandler {
+  const records = Buffer.alloc(RESPONSE_BYTES, 1);
+  return defineHandler({
+    api: Fetch,
+    handle() {
+      handled.count++;
+      return { responses: [{ topic: 'big', partitions: [{ partitionIndex: 0, records }] }] };
+    },
+  }) as unknown as ApiHandler;
+}
+
+function fetchRequest(correlationId: number) {
+  return encodeRequest(Fetch, { apiVersion: 12, correlationId, clientId: 'flood' }, {
+    maxWaitMs: 0, minBytes: 1, maxBytes: 0x7fffffff, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+    topics: [{ topic: 'big', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: RESPONSE_BYTES }] }],
+  } as never);
+}
+
+// Regression: the broker stopped reading a connection whose responses piled up, but went on handling the requests
+// it had already queued, so 100 pipelined 1 MiB fetches from a client that never read left ~100 MiB unsent.
+test('a client that pipelines large fetches and never reads holds at most pendingResponseBytesMax plus one response', async () => {
+  const net = new WatchedNetwork();
+  const handled = { count: 0 };
+  const { server, address } = await startServer({ net, handlers: () => [bigFetchHandler(handled)], limits: { pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX } });
+  const flooder = await WireClient.connect(address, { reading: false });
+  const paused = net.nextPause();
+  const requests = 100;
+  for (let i = 0; i < requests; i++) flooder.send(fetchRequest(i));
+  await paused;
+  const bystander = await WireClient.connect(address);
+  bystander.send(apiVersionsRequest(3, 1));
+  assert.ok(decodeResponse(ApiVersions, 3, (await bystander.next())!).ok, 'other connections are served meanwhile');
+  assert.ok(handled.count < requests, `${handled.count} of ${requests} fetches handled before the client read anything`);
+
+  flooder.startReading();
+  for (let i = 0; i < requests; i++) assert.equal((await flooder.next())?.readInt32BE(0), i, 'every fetch answered, in order');
+  assert.equal(handled.count, requests);
+  assert.ok(net.pendingWriteBytesPeak < PENDING_RESPONSE_BYTES_MAX + 2 * RESPONSE_BYTES, `peak unsent response bytes ${net.pendingWriteBytesPeak}`);
+  flooder.close();
+  bystander.close();
+  await server.shutdown();
+});
+
+test('shutdown does not wait for a client that never reads its responses', async () => {
+  const handled = { count: 0 };
+  const net = new WatchedNetwork();
+  const { server, address } = await startServer({ net, handlers: () => [bigFetchHandler(handled)], limits: { pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX } });
+  const flooder = await WireClient.connect(address, { reading: false });
+  const paused = net.nextPause();
+  for (let i = 0; i < 50; i++) flooder.send(fetchRequest(i));
+  await paused;
+  await server.shutdown();
+  flooder.close();
 });

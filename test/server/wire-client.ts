@@ -25,9 +25,16 @@ export class WireClient {
     });
   }
 
-  static async connect(hostPort: string): Promise<WireClient> {
+  /** `reading: false` leaves responses unread (in the kernel and the broker) until startReading(). */
+  static async connect(hostPort: string, options: { reading?: boolean } = {}): Promise<WireClient> {
     const [host, port] = hostPort.split(':');
-    return new WireClient(await realNetwork.connect({ host: host!, port: Number(port) }));
+    const client = new WireClient(await realNetwork.connect({ host: host!, port: Number(port) }));
+    if (options.reading === false) client.connection.pause();
+    return client;
+  }
+
+  startReading(): void {
+    this.connection.resume();
   }
 
   private deliver(frame: Buffer): void {
