@@ -164,9 +164,21 @@ class ConnectionHandler {
 
   private pump(): void {
     if (this.processing !== null) return;
-    this.processing = this.processQueue().finally(() => {
-      this.processing = null;
-    });
+    this.processing = this.processQueue()
+      .catch((error: unknown) => this.fail('serving a request failed', error))
+      .finally(() => {
+        this.processing = null;
+      });
+  }
+
+  /**
+   * A bug met while serving this connection (a response that cannot be
+   * encoded, say) costs the connection, never the broker: an async rejection
+   * left unhandled would end the process.
+   */
+  private fail(what: string, error: unknown): void {
+    this.server.context.log.error(`${what} on connection ${this.id} from ${this.connection.remoteAddress}: ${(error as Error).stack ?? String(error)}`);
+    this.close(what);
   }
 
   /** True while the unsent responses exceed the limit and the socket has promised a 'drain'. */

@@ -222,3 +222,29 @@ test('shutdown does not wait for a client that never reads its responses', async
   await server.shutdown();
   flooder.close();
 });
+
+// Regression: a response the encoder refused (here a records field that is not bytes) rejected the connection's
+// processing promise, and the unhandled rejection ended the broker process.
+test('a response that cannot be encoded closes that connection; the broker serves the next one', async () => {
+  const broken = defineHandler({
+    api: Fetch,
+    handle: () => ({ responses: [{ topic: 'big', partitions: [{ partitionIndex: 0, records: 7 as never }] }] }),
+  }) as unknown as ApiHandler;
+  const { server, address } = await startServer({ handlers: () => [broken] });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const victim = await WireClient.connect(address);
+    victim.send(fetchRequest(1));
+    assert.equal(await victim.next(), null, 'the connection is closed unanswered');
+    const next = await WireClient.connect(address);
+    next.send(apiVersionsRequest(3, 2));
+    assert.ok(decodeResponse(ApiVersions, 3, (await next.next())!).ok);
+    next.close();
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    await server.shutdown();
+  }
+});
