@@ -26,7 +26,7 @@ export const realEnv: Env = {
 
 export type { Clock, Timers, TimerHandle } from './clock.js';
 export type { FileSystem, FileHandle, FileStat, OpenMode } from './fs.js';
-export type { Network, Connection, Listener } from './net.js';
+export type { Network, Connection, Listener, ListenOptions } from './net.js';
 export type { Random } from './random.js';
 export { ManualClock } from './clock.js';
 export { SeededRandom } from './random.js';

@@ -30,8 +30,19 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /**
+   * A connection that could not be accepted (EMFILE: out of descriptors, and
+   * libuv had no spare one to accept it with and close it). The listener
+   * keeps listening.
+   */
+  onAcceptError(error: Error): void;
+}
+
 export interface Network {
-  listen(options: { host: string; port: number }, onConnection: (connection: Connection) => void): Promise<Listener>;
+  listen(options: ListenOptions, onConnection: (connection: Connection) => void): Promise<Listener>;
   connect(options: { host: string; port: number }): Promise<Connection>;
 }
 
@@ -103,6 +114,9 @@ export const realNetwork: Network = {
       });
       server.once('error', reject);
       server.listen(options.port, options.host, () => {
+        // Once listening, the server's only errors are failed accepts; unheard, one would end the process.
+        server.off('error', reject);
+        server.on('error', (error) => options.onAcceptError(error));
         const address = server.address() as net.AddressInfo;
         resolve({
           host: options.host,

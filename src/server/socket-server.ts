@@ -48,7 +48,8 @@ export class SocketServer {
   ) {}
 
   async listen(name: string, host: string, port: number): Promise<Listener> {
-    const listener = await this.env.net.listen({ host, port }, (connection) => {
+    const onAcceptError = (error: Error) => this.log.error(`listener ${name} could not accept a connection: ${error.message}`);
+    const listener = await this.env.net.listen({ host, port, onAcceptError }, (connection) => {
       if (this.stopping) {
         connection.destroy();
         return;

@@ -24,7 +24,7 @@ export class FakeBroker {
   answer: Answer = () => null;
 
   async start(): Promise<{ host: string; port: number }> {
-    this.listener = await realNetwork.listen({ host: '127.0.0.1', port: 0 }, (connection) => this.serve(connection));
+    this.listener = await realNetwork.listen({ host: '127.0.0.1', port: 0, onAcceptError: (error) => { throw error; } }, (connection) => this.serve(connection));
     return { host: this.listener.host, port: this.listener.port };
   }
 

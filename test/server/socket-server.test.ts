@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { realEnv, type Connection, type Listener, type Network } from '../../src/io/env.js';
+import { realEnv, type Connection, type Listener, type ListenOptions, type Network } from '../../src/io/env.js';
 import { realNetwork } from '../../src/io/net.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -44,7 +44,7 @@ class WatchedNetwork implements Network {
   pendingWriteBytesPeak = 0;
   private pauseWaiters: (() => void)[] = [];
 
-  listen(options: { host: string; port: number }, onConnection: (connection: Connection) => void): Promise<Listener> {
+  listen(options: ListenOptions, onConnection: (connection: Connection) => void): Promise<Listener> {
     return realNetwork.listen(options, (connection) => onConnection(this.watch(connection)));
   }
 

@@ -28,6 +28,8 @@ export interface StartSpoolOptions {
   port?: number;
   /** Extra `--override key=value` properties. */
   overrides?: readonly string[];
+  /** RLIMIT_NOFILE for the node (`ulimit -n`), to run it out of file descriptors. */
+  openFilesMax?: number;
 }
 
 export interface SpoolProcess {
@@ -54,7 +56,9 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
     '--override', `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
     ...(options.overrides ?? []).flatMap((override) => ['--override', override]),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = options.openFilesMax === undefined
+    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('sh', ['-c', `ulimit -n ${options.openFilesMax} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout.on('data', (data: Buffer) => { text += data.toString(); });
   child.stderr.on('data', (data: Buffer) => { text += data.toString(); });
