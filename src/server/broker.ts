@@ -17,7 +17,7 @@
 import { realEnv, type Env } from '../io/env.js';
 import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners, type ListenerSpec } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { SocketServer } from './socket-server.js';
+import { PENDING_RESPONSE_BYTES_MAX, SocketServer } from './socket-server.js';
 import { RequestHandlerTable } from './request-handler.js';
 import { createHandlers } from './apis/index.js';
 import { MetadataManager } from '../metadata/manager.js';
@@ -79,7 +79,7 @@ export class Broker {
         queuedRequestsMax: config.int('queued.max.requests'),
         queuedBytesMax: config.int('socket.request.max.bytes'),
         idleMs: config.int('connections.max.idle.ms'),
-        pendingResponseBytesMax: 64 * 1024 * 1024,
+        pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX,
       },
       this.log,
     );

@@ -25,6 +25,14 @@ import { FrameAssembler } from '../protocol/framing.js';
 import type { RequestHandlerTable } from './request-handler.js';
 import type { Logger } from './logger.js';
 
+/**
+ * Unsent response bytes past which a connection is neither read nor served
+ * until the socket takes them. Kafka needs no such setting (it mutes a
+ * connection until its single response is sent); pipelining, Spool bounds a
+ * non-reading client's cost to this plus one response.
+ */
+export const PENDING_RESPONSE_BYTES_MAX = 1024 * 1024;
+
 export interface SocketServerLimits {
   requestBytesMax: number;
   queuedRequestsMax: number;
