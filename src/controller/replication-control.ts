@@ -14,7 +14,7 @@ import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
 import { ConfigResourceType } from '../metadata/delta.js';
 import type { ConfigEntryDescription, ControllerContext } from './context.js';
 import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError, type ControllerResult } from './result.js';
-import { hasCollisionChars, topicNameError, unifyTopicName } from './topic-names.js';
+import { hasCollisionChars, reservedTopicNameError, topicNameError, unifyTopicName } from './topic-names.js';
 import { InvalidReplicationFactorError, placeReplicas } from './replica-placement.js';
 
 /** Kafka's Uuid.METADATA_TOPIC_ID (0, 1), reserved for `__cluster_metadata`. */
@@ -97,6 +97,8 @@ interface Creating {
 
 function createTopic(context: ControllerContext, topic: CreatableTopic, creating: Creating): ControllerResult<CreatableTopicResult> {
   const refused = (errorCode: number, message: string | null) => result([], failed(topic.name, errorCode, message));
+  const reserved = reservedTopicNameError(topic.name);
+  if (reserved !== null) return refused(ErrorCode.INVALID_REQUEST, reserved);
   const nameError = topicNameError(topic.name);
   if (nameError !== null) return refused(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
   if (context.image.topicsByName.has(topic.name) || creating.names.has(topic.name)) {

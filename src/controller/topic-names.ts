@@ -5,6 +5,10 @@
  * share metric names). Messages are Kafka's, for INVALID_TOPIC_EXCEPTION.
  */
 
+import { CLUSTER_METADATA_TOPIC_NAME } from '../storage/file-names.js';
+
+export { CLUSTER_METADATA_TOPIC_NAME };
+
 export const TOPIC_NAME_LENGTH_MAX = 249;
 const LEGAL_CHARS = /^[a-zA-Z0-9._-]+$/;
 
@@ -30,7 +34,16 @@ export function hasCollisionChars(name: string): boolean {
   return name.includes('.') || name.includes('_');
 }
 
-/** Internal topics Kafka creates itself. */
+/**
+ * Why `name` may not be created although it is a legal name, or null. Only
+ * the Raft log's topic: it is no partition log and must never become one
+ * (Kafka's ControllerApis refuses it with INVALID_REQUEST and this message).
+ */
+export function reservedTopicNameError(name: string): string | null {
+  return name === CLUSTER_METADATA_TOPIC_NAME ? `Creation of internal topic ${CLUSTER_METADATA_TOPIC_NAME} is prohibited.` : null;
+}
+
+/** Internal topics Kafka creates itself (not `__cluster_metadata`: Kafka's Topic.isInternal leaves it out). */
 export const GROUP_METADATA_TOPIC_NAME = '__consumer_offsets';
 export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
 export const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';

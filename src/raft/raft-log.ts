@@ -20,13 +20,13 @@ import { posix } from 'node:path';
 import type { Clock, Timers } from '../io/clock.js';
 import type { FileSystem } from '../io/fs.js';
 import { iterateBatches, type BatchHeader } from '../protocol/records/batch.js';
+import { CLUSTER_METADATA_TOPIC_NAME } from '../storage/file-names.js';
 import { loadLog } from '../storage/log-loader.js';
 import type { Log } from '../storage/log.js';
 import { logConfig, type StorageLogger } from '../storage/log-config.js';
 import { compareSnapshotIds, deleteSnapshot, listSnapshots, type OffsetAndEpoch } from './snapshot.js';
 
-export const METADATA_TOPIC_NAME = '__cluster_metadata';
-export const METADATA_PARTITION_DIR = `${METADATA_TOPIC_NAME}-0`;
+export const METADATA_PARTITION_DIR = `${CLUSTER_METADATA_TOPIC_NAME}-0`;
 /** Kafka's KafkaRaftClient.MAX_BATCH_SIZE_BYTES. */
 export const RAFT_BATCH_BYTES_MAX = 8 * 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
@@ -79,7 +79,7 @@ export class RaftLog {
     });
     const log = await loadLog(env, {
       dir,
-      topicPartition: { topic: METADATA_TOPIC_NAME, partition: 0 },
+      topicPartition: { topic: CLUSTER_METADATA_TOPIC_NAME, partition: 0 },
       config,
       hadCleanShutdown: false,
       ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -33,7 +33,7 @@ import type { MetadataDelta, MetadataImage, MetadataPublisher, PartitionRegistra
 import { brokerConfigLayers, resolveTopicConfig, staticBrokerLayers, type TopicConfig } from '../metadata/topic-config.js';
 import type { BrokerConfig } from '../server/config.js';
 import type { Logger } from '../server/logger.js';
-import { LogManager } from '../storage/log-manager.js';
+import { LogManager, MetadataLogDirError } from '../storage/log-manager.js';
 import type { Log } from '../storage/log.js';
 import { topicPartitionKey, type TopicPartition } from '../storage/file-names.js';
 import { StorageKafkaError } from '../storage/errors.js';
@@ -279,7 +279,15 @@ export class ReplicaManager implements MetadataPublisher {
   }
 
   private async applyPartition(registration: PartitionRegistration, image: MetadataImage): Promise<void> {
-    const partition = await this.getOrCreatePartition(registration, image);
+    let partition: Partition;
+    try {
+      partition = await this.getOrCreatePartition(registration, image);
+    } catch (error) {
+      if (!(error instanceof MetadataLogDirError)) throw error;
+      // Only an image written before the controller refused that name holds such a topic: serve everything else.
+      this.context.log.error(`not serving ${registration.topicName}-${registration.partition}: ${error.message}`);
+      return;
+    }
     const key = keyOf(registration);
     if (registration.leader === this.nodeId) {
       // A disk error here leaves the partition offline (its requests answer KAFKA_STORAGE_ERROR), as in Kafka.

@@ -28,6 +28,12 @@ export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint'
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
+/**
+ * The Raft log's topic (Kafka's Topic.CLUSTER_METADATA_TOPIC_NAME): its one
+ * partition directory, `__cluster_metadata-0`, sits in a log directory next
+ * to the partition logs but belongs to the quorum, never to a LogManager.
+ */
+export const CLUSTER_METADATA_TOPIC_NAME = '__cluster_metadata';
 /** Suffix of a partition directory whose topic was deleted (Kafka: `<tp>.<uuid>-delete`). */
 export const DELETE_DIR_SUFFIX = '-delete';
 

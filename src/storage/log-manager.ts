@@ -44,6 +44,7 @@ import { KafkaStorageError, isIoError } from './errors.js';
 import { LogDirFailureChannel } from './log-dir-failure-channel.js';
 import {
   CLEAN_SHUTDOWN_FILE,
+  CLUSTER_METADATA_TOPIC_NAME,
   DELETE_DIR_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
@@ -72,8 +73,17 @@ export interface LogManagerOptions {
   highWatermarkCheckpointIntervalMs?: number;
 }
 
-/** The Raft metadata log lives in the same log dir but belongs to the quorum, not to this manager (as in Kafka). */
-const METADATA_TOPIC = '__cluster_metadata';
+/**
+ * Asked to open `__cluster_metadata-0` as a partition log. The Raft metadata
+ * log lives in that directory; a second Log over its files would write into
+ * it, and deleting such a "topic" would delete every topic's metadata.
+ */
+export class MetadataLogDirError extends Error {
+  override readonly name = 'MetadataLogDirError';
+  constructor(topicPartition: TopicPartition) {
+    super(`${partitionDirName(topicPartition)} belongs to the Raft metadata log; it is never opened as a partition log`);
+  }
+}
 
 const DEFAULT_INTERVALS_MS = {
   flushOffsetCheckpoint: 60_000,
@@ -129,8 +139,9 @@ export class LogManager {
     return !this.failureChannel.hasOfflineLogDir(this.logDir);
   }
 
-  /** The partition's log, created empty (at offset 0) if it does not exist yet. */
+  /** The partition's log, created empty (at offset 0) if it does not exist yet. Never `__cluster_metadata`'s. */
   async getOrCreateLog(topicPartition: TopicPartition, config?: LogConfig): Promise<Log> {
+    if (topicPartition.topic === CLUSTER_METADATA_TOPIC_NAME) throw new MetadataLogDirError(topicPartition);
     const existing = this.getLog(topicPartition);
     if (existing !== undefined) return existing;
     this.checkOnline();
@@ -340,9 +351,9 @@ export class LogManager {
         continue;
       }
       const topicPartition = parseTopicPartitionName(name);
-      if (topicPartition === null || topicPartition.topic === METADATA_TOPIC || !(await this.env.fs.stat(path))?.isDirectory) continue;
       // The Raft log of __cluster_metadata lives here too but belongs to src/raft (Kafka's LogManager skips it as well).
-      if (topicPartition.topic === '__cluster_metadata') continue;
+      if (topicPartition === null || topicPartition.topic === CLUSTER_METADATA_TOPIC_NAME) continue;
+      if (!(await this.env.fs.stat(path))?.isDirectory) continue;
       const key = topicPartitionKey(topicPartition);
       await this.load(topicPartition, {
         hadCleanShutdown: this.hadCleanShutdown,

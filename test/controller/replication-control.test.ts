@@ -113,6 +113,25 @@ test('invalid requests get Kafka codes and messages, one topic at a time', () =>
   assert.deepEqual([...after.topicsByName.keys()], ['fine']);
 });
 
+test('__cluster_metadata is refused with INVALID_REQUEST, validateOnly too; a duplicate of it is just a duplicate', () => {
+  // Bug pinned: Spool created a topic of that name and opened its log over the Raft metadata log's directory.
+  const prohibited = 'Creation of internal topic __cluster_metadata is prohibited.';
+  for (const validateOnly of [false, true]) {
+    const { response, records, image } = commit(clusterWith([1]), (c) =>
+      createTopics(c, [topic('__cluster_metadata', { numPartitions: -1, replicationFactor: -1 }), topic('fine')], { validateOnly }),
+    );
+    const byName = new Map(response.map((r) => [r.name, r]));
+    assert.equal(byName.get('__cluster_metadata')!.errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal(byName.get('__cluster_metadata')!.errorMessage, prohibited);
+    assert.equal(byName.get('__cluster_metadata')!.topicId, ZERO_UUID);
+    assert.equal(byName.get('fine')!.errorCode, ErrorCode.NONE);
+    assert.ok(!records.some((r) => r.type === 'TopicRecord' && r.data.name === '__cluster_metadata'));
+    assert.ok(!image.topicsByName.has('__cluster_metadata'));
+  }
+  const twice = commit(clusterWith([1]), (c) => createTopics(c, [topic('__cluster_metadata'), topic('__cluster_metadata')], { validateOnly: false }));
+  assert.deepEqual(twice.response.map((r) => [r.errorCode, r.errorMessage]), [[ErrorCode.INVALID_REQUEST, 'Duplicate topic name.']]);
+});
+
 test('an existing topic and a colliding name are refused', () => {
   const first = commit(clusterWith([1]), (c) => createTopics(c, [topic('a.b')], { validateOnly: false }));
   const { response } = commit(first.image, (c) => createTopics(c, [topic('a.b'), topic('a_b')], { validateOnly: false }));

@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/io/clock.js';
@@ -372,4 +372,20 @@ test('LogAppendTime topics stamp the append time and answer it', async (t) => {
   const header = readBatchHeader(data!.records);
   assert.equal(header.timestampType, 1);
   assert.equal(header.maxTimestamp, result.logAppendTimeMs);
+});
+
+test('a __cluster_metadata topic in an old image is not served and its directory is left to the Raft log; other partitions are served', async (t) => {
+  // Bug pinned: such a topic (creatable before the controller refused the name) opened a Log over the metadata log's files.
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  await mkdir(join(dir, '__cluster_metadata-0'));
+  await writeFile(join(dir, '__cluster_metadata-0', 'quorum-state'), '{}');
+  const legacy = registration({ topicName: '__cluster_metadata', topicId: 'Ht9bqjGOQ7uLmMtu2f2KtA' });
+  metadata.image = imageWith([registration()]).image;
+  await manager.onMetadataUpdate(delta([legacy, registration()]), metadata.image);
+  assert.equal((await produce(manager, buildBatch({ records: [{ value: 'x' }] }))).errorCode, ErrorCode.NONE);
+  const legacyTopic: TopicImage = { name: '__cluster_metadata', id: legacy.topicId, partitions: new Map([[0, legacy]]), configs: new Map() };
+  await manager.onMetadataUpdate(delta([], [legacyTopic]), metadata.image);
+  assert.deepEqual(await readdir(join(dir, '__cluster_metadata-0')), ['quorum-state']);
+  assert.ok((await readdir(dir)).every((name) => !name.startsWith('__cluster_metadata-0.')), 'nothing renamed for deletion');
 });

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LogManager } from '../../src/storage/log-manager.js';
+import { LogManager, MetadataLogDirError } from '../../src/storage/log-manager.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { makeBatch, readAllBatches, simEnv, type SimEnv } from './helpers.js';
 
@@ -136,5 +136,20 @@ describe('LogManager', () => {
     assert.ok(names.includes('__cluster_metadata-0'));
     assert.ok(names.includes('orders-0.5f3a-future'));
     assert.ok(!names.includes('orders-1.0a1b-delete'), 'deleted topics finish deleting');
+  });
+
+  it('refuses to open __cluster_metadata-0 as a partition log, leaving the Raft log\'s files untouched', async () => {
+    // Bug pinned: a topic named __cluster_metadata got a Log over the Raft metadata log's directory; deleting it deleted the metadata.
+    const env = simEnv();
+    await env.fs.mkdir(`${LOG_DIR}/__cluster_metadata-0`);
+    await env.fs.writeFileAtomic(`${LOG_DIR}/__cluster_metadata-0/quorum-state`, Buffer.from('{}'));
+    const manager = await open(env);
+    await assert.rejects(manager.getOrCreateLog({ topic: '__cluster_metadata', partition: 0 }), MetadataLogDirError);
+    await assert.rejects(manager.getOrCreateLog({ topic: '__cluster_metadata', partition: 1 }), MetadataLogDirError);
+    assert.equal(manager.getLog({ topic: '__cluster_metadata', partition: 0 }), undefined);
+    await manager.deleteLog({ topic: '__cluster_metadata', partition: 0 });
+    assert.deepEqual(await env.fs.readdir(`${LOG_DIR}/__cluster_metadata-0`), ['quorum-state']);
+    assert.ok(!(await env.fs.readdir(LOG_DIR)).includes('__cluster_metadata-1'));
+    await manager.close();
   });
 });
