@@ -16,8 +16,12 @@
  * brokers report. Missing topics are created when both the request and
  * auto.create.topics.enable allow it: the creation is committed and
  * published before the answer, so the answer normally carries the new
- * topic; if creation failed it is LEADER_NOT_AVAILABLE (the client
- * retries), INVALID_TOPIC_EXCEPTION for an illegal name.
+ * topic. A creation the controller refused (`__cluster_metadata`, a
+ * replication factor above the live brokers) is UNKNOWN_TOPIC_OR_PARTITION,
+ * which is what Kafka 4.4 answers while and after its CreateTopics goes to
+ * the controller; a legal name created but not yet in the image is
+ * LEADER_NOT_AVAILABLE (the client retries); an illegal name is
+ * INVALID_TOPIC_EXCEPTION.
  *
  * Not done: ACLs (every operation is authorized).
  */
@@ -118,10 +122,10 @@ async function requestedTopics(
   const names = [...new Set(requested.filter((t) => t.name !== null).map((t) => t.name!))];
   const ids = [...new Set(requested.filter((t) => t.name === null && t.topicId !== ZERO_UUID).map((t) => t.topicId))];
   const toCreate = names.filter((name) => !broker.metadata.image.topicsByName.has(name) && topicNameError(name) === null);
-  const creationErrors = new Map<string, number>();
+  const refused = new Set<string>();
   if (options.allowAutoCreation && toCreate.length > 0) {
     for (const result of await broker.metadata.autoCreateTopics(toCreate)) {
-      if (result.errorCode !== ErrorCode.NONE && result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) creationErrors.set(result.name, result.errorCode);
+      if (result.errorCode !== ErrorCode.NONE && result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) refused.add(result.name);
     }
   }
   const image = broker.metadata.image;
@@ -130,7 +134,7 @@ async function requestedTopics(
     const topic = image.topicsByName.get(name);
     if (topic !== undefined) results.push(options.describe(topic, image));
     else if (topicNameError(name) !== null) results.push(missing(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID));
-    else if (options.allowAutoCreation || creationErrors.has(name)) results.push(missing(ErrorCode.LEADER_NOT_AVAILABLE, name, ZERO_UUID));
+    else if (options.allowAutoCreation && !refused.has(name)) results.push(missing(ErrorCode.LEADER_NOT_AVAILABLE, name, ZERO_UUID));
     else results.push(missing(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID));
   }
   for (const id of ids) {
