@@ -70,7 +70,7 @@ export class Broker {
       log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
       image: () => this.metadata.image,
     });
-    this.handlers = new RequestHandlerTable(createHandlers(this), this.log);
+    this.handlers = new RequestHandlerTable(createHandlers(this), this.log, { controllerListenerNames: config.list('controller.listener.names') });
     this.socketServer = new SocketServer(
       env,
       this.handlers,

@@ -28,8 +28,17 @@ export class CloseConnection {
 
 export type HandlerResult<A extends ApiDef> = Partial<ResponseOf<A>> | null | CloseConnection;
 
+/** Kafka's two request-serving roles: a listener in controller.listener.names is the controller's, every other the broker's. */
+export type ListenerRole = 'broker' | 'controller';
+
 export interface ApiHandler<A extends ApiDef = ApiDef> {
   readonly api: A;
+  /**
+   * The roles whose listeners this handler serves; defaults to the API's
+   * (Kafka's ApiMessageType listeners). Narrower when the handler is one
+   * role's implementation of an API both roles serve differently.
+   */
+  readonly listeners?: readonly ListenerRole[];
   /** Versions served; defaults to every version the schema declares. */
   readonly versions?: { min: number; max: number };
   /** Versions advertised when they differ from those served (Kafka 4 advertises Produce v0-v2 but refuses them). */

@@ -1,6 +1,12 @@
 /**
  * Routes decoded requests to the handler registered for their API key.
  *
+ * Each listener serves one role's APIs, as Kafka's do: the listeners named
+ * in controller.listener.names only the APIs whose schema lists the
+ * controller, every other listener only the broker's. ApiVersions on a
+ * listener advertises exactly the handlers that listener serves; a request
+ * for any other key is treated as an unknown key there.
+ *
  * What Kafka does with requests it cannot serve, Spool does too:
  * - ApiVersions at a version it does not know: an ApiVersions v0 response
  *   carrying UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the
@@ -14,7 +20,7 @@
 import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
-import { CloseConnection, type ApiHandler, type RequestContext } from './handler.js';
+import { CloseConnection, type ApiHandler, type ListenerRole, type RequestContext } from './handler.js';
 import type { Logger } from './logger.js';
 
 export type Outcome =
@@ -35,22 +41,39 @@ export interface AdvertisedVersion {
   maxVersion: number;
 }
 
+export interface RequestHandlerTableOptions {
+  /** controller.listener.names: the listeners that serve the controller's APIs. */
+  controllerListenerNames?: readonly string[];
+}
+
 export class RequestHandlerTable {
-  private readonly byKey = new Map<number, ApiHandler>();
+  private readonly byRole: Record<ListenerRole, Map<number, ApiHandler>> = { broker: new Map(), controller: new Map() };
+  private readonly controllerListenerNames: ReadonlySet<string>;
 
   constructor(
     handlers: readonly ApiHandler[],
     private readonly log: Logger,
+    options: RequestHandlerTableOptions = {},
   ) {
+    this.controllerListenerNames = new Set(options.controllerListenerNames ?? []);
     for (const handler of handlers) {
-      if (this.byKey.has(handler.api.key)) throw new Error(`two handlers for API key ${handler.api.key}`);
-      this.byKey.set(handler.api.key, handler);
+      for (const role of handler.listeners ?? handler.api.listeners) {
+        if (!handler.api.listeners.includes(role)) throw new Error(`${handler.api.name} is not an API of the ${role} listener`);
+        const byKey = this.byRole[role];
+        if (byKey.has(handler.api.key)) throw new Error(`two ${role} handlers for API key ${handler.api.key}`);
+        byKey.set(handler.api.key, handler);
+      }
     }
   }
 
-  /** The ranges ApiVersions advertises: exactly the registered handlers. */
-  advertisedVersions(): AdvertisedVersion[] {
-    return [...this.byKey.values()]
+  /** The role a listener serves. */
+  roleOf(listenerName: string): ListenerRole {
+    return this.controllerListenerNames.has(listenerName) ? 'controller' : 'broker';
+  }
+
+  /** The ranges ApiVersions advertises on a listener: exactly the handlers it serves. */
+  advertisedVersions(listenerName: string): AdvertisedVersion[] {
+    return [...this.byRole[this.roleOf(listenerName)].values()]
       .sort((a, b) => a.api.key - b.api.key)
       .map((handler) => {
         const range = handler.advertised ?? servedVersions(handler);
@@ -62,16 +85,17 @@ export class RequestHandlerTable {
     if (!decoded.ok) {
       const header = decoded.header;
       if (header !== null && header.requestApiKey === API_VERSIONS_KEY && decoded.reason === 'unsupported-version') {
-        return this.unsupportedApiVersions(header.correlationId);
+        return this.unsupportedApiVersions(header.correlationId, connection.listenerName);
       }
       return { kind: 'close', reason: `${decoded.reason}: ${decoded.error.message} (api key ${header?.requestApiKey ?? '?'}, version ${header?.requestApiVersion ?? '?'})` };
     }
     const header = decoded.header;
-    const handler = this.byKey.get(header.requestApiKey);
+    const role = this.roleOf(connection.listenerName);
+    const handler = this.byRole[role].get(header.requestApiKey);
     const served = handler === undefined ? null : servedVersions(handler);
     if (handler === undefined || served === null || header.requestApiVersion < served.min || header.requestApiVersion > served.max) {
-      if (header.requestApiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId);
-      return { kind: 'close', reason: `no handler for ${decoded.api.name} v${header.requestApiVersion}` };
+      if (header.requestApiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId, connection.listenerName);
+      return { kind: 'close', reason: `no ${role} handler for ${decoded.api.name} v${header.requestApiVersion}` };
     }
     const context: RequestContext = {
       header,
@@ -101,13 +125,13 @@ export class RequestHandlerTable {
     }
   }
 
-  private unsupportedApiVersions(correlationId: number): Outcome {
+  private unsupportedApiVersions(correlationId: number, listenerName: string): Outcome {
     return {
       kind: 'respond',
       api: apiByKey(API_VERSIONS_KEY)!,
       version: 0,
       correlationId,
-      body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions() },
+      body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions(listenerName) },
     };
   }
 }

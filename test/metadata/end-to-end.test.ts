@@ -138,7 +138,7 @@ test('topics are created, described, altered, grown, paged, deleted, and survive
       assert.equal(cluster.errorCode, ErrorCode.NONE);
       assert.deepEqual(cluster.brokers.map((b) => [b.brokerId, b.port]), [[1, port]]);
       const controllers = await call(client, DescribeCluster, 1, { endpointType: 2 });
-      assert.equal(controllers.errorCode, ErrorCode.UNSUPPORTED_ENDPOINT_TYPE);
+      assert.equal(controllers.errorCode, ErrorCode.MISMATCHED_ENDPOINT_TYPE);
 
       const firstPage = await call(client, DescribeTopicPartitions, 0, { topics: [], responsePartitionLimit: 4 });
       assert.deepEqual(firstPage.topics.map((t) => [t.name, t.partitions.length]), [['auto-topic', 1], ['events', 3]]);

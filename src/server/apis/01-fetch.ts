@@ -20,6 +20,8 @@
  *
  * Not done (yet): fetches from follower replicas (replicaId >= 0), which
  * arrive with multi-broker replication; they get NOT_LEADER_OR_FOLLOWER.
+ * Served on broker listeners only: on the controller listener Fetch is
+ * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
  * No quotas (throttleTimeMs 0), no ACLs.
  */
 import { Fetch } from '../../protocol/schemas/01-fetch.js';
@@ -51,6 +53,8 @@ interface ResponsePartition {
 export function fetchHandler(broker: Broker) {
   return defineHandler({
     api: Fetch,
+    // The broker's Fetch. A controller listener's Fetch is the Raft one (followers copying __cluster_metadata).
+    listeners: ['broker'],
     versions: { min: 4, max: 18 },
     async handle(request, context) {
       const image = broker.metadata.image;

@@ -1,8 +1,9 @@
 /**
  * ApiVersions (key 18), versions 0-5.
  *
- * Advertises exactly the handlers registered in apis/index.ts (so the
- * advertisement and what is served cannot drift) plus the supported and
+ * Advertises exactly the handlers registered in apis/index.ts that the
+ * request's listener serves (the controller listener's APIs or the
+ * broker's), so the advertisement and what is served cannot drift, plus the supported and
  * finalized features (v3+, KIP-584). v3+ carries the client's software name
  * and version (KIP-511); a malformed name or version gets INVALID_REQUEST.
  * A request at a version above 5 is answered at v0 with UNSUPPORTED_VERSION
@@ -22,7 +23,7 @@ export function apiVersionsHandler(broker: Broker) {
   return defineHandler({
     api: ApiVersions,
     handle(request, context) {
-      const apiKeys = broker.handlers.advertisedVersions();
+      const apiKeys = broker.handlers.advertisedVersions(context.listenerName);
       if (context.apiVersion >= 3 && (!SOFTWARE_TEXT.test(request.clientSoftwareName) || !SOFTWARE_TEXT.test(request.clientSoftwareVersion))) {
         return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys };
       }

@@ -8,7 +8,10 @@
  * that listener's advertised endpoints, and a live broker as controllerId.
  * On a controller listener: the registered controllers and the active
  * controller. Asking a listener for the other kind of endpoint gives
- * UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers and controllers answer.
+ * MISMATCHED_ENDPOINT_TYPE (INVALID_REQUEST at v0, which has no endpoint
+ * type: a v0 request always wants brokers), and an endpoint type that is
+ * neither UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers and controllers
+ * answer.
  * clusterAuthorizedOperations holds every cluster operation when asked for
  * (no authorizer), -2147483648 otherwise.
  */
@@ -33,20 +36,17 @@ export function describeClusterHandler(broker: Broker) {
     async handle(request, context) {
       await broker.metadata.whenReady();
       const image = broker.metadata.image;
-      const onControllerListener = broker.config.list('controller.listener.names').includes(context.listenerName);
+      const onControllerListener = broker.handlers.roleOf(context.listenerName) === 'controller';
       const listenerType = onControllerListener ? CONTROLLER_ENDPOINTS : BROKER_ENDPOINTS;
       const endpointType = context.apiVersion >= 1 ? request.endpointType : BROKER_ENDPOINTS;
+      const refused = endpointTypeError(endpointType, listenerType, context.apiVersion);
+      if (refused !== null) return { ...refused, clusterId: '', brokers: [] };
       const base = {
         throttleTimeMs: 0,
         endpointType,
         clusterId: image.clusterId,
         clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
       };
-      if (endpointType !== listenerType) {
-        const wanted = endpointType === CONTROLLER_ENDPOINTS ? 'CONTROLLER' : 'BROKER';
-        const actual = listenerType === CONTROLLER_ENDPOINTS ? 'CONTROLLER' : 'BROKER';
-        return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `The request was sent to an endpoint of type ${actual}, but we wanted an endpoint of type ${wanted}`, brokers: [] };
-      }
       const nodes = onControllerListener
         ? controllersOnListener(image, context.listenerName)
         : brokersOnListener(image, context.listenerName, { includeFenced: context.apiVersion >= 2 && request.includeFencedBrokers });
@@ -60,4 +60,19 @@ export function describeClusterHandler(broker: Broker) {
     },
     errorResponse: (_request, errorCode) => ({ errorCode, errorMessage: null, clusterId: '', brokers: [] }),
   });
+}
+
+const ENDPOINT_TYPE_NAMES = new Map([[BROKER_ENDPOINTS, 'BROKER'], [CONTROLLER_ENDPOINTS, 'CONTROLLER']]);
+
+/** Kafka's answer when the request's endpoint type is not the listener's; null when it is. */
+function endpointTypeError(endpointType: number, listenerType: number, version: number): { errorCode: number; errorMessage: string } | null {
+  const wanted = ENDPOINT_TYPE_NAMES.get(endpointType);
+  if (wanted === undefined) {
+    return { errorCode: version === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Unsupported endpoint type ${endpointType}` };
+  }
+  if (endpointType === listenerType) return null;
+  return {
+    errorCode: version === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+    errorMessage: `The request was sent to an endpoint of type ${ENDPOINT_TYPE_NAMES.get(listenerType)}, but we wanted an endpoint of type ${wanted}`,
+  };
 }
