@@ -35,16 +35,16 @@ export function registerStart(program: Command, io: CliIo): void {
     .option('--override <key=value>', 'a property that overrides the file (repeatable)', collect, [])
     .action(async (file: string | undefined, flags: { override: string[] }) => {
       const properties = await loadStartProperties(io, file, flags.override);
-      let config: BrokerConfig;
+      // Loaded here so the client-side commands do not load the broker.
+      const { Broker } = await import('../server/broker.js');
+      let broker: InstanceType<typeof Broker>;
       try {
-        config = new BrokerConfig(properties);
+        broker = new Broker(new BrokerConfig(properties), io.env);
       } catch (error) {
         if (error instanceof ConfigError) throw new CliError(error.message);
         throw error;
       }
-      // Loaded here so the client-side commands do not load the broker.
-      const { Broker } = await import('../server/broker.js');
-      const broker = new Broker(config, io.env);
+      const config = broker.config;
       await broker.start();
       const listener = broker.clientListener;
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);

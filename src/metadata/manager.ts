@@ -21,6 +21,7 @@
  */
 import type { Broker } from '../server/broker.js';
 import type { Logger } from '../server/logger.js';
+import { SECURITY_PROTOCOL_IDS } from '../server/listeners.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerEndpoint, MetadataDelta, MetadataImage, MetadataPublisher } from './image.js';
 import type {
@@ -48,8 +49,6 @@ import { brokerConfigLayers, resolveTopicConfig, type BrokerConfigLayers, type T
 const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
 
 /** Kafka's SecurityProtocol ids. */
-const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
-
 export interface ProducerIdBlock {
   firstProducerId: number;
   size: number;
@@ -181,19 +180,13 @@ export class MetadataManager {
 
   private endpoints(controllerListeners: boolean): BrokerEndpoint[] {
     const controllerNames = new Set(this.broker.config.list('controller.listener.names'));
-    const protocols = new Map(
-      this.broker.config.list('listener.security.protocol.map').map((entry) => {
-        const [name, protocol] = entry.split(':');
-        return [name!.toUpperCase(), SECURITY_PROTOCOL_IDS[protocol!.toUpperCase()] ?? 0] as const;
-      }),
-    );
     return this.broker.listeners
       .filter((listener) => controllerNames.has(listener.name) === controllerListeners)
       .map((listener) => ({
         name: listener.name,
         host: listener.advertisedHost,
         port: listener.advertisedPort,
-        securityProtocol: protocols.get(listener.name) ?? SECURITY_PROTOCOL_IDS[listener.name] ?? 0,
+        securityProtocol: SECURITY_PROTOCOL_IDS[listener.securityProtocol],
       }));
   }
 

@@ -15,7 +15,8 @@
  * and `halted` resolves with the reason.
  */
 import { realEnv, type Env } from '../io/env.js';
-import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners, type ListenerSpec } from './config.js';
+import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners } from './config.js';
+import { brokerListeners, type BrokerListener } from './listeners.js';
 import { createLogger, type Logger } from './logger.js';
 import { PENDING_RESPONSE_BYTES_MAX, SocketServer } from './socket-server.js';
 import { RequestHandlerTable } from './request-handler.js';
@@ -28,7 +29,7 @@ import { coordinatorLogOver } from '../group/partition-log.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 
-export interface BoundListener extends ListenerSpec {
+export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
   advertisedHost: string;
   advertisedPort: number;
@@ -46,6 +47,8 @@ export class Broker {
   private haltReason: string | null = null;
   private resolveHalted!: (reason: string) => void;
   private readonly socketServer: SocketServer;
+  /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
+  private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
@@ -55,6 +58,7 @@ export class Broker {
     readonly log: Logger = createLogger({ name: `spool[${config.int('node.id')}]` }),
   ) {
     this.nodeId = config.int('node.id');
+    this.listenerSpecs = brokerListeners(config);
     this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
     this.logDirFailureChannel = new LogDirFailureChannel(log);
     this.metadata = new MetadataManager(this);
@@ -102,7 +106,7 @@ export class Broker {
     if (this.state !== 'new') throw new Error(`cannot start a broker that is ${this.state}`);
     this.state = 'starting';
     const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
-    for (const spec of parseListeners(this.config.list('listeners'))) {
+    for (const spec of this.listenerSpecs) {
       const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port);
       const announced = advertised.get(spec.name);
       this.bound.push({

@@ -27,7 +27,7 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'advertised.listeners', type: 'list', default: null },
   { name: 'controller.listener.names', type: 'list', default: 'CONTROLLER' },
   { name: 'inter.broker.listener.name', type: 'string', default: 'PLAINTEXT' },
-  { name: 'listener.security.protocol.map', type: 'list', default: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL' },
+  { name: 'listener.security.protocol.map', type: 'list', default: 'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT' },
   { name: 'controller.quorum.voters', type: 'list', default: '' },
   { name: 'controller.quorum.bootstrap.servers', type: 'list', default: '' },
   { name: 'broker.rack', type: 'string', default: null },

@@ -30,8 +30,8 @@ function fakeBroker(fs: SimFileSystem, config: Record<string, string | number | 
     env: { fs, clock, timers: clock, random: new SeededRandom(5), net: realNetwork },
     log: silentLogger,
     listeners: [
-      { name: 'PLAINTEXT', host: '127.0.0.1', port: 9092, advertisedHost: 'broker.example', advertisedPort: 19092 },
-      { name: 'CONTROLLER', host: '127.0.0.1', port: 9093, advertisedHost: '127.0.0.1', advertisedPort: 9093 },
+      { name: 'PLAINTEXT', host: '127.0.0.1', port: 9092, securityProtocol: 'PLAINTEXT', advertisedHost: 'broker.example', advertisedPort: 19092 },
+      { name: 'CONTROLLER', host: '127.0.0.1', port: 9093, securityProtocol: 'PLAINTEXT', advertisedHost: '127.0.0.1', advertisedPort: 9093 },
     ],
   } as unknown as Broker;
 }

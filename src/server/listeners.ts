@@ -1,0 +1,79 @@
+/**
+ * Which security protocol each listener speaks, resolved as Kafka resolves
+ * it (KafkaConfig.effectiveListenerSecurityProtocolMap): the listener's name
+ * looked up in listener.security.protocol.map. When that map is left at its
+ * default, the controller listeners missing from it speak PLAINTEXT, unless
+ * some listener or controller listener is named SSL or SASL_*. A listener
+ * with no protocol stops the start, with Kafka's message.
+ *
+ * Spool speaks PLAINTEXT only. A listener whose protocol is SSL, SASL_PLAINTEXT
+ * or SASL_SSL would bind a plain socket that clients were told is secure
+ * (and advertise it so), so such a configuration is refused before anything
+ * binds, until those protocols exist.
+ */
+import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from './config.js';
+
+/** Kafka's SecurityProtocol names and ids (the ids travel in broker and controller registrations). */
+export const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
+export type SecurityProtocol = keyof typeof SECURITY_PROTOCOL_IDS;
+
+/** The protocols Spool implements. */
+const SPOKEN_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT']);
+
+const MAP_CONFIG = 'listener.security.protocol.map';
+
+export interface BrokerListener extends ListenerSpec {
+  securityProtocol: SecurityProtocol;
+}
+
+function securityProtocolNamed(name: string): SecurityProtocol | null {
+  const upper = name.toUpperCase();
+  return Object.hasOwn(SECURITY_PROTOCOL_IDS, upper) ? (upper as SecurityProtocol) : null;
+}
+
+/** listener.security.protocol.map as Kafka reads it: `NAME:PROTOCOL` entries, names normalised to upper case. */
+function configuredProtocols(config: BrokerConfig): Map<string, SecurityProtocol> {
+  const protocols = new Map<string, SecurityProtocol>();
+  for (const entry of config.list(MAP_CONFIG)) {
+    const colon = entry.lastIndexOf(':');
+    if (colon < 0) throw new ConfigError(`Error parsing configuration property '${MAP_CONFIG}': ${entry} is not of the form NAME:PROTOCOL`);
+    const protocolName = entry.slice(colon + 1).trim();
+    const protocol = securityProtocolNamed(protocolName);
+    if (protocol === null) throw new ConfigError(`Invalid security protocol \`${protocolName}\` defined in ${MAP_CONFIG}`);
+    protocols.set(entry.slice(0, colon).trim().toUpperCase(), protocol);
+  }
+  return protocols;
+}
+
+/** Kafka's effective listener -> security protocol map. */
+export function listenerSecurityProtocols(config: BrokerConfig): Map<string, SecurityProtocol> {
+  const protocols = configuredProtocols(config);
+  if (config.isExplicit(MAP_CONFIG)) return protocols;
+  const controllerNames = config.list('controller.listener.names').map((name) => name.toUpperCase());
+  const names = [...controllerNames, ...parseListeners(config.list('listeners')).map((l) => l.name)];
+  if (names.some((name) => name !== 'PLAINTEXT' && securityProtocolNamed(name) !== null)) return protocols;
+  for (const name of controllerNames) if (!protocols.has(name)) protocols.set(name, 'PLAINTEXT');
+  return protocols;
+}
+
+/**
+ * The `listeners` entries with their security protocols. Throws ConfigError
+ * for a listener without a protocol (as Kafka) and for one whose protocol
+ * Spool does not implement (Kafka would start it secured; Spool cannot).
+ */
+export function brokerListeners(config: BrokerConfig): BrokerListener[] {
+  const protocols = listenerSecurityProtocols(config);
+  return parseListeners(config.list('listeners')).map((spec) => {
+    const securityProtocol = protocols.get(spec.name);
+    if (securityProtocol === undefined) {
+      throw new ConfigError(`Error creating broker listeners from '${config.string('listeners')}': No security protocol defined for listener ${spec.name}`);
+    }
+    if (!SPOKEN_PROTOCOLS.has(securityProtocol)) {
+      throw new ConfigError(
+        `Listener ${spec.name} uses security protocol ${securityProtocol}, which Spool does not implement yet (only PLAINTEXT); ` +
+          `it would serve plaintext while clients are told it is ${securityProtocol}. Remove it from listeners, or map it to PLAINTEXT in ${MAP_CONFIG}.`,
+      );
+    }
+    return { ...spec, securityProtocol };
+  });
+}
