@@ -8,7 +8,7 @@
  */
 import { compileStruct, type StructCodec } from './codec.js';
 import { readRequestHeader, readResponseHeader, writeRequestHeader, writeResponseHeader, type RequestHeader } from './header.js';
-import { Reader, DecodeError } from './reader.js';
+import { Reader, DecodeError, REQUEST_ELEMENTS_MAX } from './reader.js';
 import { inRange, parseVersions, type ApiDef, type RequestOf, type ResponseOf, type Partial } from './schema.js';
 import { Writer } from './writer.js';
 import { allApis } from './schemas/index.js';
@@ -83,9 +83,11 @@ export function decodeRequest(frame: Buffer): DecodedRequest {
   if (peek === null) return { ok: false, header: null, api: undefined, error: new DecodeError('frame shorter than a request header'), reason: 'malformed' };
   const definition = apiByKey(peek.apiKey);
   const reader = new Reader(frame);
+  reader.elementsLeft = REQUEST_ELEMENTS_MAX;
   if (definition === undefined || !supportsVersion(definition, peek.apiVersion)) {
-    // The header of an unknown API or version is read as v1, which every version shares.
-    const header = readRequestHeader(reader, 1);
+    // An unknown API's header is read as v1, which every version shares; an unknown version's
+    // as the version's flexibility says (v2 from the first flexible version on), as Kafka reads it.
+    const header = readRequestHeader(reader, definition === undefined ? 1 : requestHeaderVersion(definition, peek.apiVersion));
     const reason = definition === undefined ? 'unknown-api' : 'unsupported-version';
     return { ok: false, header: reader.error === null ? header : null, api: definition, error: new DecodeError(reason), reason };
   }

@@ -10,7 +10,7 @@
  * unknown tags are kept on decode and written back on encode. A nullable
  * struct is preceded by an int8 marker (-1 null, 1 present).
  */
-import { Reader, ZERO_UUID, EMPTY, DecodeError } from './reader.js';
+import { Reader, ZERO_UUID, EMPTY, DecodeError, TAGGED_FIELDS_MAX } from './reader.js';
 import { Writer } from './writer.js';
 import { inRange, parseVersions, type AnyField, type Primitive, type RawTaggedField, type VersionRange } from './schema.js';
 
@@ -55,7 +55,8 @@ export function compileStruct(fields: readonly AnyField[], version: number, flex
   const regular = compiled.filter((c) => c.tag === undefined);
   const tagged = compiled.filter((c) => c.tag !== undefined).sort((a, b) => a.tag! - b.tag!);
   const absent = fields.filter((f) => !inRange(range(f.versions), version)).map((f) => ({ name: f.name, defaultValue: defaultFor(f) }));
-  const tagIndex = new Map(tagged.map((c) => [c.tag!, c]));
+  const tagIndex = new Map<number, CompiledField | null>(tagged.map((c) => [c.tag!, c]));
+  for (const tag of tagsNotValidIn(fields, version)) tagIndex.set(tag, null);
   const bytesMin = regular.reduce((sum, c) => sum + c.bytesMin, flexible ? 1 : 0);
 
   function decode(reader: Reader): Struct {
@@ -64,7 +65,7 @@ export function compileStruct(fields: readonly AnyField[], version: number, flex
     for (const a of absent) out[a.name] = a.defaultValue();
     if (flexible) {
       for (const c of tagged) out[c.name] = c.defaultValue();
-      const unknown = readTaggedSection(reader, tagIndex, out);
+      const unknown = readTaggedSection(reader, { known: tagIndex, version }, out);
       if (unknown !== null) out._unknownTags = unknown;
     }
     return out;
@@ -82,24 +83,47 @@ export function compileStruct(fields: readonly AnyField[], version: number, flex
 }
 
 /**
- * Reads a tagged-field section as Kafka's generated readers do: a known tag's
- * value is read in place from the message, and its declared size is not
- * consulted (so extra bytes inside it are read as whatever follows, exactly
- * as Kafka would); an unknown tag's bytes are kept as they are. Tags need not
+ * The tags of fields that are tagged in some version but not in `version`:
+ * Kafka's generated readers refuse them there rather than keep them as unknown.
+ */
+function tagsNotValidIn(fields: readonly AnyField[], version: number): number[] {
+  const tags: number[] = [];
+  for (const f of fields) {
+    if (f.options.tag === undefined) continue;
+    const versions = range(f.versions);
+    const taggedVersions = range(f.options.tagged ?? f.versions);
+    const min = Math.max(versions.min, taggedVersions.min);
+    const max = Math.min(versions.max, taggedVersions.max);
+    if (min <= max && (version < min || version > max)) tags.push(f.options.tag);
+  }
+  return tags;
+}
+
+/**
+ * Reads a tagged-field section as Kafka's generated readers do: at most
+ * TAGGED_FIELDS_MAX fields; a known tag's value is read in place from the
+ * message, its declared size not consulted (extra bytes inside it are read as
+ * whatever follows, exactly as Kafka would); an unknown tag's bytes are kept
+ * as they are; a tag this version does not allow is an error. Tags need not
  * be in order.
  */
-function readTaggedSection(reader: Reader, known: Map<number, CompiledField>, out: Struct): RawTaggedField[] | null {
+function readTaggedSection(reader: Reader, tags: { known: Map<number, CompiledField | null>; version: number }, out: Struct): RawTaggedField[] | null {
   const count = reader.uvarint();
   if (count > reader.remaining) {
     reader.fail(`tagged field count ${count} exceeds frame`);
+    return null;
+  }
+  if (count > TAGGED_FIELDS_MAX) {
+    reader.fail(`tagged field count ${count} over ${TAGGED_FIELDS_MAX}`);
     return null;
   }
   let unknown: RawTaggedField[] | null = null;
   for (let i = 0; i < count && reader.error === null; i++) {
     const tag = reader.uvarint();
     const size = reader.uvarint();
-    const field = known.get(tag);
+    const field = tags.known.get(tag);
     if (field === undefined) (unknown ??= []).push({ tag, data: reader.view(size) });
+    else if (field === null) reader.fail(`tag ${tag} is not valid for version ${tags.version}`);
     else out[field.name] = field.read(reader);
   }
   return unknown;
@@ -194,8 +218,9 @@ function arrayAccess(name: string, element: Access, compact: boolean, nullable: 
         if (!nullable) r.fail(`${name} is null but not nullable`);
         return nullable ? null : [];
       }
-      const out = new Array<Value>(count);
-      for (let i = 0; i < count; i++) out[i] = element.read(r);
+      // Grown element by element, never sized from the count up front.
+      const out: Value[] = [];
+      for (let i = 0; i < count && r.error === null; i++) out.push(element.read(r));
       return out;
     },
     write(w, v) {

@@ -19,6 +19,12 @@ export class Reader {
   offset: number;
   readonly end: number;
   error: DecodeError | null = null;
+  /**
+   * Array elements this reader may still allocate, charged by arrayLength
+   * before the elements are read. Unbounded unless the caller sets it (the
+   * broker does for requests: REQUEST_ELEMENTS_MAX).
+   */
+  elementsLeft = Infinity;
 
   constructor(
     readonly buffer: Buffer,
@@ -107,7 +113,11 @@ export class Reader {
     return value;
   }
 
-  /** Unsigned LEB128 varint of at most 5 bytes (32 bits). */
+  /**
+   * Unsigned LEB128 varint of at most 5 bytes, as Kafka's ByteUtils reads it:
+   * only the low 4 bits of a fifth byte count (the rest are dropped, not
+   * refused), and a fifth byte with its continuation bit set is an error.
+   */
   uvarint(): number {
     const buffer = this.buffer;
     let offset = this.offset;
@@ -117,21 +127,21 @@ export class Reader {
       return buffer[offset]!;
     }
     let value = 0;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < VARINT_BYTES_MAX; i++) {
       if (offset >= this.end) {
         this.fail('truncated varint');
         return 0;
       }
       const byte = buffer[offset++]!;
-      value += (byte & 0x7f) * SEVEN_BIT_POWERS[i]!;
+      const last = i === VARINT_BYTES_MAX - 1;
+      value += (byte & (last ? 0x0f : 0x7f)) * SEVEN_BIT_POWERS[i]!;
       if ((byte & 0x80) === 0) {
-        if (value > 0xffff_ffff) break;
         this.offset = offset;
         return value;
       }
     }
     this.offset = offset;
-    this.fail('varint longer than 32 bits');
+    this.fail('varint longer than 5 bytes');
     return 0;
   }
 
@@ -202,19 +212,32 @@ export class Reader {
     return out;
   }
 
-  /** Length of a classic (int16-prefixed) or compact (uvarint length+1) string; -1 for null. */
-  stringLength(compact: boolean): number {
-    return compact ? this.uvarint() - 1 : this.int16();
+  /**
+   * A compact length (uvarint length + 1) in Kafka's int arithmetic: the
+   * uvarint is a signed 32-bit int there, so one of 2^31 + 1 or more is
+   * negative and reads as null, and 2^31 wraps to 2^31 - 1.
+   */
+  private compactLength(): number {
+    return ((this.uvarint() | 0) - 1) | 0;
   }
 
-  /** Length of classic (int32-prefixed) or compact bytes / arrays; -1 for null. */
+  /** Length of a classic (int16-prefixed) or compact string; negative for null. */
+  stringLength(compact: boolean): number {
+    return compact ? this.compactLength() : this.int16();
+  }
+
+  /** Length of classic (int32-prefixed) or compact bytes / arrays; negative for null. */
   bytesLength(compact: boolean): number {
-    return compact ? this.uvarint() - 1 : this.int32();
+    return compact ? this.compactLength() : this.int32();
   }
 
   string(compact: boolean): string | null {
     const length = this.stringLength(compact);
     if (length < 0) return null;
+    if (length > STRING_BYTES_MAX) {
+      this.fail(`string length ${length} over ${STRING_BYTES_MAX}`);
+      return null;
+    }
     if (!this.need(length)) return null;
     const text = this.buffer.toString('utf8', this.offset, this.offset + length);
     this.offset += length;
@@ -228,21 +251,54 @@ export class Reader {
   }
 
   /**
-   * An array element count, checked against the bytes left so that a hostile
-   * count cannot make the decoder allocate more than the frame justifies.
+   * An array element count, or -1 for null (any negative count, as in Kafka).
+   * Refused before any element is read, as Kafka 4.4's generated readers
+   * refuse it: over COLLECTION_ELEMENTS_MAX, or more elements than the bytes
+   * left can hold, so a hostile count cannot make the decoder allocate more
+   * than the frame justifies.
    */
   arrayLength(compact: boolean, elementBytesMin: number): number {
-    const count = compact ? this.uvarint() - 1 : this.int32();
-    if (count < 0) return count === -1 ? -1 : (this.fail(`negative array length ${count}`), 0);
+    const count = this.bytesLength(compact);
+    if (count < 0) return -1;
     if (count * Math.max(1, elementBytesMin) > this.remaining) {
       this.fail(`array of ${count} cannot fit in ${this.remaining} bytes`);
       return 0;
     }
+    if (count > COLLECTION_ELEMENTS_MAX) {
+      this.fail(`array of ${count} over ${COLLECTION_ELEMENTS_MAX} elements`);
+      return 0;
+    }
+    if (count > this.elementsLeft) {
+      this.fail(`array of ${count} over the ${this.elementsLeft} elements left to this message`);
+      return 0;
+    }
+    this.elementsLeft -= count;
     return count;
   }
 }
 
 export const EMPTY = Buffer.alloc(0);
+/** Kafka's generated readers refuse a string longer than a Java short can count (0x7fff bytes). */
+export const STRING_BYTES_MAX = 0x7fff;
+/** Kafka 4.4's generated readers refuse a collection of more elements than this. */
+export const COLLECTION_ELEMENTS_MAX = 1_000_000;
+/**
+ * The most array elements one request may decode to, all arrays together.
+ * Kafka has no such bound: its per-array limit leaves a 100 MiB request of
+ * tiny structs (CreatePartitions with 50 million empty assignments) free to
+ * need gigabytes of JVM heap, and an OutOfMemoryError there closes the
+ * connection. Node does not survive running out of heap (that request ended
+ * the process), so Spool refuses such a request before reading the elements
+ * that would cross this bound and closes the connection, Kafka's answer to
+ * it. Five million elements (at most about 450 MiB of decoded objects) is
+ * above any request a client sends: a reassignment of a million partitions
+ * at replication factor 3 is about 4 million.
+ */
+export const REQUEST_ELEMENTS_MAX = 5_000_000;
+/** Kafka 4.4's generated readers refuse more tagged fields than this in one struct. */
+export const TAGGED_FIELDS_MAX = 10_000;
+/** A Kafka unsigned varint (32 bits) takes at most 5 bytes. */
+const VARINT_BYTES_MAX = 5;
 /** 2^(7i): the weight of the i-th 7-bit group of a varint. */
 const SEVEN_BIT_POWERS = [1, 2 ** 7, 2 ** 14, 2 ** 21, 2 ** 28, 2 ** 35, 2 ** 42];
 /** Kafka's Uuid.ZERO_UUID in base64url form. */

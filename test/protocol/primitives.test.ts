@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Reader, ZERO_UUID } from '../../src/protocol/reader.js';
+import { COLLECTION_ELEMENTS_MAX, Reader, STRING_BYTES_MAX, ZERO_UUID } from '../../src/protocol/reader.js';
 import { Writer, uvarintBytes } from '../../src/protocol/writer.js';
 
 function write(fill: (writer: Writer) => void): Buffer {
@@ -154,14 +154,21 @@ test('varlongs outside the safe range are decode errors, Long.MAX_VALUE and MIN_
 });
 
 test('over-long and truncated varints are errors', () => {
-  assert.match(readFailing(hex('ffffffffff01'), (r) => r.uvarint()).reader.error!.message, /longer than 32 bits/);
-  assert.match(readFailing(hex('ffffffff1f'), (r) => r.uvarint()).reader.error!.message, /longer than 32 bits/);
+  assert.match(readFailing(hex('ffffffffff01'), (r) => r.uvarint()).reader.error!.message, /longer than 5 bytes/);
   assert.match(readFailing(hex('ffff'), (r) => r.uvarint()).reader.error!.message, /truncated varint/);
   assert.match(readFailing(hex(''), (r) => r.varint()).reader.error!.message, /truncated varint/);
   assert.match(readFailing(hex('ffffffffffffffffffff01'), (r) => r.varlong()).reader.error!.message, /longer than 64 bits/);
   assert.match(readFailing(hex('8080'), (r) => r.varlong()).reader.error!.message, /truncated varlong/);
   // A non-minimal encoding is accepted, as Kafka accepts it.
   assert.equal(readAll(hex('8000'), (r) => r.uvarint()), 0);
+});
+
+test('a fifth varint byte counts only its low 4 bits, as in Kafka ByteUtils.readUnsignedVarint (was refused)', () => {
+  assert.equal(readAll(hex('ffffffff0f'), (r) => r.uvarint()), 0xffff_ffff);
+  assert.equal(readAll(hex('ffffffff1f'), (r) => r.uvarint()), 0xffff_ffff);
+  assert.equal(readAll(hex('ffffffff7f'), (r) => r.uvarint()), 0xffff_ffff);
+  assert.equal(readAll(hex('8080808071'), (r) => r.uvarint()), 0x1000_0000);
+  assert.equal(readAll(hex('ffffffff7f'), (r) => r.varint()), -(2 ** 31));
 });
 
 test('uuids round-trip as Kafka base64url text; the zero uuid is 16 zero bytes', () => {
@@ -223,17 +230,43 @@ test('an array count the remaining bytes cannot justify is an error and yields 0
   assert.equal(readFailing(hex('04 0000000000000000'), (r) => r.arrayLength(true, 4)).value, 0);
   // Elements of minimum size 0 still count one byte each.
   assert.equal(readFailing(hex('00000003 0000'), (r) => r.arrayLength(false, 0)).value, 0);
-  // The largest compact count.
-  assert.equal(readFailing(hex('ffffffff0f'), (r) => r.arrayLength(true, 1)).value, 0);
-  // Negative counts other than -1 are refused.
-  assert.match(readFailing(hex('fffffffe'), (r) => r.arrayLength(false, 1)).reader.error!.message, /negative array length -2/);
+  // A compact count of 2^31 - 1 (uvarint 2^31, which Kafka's int arithmetic wraps).
+  assert.equal(readFailing(hex('8080808008 00'), (r) => r.arrayLength(true, 1)).value, 0);
+});
+
+test('any negative length or count means null, as in Kafka (a compact uvarint of 2^31 + 1 or more is a negative int there)', () => {
+  assert.equal(readAll(hex('fffffffe'), (r) => r.arrayLength(false, 1)), -1);
+  assert.equal(readAll(hex('80000000'), (r) => r.arrayLength(false, 1)), -1);
+  assert.equal(readAll(hex('ffffffff0f'), (r) => r.arrayLength(true, 1)), -1);
+  assert.equal(readAll(hex('8180808008'), (r) => r.arrayLength(true, 1)), -1);
+  assert.equal(readAll(hex('fffe'), (r) => r.string(false)), null);
+  assert.equal(readAll(hex('ffffffff0f'), (r) => r.string(true)), null);
+  assert.equal(readAll(hex('fffffffe'), (r) => r.bytes(false)), null);
+  assert.equal(readAll(hex('ffffffff0f'), (r) => r.bytes(true)), null);
+});
+
+test('an array count over 1,000,000 is refused before any element is read, as Kafka 4.4 refuses it', () => {
+  const elements = Buffer.alloc(COLLECTION_ELEMENTS_MAX + 1);
+  const atLimit = Buffer.concat([hex('000f4240'), elements]);
+  assert.equal(readAll(atLimit, (r) => { const n = r.arrayLength(false, 1); r.view(n + 1); return n; }), COLLECTION_ELEMENTS_MAX);
+  const over = Buffer.concat([hex('000f4241'), elements]);
+  const refused = readFailing(over, (r) => r.arrayLength(false, 1));
+  assert.equal(refused.value, 0);
+  assert.match(refused.reader.error!.message, /array of 1000001 over 1000000 elements at byte 4/);
+});
+
+test('a compact string longer than 0x7fff bytes is refused, as Kafka refuses it (was accepted)', () => {
+  const longest = Buffer.concat([hex('808002'), Buffer.alloc(STRING_BYTES_MAX, 0x61)]);
+  assert.equal(readAll(longest, (r) => r.string(true))?.length, STRING_BYTES_MAX);
+  const over = Buffer.concat([hex('818002'), Buffer.alloc(STRING_BYTES_MAX + 1, 0x61)]);
+  assert.match(readFailing(over, (r) => r.string(true)).reader.error!.message, /string length 32768 over 32767/);
 });
 
 test('a string or bytes length longer than the input is an error, not an over-read', () => {
   readFailing(hex('7fff 616263'), (r) => r.string(false));
-  readFailing(hex('ffffffff0f 616263'), (r) => r.string(true));
+  readFailing(hex('fe0f 616263'), (r) => r.string(true));
   readFailing(hex('7fffffff 00'), (r) => r.bytes(false));
-  readFailing(hex('ffffffff0f 00'), (r) => r.bytes(true));
+  readFailing(hex('ffffffff07 00'), (r) => r.bytes(true));
   readFailing(hex('0a 0102'), (r) => r.bytes(true));
   assert.equal(readFailing(hex('0005 6162'), (r) => r.string(false)).value, null);
   assert.deepEqual(readFailing(hex('00000005 6162'), (r) => r.bytes(false)).value, Buffer.alloc(0));
@@ -311,11 +344,11 @@ test('the writer references large byte views instead of copying them, and counts
 test('the writer grows past its working buffer without losing bytes', () => {
   const writer = new Writer(8);
   for (let i = 0; i < 10_000; i++) writer.int32(i);
-  writer.string('z'.repeat(40_000), true);
+  writer.string('z'.repeat(30_000), true);
   const bytes = writer.finish();
   const reader = new Reader(bytes);
   for (let i = 0; i < 10_000; i++) assert.equal(reader.int32(), i);
-  assert.equal(reader.string(true), 'z'.repeat(40_000));
+  assert.equal(reader.string(true), 'z'.repeat(30_000));
   assert.equal(reader.error, null);
   assert.equal(reader.remaining, 0);
 });
