@@ -1,7 +1,12 @@
 /**
  * Time and timers, behind an interface so a simulator can drive them.
  * Nothing outside src/io reads the wall clock or schedules a timer directly.
+ *
+ * A delay is finite and at least 0 in both implementations (asserted): a
+ * caller with nothing to wait for (Kafka's Long.MAX_VALUE, "never") does not
+ * schedule. Delays may exceed Node's own timeout limit; see TIMEOUT_MS_MAX.
  */
+import assert from 'node:assert/strict';
 
 export interface Clock {
   /** Wall-clock milliseconds since the Unix epoch (record timestamps, retention). */
@@ -26,10 +31,29 @@ export const realClock: Clock = {
   monotonicMs: () => performance.now(),
 };
 
+/**
+ * The longest delay Node's setTimeout honours (a signed 32-bit millisecond
+ * count); a longer one fires after 1 ms. Configs such as flush.ms,
+ * file.delete.delay.ms and log.retention.check.interval.ms are longs, so the
+ * real timers wait in steps of at most this long.
+ */
+const TIMEOUT_MS_MAX = 2 ** 31 - 1;
+
+function assertDelay(delayMs: number): void {
+  assert.ok(Number.isFinite(delayMs), `timer delay ${delayMs} is not finite`);
+  assert.ok(delayMs >= 0, `timer delay ${delayMs} is negative`);
+}
+
 export const realTimers: Timers = {
   schedule(delayMs, callback) {
-    const handle = setTimeout(callback, delayMs);
-    handle.unref();
+    assertDelay(delayMs);
+    let handle: ReturnType<typeof setTimeout>;
+    const wait = (remainingMs: number): void => {
+      const stepMs = Math.min(remainingMs, TIMEOUT_MS_MAX);
+      handle = setTimeout(() => (stepMs === remainingMs ? callback() : wait(remainingMs - stepMs)), stepMs);
+      handle.unref();
+    };
+    wait(delayMs);
     return { cancel: () => clearTimeout(handle) };
   },
   defer(callback) {
@@ -59,8 +83,9 @@ export class ManualClock implements Clock, Timers {
   }
 
   schedule(delayMs: number, callback: () => void): TimerHandle {
+    assertDelay(delayMs);
     const id = ++this.sequence;
-    this.pending.set(id, { dueMs: this.nowValueMs + Math.max(0, delayMs), callback });
+    this.pending.set(id, { dueMs: this.nowValueMs + delayMs, callback });
     return { cancel: () => this.pending.delete(id) };
   }
 

@@ -11,7 +11,7 @@
  */
 import type { ConfigEntryDescription, ConfigResourceRef, ConfigSchema, StaticConfig } from '../controller/context.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { BROKER_CONFIGS, brokerConfigDef, parseValue, type ConfigDef } from '../server/config.js';
+import { BROKER_CONFIGS, brokerConfigDef, type ConfigDef } from '../server/config.js';
 import { ConfigResourceType } from './delta.js';
 import type { MetadataImage, TopicImage } from './image.js';
 import {
@@ -20,6 +20,7 @@ import {
   brokerConfigLayers,
   configTypeId,
   describeValue,
+  parseConfigValue,
   resolveTopicConfigEntry,
   topicConfigDef,
   validateTopicConfigs,
@@ -70,7 +71,7 @@ export class KafkaConfigSchema implements ConfigSchema {
       return def === undefined || def.default === null ? null : describeValue(def.type, def.default);
     }
     const def = brokerConfigDef(name);
-    return def === undefined || def.default === null ? null : String(def.default);
+    return def === undefined || def.default === null ? null : brokerValueText(def, def.default);
   }
 
   describeNewTopic(overrides: ReadonlyMap<string, string>, image: MetadataImage): ConfigEntryDescription[] {
@@ -79,7 +80,7 @@ export class KafkaConfigSchema implements ConfigSchema {
       const entry = resolveTopicConfigEntry(def, overrides, layers);
       return {
         name: def.name,
-        value: entry.value === null ? null : describeValue(def.type, entry.value),
+        value: entry.text,
         readOnly: false,
         configSource: entry.source,
         isSensitive: false,
@@ -99,7 +100,7 @@ function validateBrokerConfigs(configs: ReadonlyMap<string, string | null>, clus
     const topicDef = TOPIC_CONFIGS.find((def) => def.synonyms.some((synonym) => synonym.name === name));
     const def: ConfigDef | undefined = brokerConfigDef(name);
     if (def !== undefined) {
-      const parsed = parseValue(def, value);
+      const parsed = parseConfigValue(name, def.type, value);
       if ('error' in parsed) return { errorCode: ErrorCode.INVALID_CONFIG, message: parsed.error };
       const problem = def.validate?.(parsed.value) ?? null;
       if (problem !== null) return { errorCode: ErrorCode.INVALID_CONFIG, message: `Invalid value ${value} for configuration ${name}: ${problem}` };
@@ -142,7 +143,7 @@ export function describeTopicConfigs(topic: TopicImage, layers: BrokerConfigLaye
     const entry = resolveTopicConfigEntry(def, topic.configs, layers);
     return {
       name: def.name,
-      value: entry.value === null ? null : describeValue(def.type, entry.value),
+      value: entry.text,
       readOnly: false,
       configSource: entry.source,
       isSensitive: false,
@@ -153,11 +154,9 @@ export function describeTopicConfigs(topic: TopicImage, layers: BrokerConfigLaye
   });
 }
 
-/** Kafka's text for a broker config value (Long.MAX_VALUE stands for "never"). */
-function brokerValueText(def: ConfigDef, value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number' && def.type === 'long' && value >= Number.MAX_SAFE_INTEGER) return '9223372036854775807';
-  return String(value);
+/** Kafka's text for a broker config's default. */
+function brokerValueText(def: ConfigDef, value: string | number | boolean): string {
+  return typeof value === 'string' ? value : describeValue(def.type, value);
 }
 
 interface BrokerValue {

@@ -11,12 +11,18 @@
  * synonym order (log.retention.ms before log.retention.minutes before
  * log.retention.hours), as Kafka resolves them.
  *
- * Values are typed: int/long as number (Kafka's Long.MAX_VALUE as Infinity,
- * as the wire codec reads it), double as number, boolean, string, and list
- * as string[]. `describeValue` renders a value the way Kafka's
- * DescribeConfigs does (ConfigDef.convertToString).
+ * `parseConfigValue` is the one parser of config text, for topic and broker
+ * configs alike (Kafka's ConfigDef.parseType). Values are typed: short, int
+ * and long as number (a long as src/protocol/int64.ts carries it: Long.MAX_VALUE
+ * is Infinity), double as number, boolean, string, and list as string[].
+ * Beside each value the parser returns its text as Kafka's DescribeConfigs
+ * shows it (ConfigDef.convertToString), computed from the exact value, so a
+ * long beyond 2^53 is shown as it was set.
  */
+import { int64FromBigInt, int64Text, parseInt64 } from '../protocol/int64.js';
 
+/** Kafka's ConfigDef types; topic configs use the first six. */
+export type ConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list' | 'short' | 'password' | 'class';
 export type TopicConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list';
 export type TopicConfigValue = number | boolean | string | readonly string[];
 
@@ -137,53 +143,51 @@ const SYNONYM_TYPES: ReadonlyMap<string, TopicConfigType> = new Map(
   TOPIC_CONFIGS.flatMap((def) => def.synonyms.map((synonym) => [synonym.name, synonym.scale === undefined ? def.type : 'long'] as const)),
 );
 
-export type ParseResult = { value: TopicConfigValue } | { error: string };
+/** A parsed value and its text as DescribeConfigs shows it, or Kafka's error message. */
+export type ParseResult = { value: TopicConfigValue; text: string } | { error: string };
 
-const INT_MAX = 2 ** 31 - 1;
-const INT_MIN = -(2 ** 31);
-const LONG_MAX_BIG = 2n ** 63n - 1n;
-const LONG_MIN_BIG = -(2n ** 63n);
+/** The range of each integral type (Java's short, int and long). */
+const INTEGRAL_BITS = { short: 16, int: 32, long: 64 } as const;
 
 /** Parses text as Kafka's ConfigDef does for `type` (trimmed; lists split on commas). */
-export function parseConfigValue(name: string, type: TopicConfigType, raw: string): ParseResult {
+export function parseConfigValue(name: string, type: ConfigType, raw: string): ParseResult {
   const text = raw.trim();
   const invalid = (reason: string): ParseResult => ({ error: `Invalid value ${raw} for configuration ${name}: ${reason}` });
   switch (type) {
     case 'boolean': {
       const lower = text.toLowerCase();
-      if (lower === 'true' || lower === 'false') return { value: lower === 'true' };
+      if (lower === 'true' || lower === 'false') return { value: lower === 'true', text: lower };
       return invalid('Expected value to be either true or false');
     }
-    case 'int': {
-      if (!/^[-+]?\d+$/.test(text)) return invalid('Not a number of type INT');
-      const value = Number(text);
-      return value > INT_MAX || value < INT_MIN ? invalid('Not a number of type INT') : { value };
-    }
+    case 'short':
+    case 'int':
     case 'long': {
-      if (!/^[-+]?\d+$/.test(text)) return invalid('Not a number of type LONG');
-      const big = BigInt(text);
-      if (big > LONG_MAX_BIG || big < LONG_MIN_BIG) return invalid('Not a number of type LONG');
-      return { value: big === LONG_MAX_BIG ? LONG_MAX : Number(big) };
+      const exact = parseInt64(text);
+      if (exact === null || BigInt.asIntN(INTEGRAL_BITS[type], exact) !== exact) return invalid(`Not a number of type ${type.toUpperCase()}`);
+      return { value: int64FromBigInt(exact), text: exact.toString() };
     }
     case 'double': {
       const value = Number(text);
       if (text === '' || !Number.isFinite(value) || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[dDfF]?$/.test(text)) {
         return invalid('Not a number of type DOUBLE');
       }
-      return { value };
+      return { value, text: describeValue(type, value) };
     }
-    case 'list':
-      return { value: text === '' ? [] : text.split(/\s*,\s*/) };
+    case 'list': {
+      const value = text === '' ? [] : text.split(/\s*,\s*/);
+      return { value, text: describeValue(type, value) };
+    }
     case 'string':
-      return { value: text };
+    case 'password':
+    case 'class':
+      return { value: text, text };
   }
 }
 
-/** Renders a value as Kafka's DescribeConfigs shows it. */
-export function describeValue(type: TopicConfigType, value: TopicConfigValue): string {
+/** Renders a value as Kafka's DescribeConfigs shows it (exact for longs within ±2^53 and for Long.MAX/MIN_VALUE). */
+export function describeValue(type: ConfigType, value: TopicConfigValue): string {
   if (type === 'list') return (value as readonly string[]).join(',');
-  if (value === Infinity) return '9223372036854775807';
-  if (value === -Infinity) return '-9223372036854775808';
+  if (type === 'long') return int64Text(value as number);
   if (type === 'double' && Number.isInteger(value)) return `${value}.0`;
   return String(value);
 }
@@ -305,11 +309,25 @@ export function brokerConfigLayers(
   };
 }
 
+interface FoundValue {
+  /** In the topic config's unit. */
+  value: TopicConfigValue;
+  /** `value` as DescribeConfigs shows the topic config. */
+  text: string;
+  /** As DescribeConfigs shows the synonym (in the broker config's unit). */
+  synonymText: string;
+  source: number;
+}
+
 /** Every value a broker config name has across the layers, most specific first, converted to the topic unit. */
-function synonymValues(synonym: ConfigSynonym, type: TopicConfigType, layers: BrokerConfigLayers): { value: TopicConfigValue; source: number }[] {
-  const out: { value: TopicConfigValue; source: number }[] = [];
+function synonymValues(synonym: ConfigSynonym, type: TopicConfigType, layers: BrokerConfigLayers): FoundValue[] {
+  const out: FoundValue[] = [];
   const brokerType = SYNONYM_TYPES.get(synonym.name) ?? type;
-  const scale = (value: TopicConfigValue) => (synonym.scale === undefined || value === Infinity ? value : (value as number) * synonym.scale);
+  const found = (value: TopicConfigValue, synonymText: string, source: number): FoundValue => {
+    if (synonym.scale === undefined || value === Infinity) return { value, text: synonymText, synonymText, source };
+    const scaled = (value as number) * synonym.scale;
+    return { value: scaled, text: describeValue(type, scaled), synonymText, source };
+  };
   const levels: [ReadonlyMap<string, string>, number][] = [
     [layers.perBroker, ConfigSource.DYNAMIC_BROKER_CONFIG],
     [layers.clusterDefault, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG],
@@ -319,16 +337,18 @@ function synonymValues(synonym: ConfigSynonym, type: TopicConfigType, layers: Br
     const raw = values.get(synonym.name);
     if (raw === undefined) continue;
     const parsed = parseConfigValue(synonym.name, brokerType, raw);
-    if ('value' in parsed) out.push({ value: scale(parsed.value), source });
+    if ('value' in parsed) out.push(found(parsed.value, parsed.text, source));
   }
   const fallback = SYNONYM_DEFAULTS.get(synonym.name);
-  if (fallback !== undefined) out.push({ value: scale(fallback), source: ConfigSource.DEFAULT_CONFIG });
+  if (fallback !== undefined) out.push(found(fallback, describeValue(brokerType, fallback), ConfigSource.DEFAULT_CONFIG));
   return out;
 }
 
 export interface ResolvedConfigEntry {
   name: string;
   value: TopicConfigValue | null;
+  /** The value as DescribeConfigs shows it: the exact text of what was set. */
+  text: string | null;
   source: number;
   /** Every place a value was found, most specific first (DescribeConfigs synonyms). */
   synonyms: ConfigSynonymValue[];
@@ -341,27 +361,26 @@ export function resolveTopicConfigEntry(
   layers: BrokerConfigLayers,
 ): ResolvedConfigEntry {
   const synonyms: ConfigSynonymValue[] = [];
-  const candidates: { value: TopicConfigValue; source: number }[] = [];
+  const candidates: FoundValue[] = [];
   const override = overrides.get(def.name);
   if (override !== undefined) {
     const parsed = parseConfigValue(def.name, def.type, override);
     if ('value' in parsed) {
-      candidates.push({ value: parsed.value, source: ConfigSource.TOPIC_CONFIG });
-      synonyms.push({ name: def.name, value: describeValue(def.type, parsed.value), source: ConfigSource.TOPIC_CONFIG });
+      candidates.push({ value: parsed.value, text: parsed.text, synonymText: parsed.text, source: ConfigSource.TOPIC_CONFIG });
+      synonyms.push({ name: def.name, value: parsed.text, source: ConfigSource.TOPIC_CONFIG });
     }
   }
   for (const synonym of def.synonyms) {
-    const brokerType = SYNONYM_TYPES.get(synonym.name) ?? def.type;
     for (const found of synonymValues(synonym, def.type, layers)) {
       // Non-default broker values win in synonym order; defaults only after every synonym was tried.
       if (found.source !== ConfigSource.DEFAULT_CONFIG) candidates.push(found);
-      const shown = synonym.scale === undefined || found.value === Infinity ? found.value : (found.value as number) / synonym.scale;
-      synonyms.push({ name: synonym.name, value: describeValue(brokerType, shown), source: found.source });
+      synonyms.push({ name: synonym.name, value: found.synonymText, source: found.source });
     }
   }
   const firstDefault = def.synonyms.flatMap((synonym) => synonymValues(synonym, def.type, layers)).find((found) => found.source === ConfigSource.DEFAULT_CONFIG);
-  const chosen = candidates[0] ?? firstDefault ?? (def.default === null ? null : { value: def.default, source: ConfigSource.DEFAULT_CONFIG });
-  return { name: def.name, value: chosen?.value ?? null, source: chosen?.source ?? ConfigSource.DEFAULT_CONFIG, synonyms };
+  const kafkaDefault = def.default === null ? null : { value: def.default, text: describeValue(def.type, def.default), source: ConfigSource.DEFAULT_CONFIG };
+  const chosen = candidates[0] ?? firstDefault ?? kafkaDefault;
+  return { name: def.name, value: chosen?.value ?? null, text: chosen?.text ?? null, source: chosen?.source ?? ConfigSource.DEFAULT_CONFIG, synonyms };
 }
 
 /** The effective topic configs, named as storage's LogConfig names them (camelCase, units last). */

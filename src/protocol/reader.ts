@@ -2,18 +2,16 @@
  * Reads Kafka primitives from a Buffer view without copying.
  *
  * The reader never throws and never reads past `end`: the first problem
- * (underflow, a length that cannot fit, an int64 outside the safe range) is
+ * (underflow, a length that cannot fit) is
  * recorded in `error`, the cursor jumps to the end, and every later read
  * returns a zero value. Callers check `error` once, after decoding a whole
  * message (STYLE.md §7).
  */
+import { int64FromBigInt, readInt64 } from './int64.js';
 
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';
 }
-
-const INT64_MAX = 0x7fff_ffff_ffff_ffffn;
-const INT64_MIN = -0x8000_0000_0000_0000n;
 
 export class Reader {
   offset: number;
@@ -88,22 +86,12 @@ export class Reader {
     return value;
   }
 
-  /**
-   * int64 as a number. Kafka's Long.MAX_VALUE / MIN_VALUE sentinels map to
-   * +/-Infinity; any other value outside the safe-integer range is an error.
-   */
+  /** int64 as src/protocol/int64.ts carries it (never an error: Kafka accepts every long). */
   int64(): number {
     if (!this.need(8)) return 0;
-    const high = this.buffer.readInt32BE(this.offset);
-    const low = this.buffer.readUInt32BE(this.offset + 4);
+    const value = readInt64(this.buffer, this.offset);
     this.offset += 8;
-    const value = high * 0x1_0000_0000 + low;
-    if (Number.isSafeInteger(value)) return value;
-    const exact = (BigInt(high) << 32n) | BigInt(low);
-    if (exact === INT64_MAX) return Infinity;
-    if (exact === INT64_MIN) return -Infinity;
-    this.fail(`int64 ${exact} outside the safe integer range`);
-    return 0;
+    return value;
   }
 
   float64(): number {
@@ -152,9 +140,9 @@ export class Reader {
   }
 
   /**
-   * Zigzag-encoded signed varlong (64 bits), as a safe number. Up to 7 bytes
-   * (49 bits, every offset and timestamp delta in practice) are decoded with
-   * exact float arithmetic; longer ones go through BigInt.
+   * Zigzag-encoded signed varlong (64 bits), as src/protocol/int64.ts carries
+   * it. Up to 7 bytes (49 bits, every offset and timestamp delta in practice)
+   * are decoded with exact float arithmetic; longer ones go through BigInt.
    */
   varlong(): number {
     const buffer = this.buffer;
@@ -186,11 +174,7 @@ export class Reader {
       const byte = this.buffer[this.offset++]!;
       value |= BigInt(byte & 0x7f) << shift;
       if ((byte & 0x80) === 0) {
-        const signed = (value >> 1n) ^ -(value & 1n);
-        const result = Number(signed);
-        if (Number.isSafeInteger(result)) return result;
-        this.fail(`varlong ${signed} outside the safe integer range`);
-        return 0;
+        return int64FromBigInt(BigInt.asIntN(64, (value >> 1n) ^ -(value & 1n)));
       }
     }
     this.fail('varlong longer than 64 bits');

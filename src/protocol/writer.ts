@@ -3,6 +3,7 @@
  * working buffer; large byte views (record batches) become chunks of their
  * own, so they reach the socket or file without being copied.
  */
+import { int64ToBigInt, writeInt64 } from './int64.js';
 import { ZERO_UUID } from './reader.js';
 
 /** Byte views at least this long are referenced, not copied. */
@@ -75,18 +76,10 @@ export class Writer {
     this.used += 4;
   }
 
-  /** int64 from a safe integer, or +/-Infinity for Long.MAX_VALUE / MIN_VALUE. */
+  /** int64 as src/protocol/int64.ts carries it. */
   int64(value: number): void {
     this.ensure(8);
-    if (value === Infinity) {
-      this.working.writeBigInt64BE(0x7fff_ffff_ffff_ffffn, this.used);
-    } else if (value === -Infinity) {
-      this.working.writeBigInt64BE(-0x8000_0000_0000_0000n, this.used);
-    } else {
-      const high = Math.floor(value / 0x1_0000_0000);
-      this.working.writeInt32BE(high, this.used);
-      this.working.writeUInt32BE(value - high * 0x1_0000_0000, this.used + 4);
-    }
+    writeInt64(this.working, this.used, value);
     this.used += 8;
   }
 
@@ -112,7 +105,8 @@ export class Writer {
 
   varlong(value: number): void {
     this.ensure(10);
-    let rest = (BigInt(value) << 1n) ^ (BigInt(value) >> 63n);
+    const exact = int64ToBigInt(value);
+    let rest = BigInt.asUintN(64, (exact << 1n) ^ (exact >> 63n));
     while (rest >= 0x80n) {
       this.working[this.used++] = Number(rest & 0x7fn) | 0x80;
       rest >>= 7n;

@@ -23,6 +23,7 @@
  * LogAppendTime topics get the append time stamped into the header.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { writeInt64 } from '../protocol/int64.js';
 import { Reader } from '../protocol/reader.js';
 import {
   BATCH_FIELD,
@@ -147,7 +148,10 @@ export function validateLeaderBatch(
     setLogAppendTime(out, 0, nowMs);
     return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: nowMs } };
   }
-  if (scan.maxTimestamp !== null && scan.maxTimestamp !== header.maxTimestamp) setMaxTimestamp(out, scan.maxTimestamp);
+  // Beyond 2^53 (nanosecond clocks) record timestamps are rounded (src/protocol/int64.ts): the header keeps its exact bytes.
+  if (scan.maxTimestamp !== null && scan.maxTimestamp !== header.maxTimestamp && Number.isSafeInteger(scan.maxTimestamp)) {
+    setMaxTimestamp(out, scan.maxTimestamp);
+  }
   return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: -1 } };
 }
 
@@ -240,7 +244,7 @@ function recordValidationError(recordErrors: RecordError[], anyTimestampError: b
 }
 
 function setMaxTimestamp(batch: Buffer, timestampMs: number): void {
-  batch.writeBigInt64BE(BigInt(timestampMs), BATCH_FIELD.maxTimestamp);
+  writeInt64(batch, BATCH_FIELD.maxTimestamp, timestampMs);
   writeCrc(batch, 0);
 }
 

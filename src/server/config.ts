@@ -5,9 +5,12 @@
  * accepts a Kafka server.properties file unchanged. Unknown names are kept
  * (and reported by DescribeConfigs only if defined) rather than rejected, as
  * Kafka does, so a file written for Kafka never stops Spool from starting.
+ * Values are parsed by the one config parser, parseConfigValue.
  */
+import { parseConfigValue, type ConfigType } from '../metadata/topic-config.js';
+import { int64Text } from '../protocol/int64.js';
 
-export type ConfigType = 'int' | 'long' | 'short' | 'double' | 'boolean' | 'string' | 'list' | 'password' | 'class';
+export type { ConfigType };
 
 export interface ConfigDef {
   name: string;
@@ -63,14 +66,14 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'log.retention.check.interval.ms', type: 'long', default: 300000 },
   { name: 'log.index.size.max.bytes', type: 'int', default: 10485760 },
   { name: 'log.index.interval.bytes', type: 'int', default: 4096 },
-  { name: 'log.flush.interval.messages', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.flush.interval.messages', type: 'long', default: Infinity },
   { name: 'log.flush.interval.ms', type: 'long', default: null },
-  { name: 'log.flush.scheduler.interval.ms', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.flush.scheduler.interval.ms', type: 'long', default: Infinity },
   { name: 'log.segment.delete.delay.ms', type: 'long', default: 60000 },
   { name: 'log.cleanup.policy', type: 'list', default: 'delete' },
   { name: 'log.cleaner.enable', type: 'boolean', default: true },
   { name: 'log.message.timestamp.type', type: 'string', default: 'CreateTime' },
-  { name: 'log.message.timestamp.before.max.ms', type: 'long', default: Number.MAX_SAFE_INTEGER },
+  { name: 'log.message.timestamp.before.max.ms', type: 'long', default: Infinity },
   { name: 'log.message.timestamp.after.max.ms', type: 'long', default: 3600000 },
   { name: 'compression.type', type: 'string', default: 'producer' },
   { name: 'offsets.topic.num.partitions', type: 'int', default: 50, validate: atLeast(1) },
@@ -124,33 +127,6 @@ export function parseProperties(text: string): Map<string, string> {
   return out;
 }
 
-export function parseValue(def: ConfigDef, raw: string): { value: unknown } | { error: string } {
-  const text = raw.trim();
-  switch (def.type) {
-    case 'int':
-    case 'short':
-    case 'long': {
-      if (!/^-?\d+$/.test(text)) return { error: `Invalid value ${raw} for configuration ${def.name}: Not a number of type ${def.type.toUpperCase()}` };
-      const value = Number(text);
-      const limit = def.type === 'int' ? 2 ** 31 : def.type === 'short' ? 2 ** 15 : 2 ** 63;
-      if (value >= limit || value < -limit) return { error: `Invalid value ${raw} for configuration ${def.name}: out of range` };
-      return { value: Number.isSafeInteger(value) ? value : value > 0 ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER };
-    }
-    case 'double': {
-      const value = Number(text);
-      if (text === '' || Number.isNaN(value)) return { error: `Invalid value ${raw} for configuration ${def.name}: Not a number of type DOUBLE` };
-      return { value };
-    }
-    case 'boolean': {
-      const lower = text.toLowerCase();
-      if (lower !== 'true' && lower !== 'false') return { error: `Invalid value ${raw} for configuration ${def.name}: Expected value to be either true or false` };
-      return { value: lower === 'true' };
-    }
-    default:
-      return { value: text };
-  }
-}
-
 /** A resolved broker configuration: explicit values over Kafka defaults. */
 export class BrokerConfig {
   private readonly values = new Map<string, unknown>();
@@ -162,7 +138,7 @@ export class BrokerConfig {
         this.values.set(def.name, def.default);
         continue;
       }
-      const parsed = parseValue(def, raw);
+      const parsed = parseConfigValue(def.name, def.type, raw);
       if ('error' in parsed) throw new ConfigError(parsed.error);
       const problem = def.validate?.(parsed.value) ?? null;
       if (problem !== null) throw new ConfigError(`Invalid value ${raw} for configuration ${def.name}: ${problem}`);
@@ -170,8 +146,15 @@ export class BrokerConfig {
     }
   }
 
+  /**
+   * From startBroker's settings. A JS number cannot spell Long.MAX_VALUE
+   * (9223372036854775807 is 2^63 as a double): integers are written as
+   * src/protocol/int64.ts prints them, so 2**63 means Long.MAX_VALUE.
+   */
   static fromObject(settings: Record<string, string | number | boolean>): BrokerConfig {
-    return new BrokerConfig(new Map(Object.entries(settings).map(([key, value]) => [key, String(value)])));
+    const integral = (value: number) => Number.isInteger(value) || Math.abs(value) === Infinity;
+    const text = (value: string | number | boolean) => (typeof value === 'number' && integral(value) ? int64Text(value) : String(value));
+    return new BrokerConfig(new Map(Object.entries(settings).map(([key, value]) => [key, text(value)])));
   }
 
   int(name: string): number {
@@ -203,12 +186,6 @@ export class BrokerConfig {
   /** True when the value came from the user rather than Kafka's default. */
   isExplicit(name: string): boolean {
     return this.explicit.has(name);
-  }
-
-  /** The value as Kafka's DescribeConfigs shows it (text), or null. */
-  describe(name: string): string | null {
-    const value = this.values.get(name);
-    return value === null || value === undefined ? null : String(value);
   }
 
   /** log.retention.ms, else minutes, else hours (Kafka's precedence). */

@@ -125,6 +125,8 @@ class ConnectionHandler {
   private touch(): void {
     const { env, limits } = this.server.context;
     this.idleTimer?.cancel();
+    // connections.max.idle.ms below 0 (or Long.MAX_VALUE) keeps idle connections open, as Kafka's Selector does.
+    if (limits.idleMs < 0 || !Number.isFinite(limits.idleMs)) return;
     this.idleTimer = env.timers.schedule(limits.idleMs, () => {
       if (this.processing === null) this.close('idle');
       else this.touch();

@@ -203,7 +203,8 @@ export class LogManager {
       await this.env.fs.rename(log.dir, deletedDir);
       await this.env.fs.syncDir(this.options.logDir);
     });
-    this.env.timers.schedule(log.config.fileDeleteDelayMs, () => {
+    // Long.MAX_VALUE means never while running; the next start removes `.deleted` directories.
+    if (Number.isFinite(log.config.fileDeleteDelayMs)) this.env.timers.schedule(log.config.fileDeleteDelayMs, () => {
       this.env.fs.removeTree(deletedDir).catch((error: unknown) => this.logger.warn(`could not remove ${deletedDir}: ${String(error)}`));
     });
     await this.checkpointAll();
@@ -212,6 +213,7 @@ export class LogManager {
   /** Starts the periodic checkpoint and retention tasks. */
   startBackgroundTasks(): void {
     const every = (intervalMs: number, task: () => Promise<unknown>) => {
+      if (!Number.isFinite(intervalMs)) return; // Long.MAX_VALUE: never
       const run = () => {
         if (this.closed || !this.isOnline) return;
         const running: Promise<unknown> = task()

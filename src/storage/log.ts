@@ -28,6 +28,7 @@
 import type { Clock, Timers } from '../io/clock.js';
 import type { FileSystem } from '../io/fs.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { readInt64 } from '../protocol/int64.js';
 import {
   BATCH_FIELD,
   BATCH_HEADER_BYTES,
@@ -638,6 +639,8 @@ export class Log {
   /** Renames the segment's files to `.deleted` and removes them after file.delete.delay.ms. */
   private async markForDeletion(segment: LogSegment): Promise<void> {
     await segment.markDeleted();
+    // Long.MAX_VALUE means never while running; the next start removes `.deleted` files.
+    if (!Number.isFinite(this.configValue.fileDeleteDelayMs)) return;
     const timer = this.env.timers.schedule(this.configValue.fileDeleteDelayMs, () => {
       this.deleteTimers.delete(timer);
       const deletion = segment
@@ -864,10 +867,6 @@ export function analyzeAndValidate(
   }
   if (batches.length === 0) throw new InvalidRecordError(ErrorCode.CORRUPT_MESSAGE, 'an append needs at least one record batch');
   return batches;
-}
-
-function readInt64(buffer: Buffer, at: number): number {
-  return buffer.readInt32BE(at) * 0x1_0000_0000 + buffer.readUInt32BE(at + 4);
 }
 
 /** Size and magic only: what must hold for the log to stay walkable. */

@@ -31,6 +31,7 @@
  * loader deletes it and falls back to an older snapshot or a full replay.
  */
 import { posix } from 'node:path';
+import { readInt64, writeInt64 } from '../protocol/int64.js';
 import { crc32c } from '../protocol/records/batch.js';
 import { filenamePrefixFromOffset } from './file-names.js';
 
@@ -70,17 +71,6 @@ export function offsetFromSnapshotFileName(name: string): number | null {
   if (match === null) return null;
   const offset = Number(match[1]);
   return Number.isSafeInteger(offset) ? offset : null;
-}
-
-function writeInt64(buffer: Buffer, at: number, value: number): void {
-  buffer.writeBigInt64BE(BigInt(value), at);
-}
-
-function readInt64(buffer: Buffer, at: number): number {
-  const value = buffer.readBigInt64BE(at);
-  const asNumber = Number(value);
-  if (!Number.isSafeInteger(asNumber)) throw new CorruptSnapshotError(`int64 ${value} at byte ${at} is outside the safe range`);
-  return asNumber;
 }
 
 export function encodeProducerSnapshot(entries: readonly ProducerSnapshotEntry[]): Buffer {

@@ -20,6 +20,7 @@
  * offsets lie in [baseOffset, nextOffset).
  */
 import type { FileSystem } from '../io/fs.js';
+import { readInt64, writeInt64 } from '../protocol/int64.js';
 import { CorruptIndexError, InvalidOffsetError } from './errors.js';
 import { IndexFile } from './index-file.js';
 
@@ -40,7 +41,7 @@ export class TimeIndex extends IndexFile {
 
   timestampAt(entry: number): number {
     const at = entry * TIME_INDEX_ENTRY_BYTES;
-    return this.buffer.readInt32BE(at) * 0x1_0000_0000 + this.buffer.readUInt32BE(at + 4);
+    return readInt64(this.buffer, at);
   }
 
   relativeOffsetAt(entry: number): number {
@@ -75,9 +76,7 @@ export class TimeIndex extends IndexFile {
       throw new InvalidOffsetError(`offset ${offset} does not fit time index ${this.path} based at ${this.baseOffset}`);
     }
     const at = this.nextEntryPosition({ ignoreCap: options.skipFullCheck === true });
-    const high = Math.floor(timestamp / 0x1_0000_0000);
-    this.buffer.writeInt32BE(high, at);
-    this.buffer.writeUInt32BE(timestamp - high * 0x1_0000_0000, at + 4);
+    writeInt64(this.buffer, at, timestamp);
     this.buffer.writeInt32BE(relativeOffset, at + 8);
   }
 

@@ -23,6 +23,7 @@
  * not whole entries or holds a bad version or order.
  */
 import type { FileSystem } from '../io/fs.js';
+import { readInt64, writeInt64 } from '../protocol/int64.js';
 import { CorruptIndexError, InvalidOffsetError } from './errors.js';
 import { IndexFile } from './index-file.js';
 
@@ -50,10 +51,10 @@ export class TransactionIndex extends IndexFile {
   entry(entry: number): AbortedTxn {
     const at = entry * TXN_INDEX_ENTRY_BYTES;
     return {
-      producerId: this.readInt64(at + 2),
-      firstOffset: this.readInt64(at + 10),
-      lastOffset: this.readInt64(at + 18),
-      lastStableOffset: this.readInt64(at + 26),
+      producerId: readInt64(this.buffer, at + 2),
+      firstOffset: readInt64(this.buffer, at + 10),
+      lastOffset: readInt64(this.buffer, at + 18),
+      lastStableOffset: readInt64(this.buffer, at + 26),
     };
   }
 
@@ -75,10 +76,10 @@ export class TransactionIndex extends IndexFile {
     }
     const at = this.nextEntryPosition();
     this.buffer.writeInt16BE(TXN_INDEX_VERSION, at);
-    this.writeInt64(at + 2, abortedTxn.producerId);
-    this.writeInt64(at + 10, abortedTxn.firstOffset);
-    this.writeInt64(at + 18, abortedTxn.lastOffset);
-    this.writeInt64(at + 26, abortedTxn.lastStableOffset);
+    writeInt64(this.buffer, at + 2, abortedTxn.producerId);
+    writeInt64(this.buffer, at + 10, abortedTxn.firstOffset);
+    writeInt64(this.buffer, at + 18, abortedTxn.lastOffset);
+    writeInt64(this.buffer, at + 26, abortedTxn.lastStableOffset);
   }
 
   collectAbortedTxns(fetchOffset: number, upperBoundOffset: number): TxnIndexSearchResult {
@@ -117,16 +118,7 @@ export class TransactionIndex extends IndexFile {
   }
 
   private lastOffsetAt(entry: number): number {
-    return this.readInt64(entry * TXN_INDEX_ENTRY_BYTES + 18);
+    return readInt64(this.buffer, entry * TXN_INDEX_ENTRY_BYTES + 18);
   }
 
-  private readInt64(at: number): number {
-    return this.buffer.readInt32BE(at) * 0x1_0000_0000 + this.buffer.readUInt32BE(at + 4);
-  }
-
-  private writeInt64(at: number, value: number): void {
-    const high = Math.floor(value / 0x1_0000_0000);
-    this.buffer.writeInt32BE(high, at);
-    this.buffer.writeUInt32BE(value - high * 0x1_0000_0000, at + 4);
-  }
 }

@@ -211,10 +211,9 @@ test('ManualClock: a timer scheduled by a callback fires in the same advance whe
   clock.advance(20);
   assert.deepEqual(fired, ['first@10', 'chained@15']);
   clock.defer(() => fired.push(`deferred@${clock.nowMs()}`));
-  clock.schedule(-5, () => fired.push(`negative@${clock.nowMs()}`));
   assert.deepEqual(fired, ['first@10', 'chained@15'], 'nothing runs until time is advanced');
   clock.advance(0);
-  assert.deepEqual(fired, ['first@10', 'chained@15', 'deferred@20', 'negative@20']);
+  assert.deepEqual(fired, ['first@10', 'chained@15', 'deferred@20']);
 });
 
 test('SeededRandom gives the same sequence for the same seed and a different one for another seed', () => {

@@ -27,6 +27,7 @@
  * CRC; switching to LogAppendTime does, and recomputes it.
  */
 import { crc32c as nativeCrc32c } from '@node-rs/crc32';
+import { readInt64, writeInt64 } from '../int64.js';
 
 /** Bytes from the batch start to the first record. */
 export const BATCH_HEADER_BYTES = 61;
@@ -102,20 +103,11 @@ export function crc32c(data: Uint8Array, initial?: number): number {
   return nativeCrc32c(data, initial);
 }
 
-function readInt64(buffer: Buffer, at: number): number {
-  return buffer.readInt32BE(at) * 0x1_0000_0000 + buffer.readUInt32BE(at + 4);
-}
-
-function writeInt64(buffer: Buffer, at: number, value: number): void {
-  const high = Math.floor(value / 0x1_0000_0000);
-  buffer.writeInt32BE(high, at);
-  buffer.writeUInt32BE(value - high * 0x1_0000_0000, at + 4);
-}
-
 /**
  * Reads the header at `position`. The caller guarantees 61 bytes are there
- * (validateBatch checks it); int64 fields outside the safe range read as the
- * nearest double, and validateBatch reports them.
+ * (validateBatch checks it); int64 fields are read as src/protocol/int64.ts
+ * says (a nanosecond timestamp is the nearest double, as valid as Kafka
+ * finds it).
  */
 export function readBatchHeader(buffer: Buffer, position = 0): BatchHeader {
   const attributes = buffer.readInt16BE(position + BATCH_FIELD.attributes);
@@ -215,8 +207,11 @@ function validateFields(header: BatchHeader, origin: AppendOrigin): BatchError |
   if (header.compression > Compression.zstd) {
     return { code: 'UNSUPPORTED_COMPRESSION_TYPE', message: `unknown compression type id ${header.compression}` };
   }
-  const int64Error = checkInt64Fields(header, origin);
-  if (int64Error !== null) return int64Error;
+  // A client's baseOffset is overwritten on append, so Kafka ignores its value; an
+  // offset a log cannot hold exactly (beyond 2^53) is no offset Spool ever assigned.
+  if (origin !== 'client' && !Number.isSafeInteger(header.baseOffset)) {
+    return invalid('baseOffset outside the safe integer range');
+  }
   if (header.recordCount < 0) return invalid(`invalid record count ${header.recordCount}`);
   if (header.lastOffsetDelta < 0) return invalid(`invalid last offset delta ${header.lastOffsetDelta}`);
   if (header.recordCount > header.lastOffsetDelta + 1) {
@@ -227,17 +222,6 @@ function validateFields(header: BatchHeader, origin: AppendOrigin): BatchError |
     return invalid(`${header.recordCount} records cannot fit in ${payloadBytes} bytes`);
   }
   return origin === 'client' ? validateClientBatch(header) : null;
-}
-
-function checkInt64Fields(header: BatchHeader, origin: AppendOrigin): BatchError | null {
-  // A client's baseOffset is overwritten on append, so Kafka ignores its value.
-  if (origin !== 'client' && !Number.isSafeInteger(header.baseOffset)) {
-    return invalid('baseOffset outside the safe integer range');
-  }
-  if (!Number.isSafeInteger(header.baseTimestamp)) return invalid('baseTimestamp outside the safe integer range');
-  if (!Number.isSafeInteger(header.maxTimestamp)) return invalid('maxTimestamp outside the safe integer range');
-  if (!Number.isSafeInteger(header.producerId)) return invalid('producerId outside the safe integer range');
-  return null;
 }
 
 /** The producer-side rules Kafka's LogValidator applies to AppendOrigin.CLIENT. */

@@ -22,6 +22,7 @@
  * decompressed copy): copy a small piece before keeping it with a large
  * buffer alive (STYLE.md §7).
  */
+import { writeInt64 } from '../int64.js';
 import { Reader } from '../reader.js';
 import {
   BATCH_FIELD,
@@ -257,13 +258,6 @@ function writeHeader(batch: Buffer, options: BuildBatchOptions, values: HeaderVa
   batch.writeInt16BE(options.producerEpoch ?? NO_PRODUCER_EPOCH, BATCH_FIELD.producerEpoch);
   batch.writeInt32BE(options.baseSequence ?? NO_SEQUENCE, BATCH_FIELD.baseSequence);
   batch.writeInt32BE(options.records.length, BATCH_FIELD.recordCount);
-}
-
-function writeInt64(buffer: Buffer, at: number, value: number): void {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`int64 field ${value} is not a safe integer`);
-  const high = Math.floor(value / 0x1_0000_0000);
-  buffer.writeInt32BE(high, at);
-  buffer.writeUInt32BE(value - high * 0x1_0000_0000, at + 4);
 }
 
 interface RecordLayout {
