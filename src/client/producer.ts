@@ -22,6 +22,7 @@
 import { realEnv } from '../io/env.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE } from '../protocol/records/batch.js';
+import { incrementSequence, sequenceBefore } from '../protocol/records/sequence.js';
 import { compressionId, type CompressionName } from '../protocol/records/compression.js';
 import { buildBatch } from '../protocol/records/records.js';
 import { ZERO_UUID } from '../protocol/reader.js';
@@ -422,7 +423,7 @@ export class Producer {
     if (this.settings.idempotence) {
       const key = `${batch.topicPartition.topic}\u0000${batch.topicPartition.partition}`;
       baseSequence = this.nextSequence.get(key) ?? 0;
-      this.nextSequence.set(key, (baseSequence + batch.recordCount) % 0x80000000);
+      this.nextSequence.set(key, incrementSequence(baseSequence, batch.recordCount));
     }
     batch.baseSequence = baseSequence;
     batch.encoded = buildBatch({
@@ -574,6 +575,6 @@ export class Producer {
   private hasEarlierUnacked(batch: ProducerBatch): boolean {
     return this.accumulator
       .batchesOf(batch.topicPartition)
-      .some((other) => other !== batch && other.baseSequence !== NO_SEQUENCE && other.baseSequence < batch.baseSequence);
+      .some((other) => other !== batch && other.baseSequence !== NO_SEQUENCE && sequenceBefore(other.baseSequence, batch.baseSequence));
   }
 }

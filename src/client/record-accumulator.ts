@@ -11,6 +11,7 @@
  */
 import type { Clock } from '../io/env.js';
 import { BATCH_HEADER_BYTES, NO_SEQUENCE } from '../protocol/records/batch.js';
+import { sequenceBefore } from '../protocol/records/sequence.js';
 import type { RecordInput } from '../protocol/records/records.js';
 import { topicPartitionKey, type TopicPartition } from './cluster.js';
 
@@ -239,6 +240,6 @@ export class RecordAccumulator {
 
 /** Order of two already-drained batches of one partition: by sequence when idempotent, else by creation. */
 function precedes(a: ProducerBatch, b: ProducerBatch): boolean {
-  if (a.baseSequence !== NO_SEQUENCE && b.baseSequence !== NO_SEQUENCE) return a.baseSequence < b.baseSequence;
+  if (a.baseSequence !== NO_SEQUENCE && b.baseSequence !== NO_SEQUENCE) return sequenceBefore(a.baseSequence, b.baseSequence);
   return a.createdMs <= b.createdMs;
 }

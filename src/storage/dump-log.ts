@@ -24,10 +24,12 @@
  */
 import { posix } from 'node:path';
 import type { FileSystem } from '../io/fs.js';
+import { int64Text } from '../protocol/int64.js';
 import { crc32c, BATCH_FIELD, type BatchHeader } from '../protocol/records/batch.js';
 import { compressionName } from '../protocol/records/compression.js';
 import { readControlRecord } from '../protocol/records/control.js';
 import { decodeRecords, type Record } from '../protocol/records/records.js';
+import { decrementSequence, incrementSequence } from '../protocol/records/sequence.js';
 import { BatchScanner } from './batch-scanner.js';
 import { CorruptIndexError } from './errors.js';
 import {
@@ -79,7 +81,6 @@ export interface DumpLogSink {
   err(line: string): void;
 }
 
-const INT32_MAX = 0x7fff_ffff;
 /** Kafka's default --max-message-size when checking index entries. */
 const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
 
@@ -148,14 +149,15 @@ async function dumpLog(fs: FileSystem, file: string, options: DumpLogOptions, si
 
 function batchLine(batch: Buffer, header: BatchHeader, position: number): string {
   const lastSequence = header.baseSequence < 0 ? -1 : incrementSequence(header.baseSequence, header.lastOffsetDelta);
-  const deleteHorizon = header.hasDeleteHorizon ? `OptionalLong[${header.baseTimestamp}]` : 'OptionalLong.empty';
+  // Header longs are printed from their bytes: exact even beyond 2^53 (nanosecond clocks).
+  const deleteHorizon = header.hasDeleteHorizon ? `OptionalLong[${batch.readBigInt64BE(BATCH_FIELD.baseTimestamp)}]` : 'OptionalLong.empty';
   const isValid = crc32c(batch.subarray(BATCH_FIELD.attributes)) === header.crc;
   return (
     `baseOffset: ${header.baseOffset} lastOffset: ${header.lastOffset} count: ${header.recordCount} ` +
-    `baseSequence: ${header.baseSequence} lastSequence: ${lastSequence} producerId: ${header.producerId} ` +
+    `baseSequence: ${header.baseSequence} lastSequence: ${lastSequence} producerId: ${batch.readBigInt64BE(BATCH_FIELD.producerId)} ` +
     `producerEpoch: ${header.producerEpoch} partitionLeaderEpoch: ${header.partitionLeaderEpoch} ` +
     `isTransactional: ${header.isTransactional} isControl: ${header.isControl} deleteHorizonMs: ${deleteHorizon} ` +
-    `position: ${position} ${timestampTypeName(header)}: ${header.maxTimestamp} size: ${header.sizeBytes} ` +
+    `position: ${position} ${timestampTypeName(header)}: ${batch.readBigInt64BE(BATCH_FIELD.maxTimestamp)} size: ${header.sizeBytes} ` +
     `magic: ${header.magic} compresscodec: ${compressionName(header.compression) ?? 'unknown'} crc: ${header.crc} isvalid: ${isValid}`
   );
 }
@@ -163,7 +165,7 @@ function batchLine(batch: Buffer, header: BatchHeader, position: number): string
 function recordLine(record: Record, header: BatchHeader, options: DumpLogOptions): string {
   const sequence = header.baseSequence < 0 ? -1 : incrementSequence(header.baseSequence, record.offset - header.baseOffset);
   let line =
-    `| offset: ${record.offset} ${timestampTypeName(header)}: ${record.timestamp} ` +
+    `| offset: ${record.offset} ${timestampTypeName(header)}: ${int64Text(record.timestamp)} ` +
     `keySize: ${record.key?.length ?? -1} valueSize: ${record.value?.length ?? -1} ` +
     `sequence: ${sequence} headerKeys: [${record.headers.map((h) => h.key).join(',')}]`;
   if (header.isControl) {
@@ -184,11 +186,6 @@ function recordLine(record: Record, header: BatchHeader, options: DumpLogOptions
 
 function timestampTypeName(header: BatchHeader): string {
   return header.timestampType === 1 ? 'LogAppendTime' : 'CreateTime';
-}
-
-/** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap at Int32.MAX_VALUE. */
-function incrementSequence(sequence: number, increment: number): number {
-  return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
 }
 
 // ---- indexes --------------------------------------------------------------------------
@@ -231,7 +228,7 @@ async function dumpTimeIndex(fs: FileSystem, file: string, options: DumpLogOptio
       const { timestamp, offset } = timeIndex.entry(entry);
       if (offset === baseOffset && entry > 0) return;
       await checkTimeEntry(handle, { offsetIndex, logBytes, file, timestamp, offset, previousTimestamp }, findings);
-      if (options.verifyIndexOnly !== true) sink.out(`timestamp: ${timestamp} offset: ${offset}`);
+      if (options.verifyIndexOnly !== true) sink.out(`timestamp: ${int64Text(timestamp)} offset: ${offset}`);
       previousTimestamp = timestamp;
     }
   } finally {
@@ -300,10 +297,6 @@ async function dumpProducerSnapshot(fs: FileSystem, file: string, sink: DumpLogS
     }
     sink.out(line);
   }
-}
-
-function decrementSequence(sequence: number, decrement: number): number {
-  return sequence < decrement ? INT32_MAX - (decrement - sequence) + 1 : sequence - decrement;
 }
 
 // ---- helpers ----------------------------------------------------------------------------

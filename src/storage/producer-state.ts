@@ -24,6 +24,7 @@
 import type { FileSystem } from '../io/fs.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, type BatchHeader } from '../protocol/records/batch.js';
+import { decrementSequence, inSequence, incrementSequence } from '../protocol/records/sequence.js';
 import type { StorageLogger } from './log-config.js';
 import { silentStorageLogger } from './log-config.js';
 import {
@@ -37,19 +38,10 @@ import {
 
 /** How many batches per producer are kept for duplicate detection (Kafka's NUM_BATCHES_TO_RETAIN). */
 export const BATCHES_RETAINED_PER_PRODUCER = 5;
-const INT32_MAX = 0x7fffffff;
 
 /** Who appends, in Kafka's AppendOrigin words: only client appends get sequence checks. */
 export type ProducerAppendOrigin = 'client' | 'coordinator' | 'replication' | 'log';
 
-/** Sequence numbers wrap from Integer.MAX_VALUE to 0. */
-export function incrementSequence(sequence: number, increment: number): number {
-  return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
-}
-
-export function decrementSequence(sequence: number, decrement: number): number {
-  return sequence < decrement ? INT32_MAX - (decrement - sequence) + 1 : sequence - decrement;
-}
 
 /** The last sequence a batch covers, from its header. */
 export function lastSequenceOf(header: Pick<BatchHeader, 'baseSequence' | 'lastOffsetDelta'>): number {
@@ -264,10 +256,6 @@ export class ProducerAppendInfo {
     if (this.currentEntry.producerEpoch === NO_PRODUCER_EPOCH || inSequence(currentLastSeq, appendFirstSeq)) return null;
     return outOfOrder(`out of order sequence number for producer ${this.producerId} at offset ${offset}: ${appendFirstSeq} (incoming), ${currentLastSeq} (current end)`);
   }
-}
-
-function inSequence(lastSeq: number, nextSeq: number): boolean {
-  return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === INT32_MAX);
 }
 
 function outOfOrder(message: string): ProducerStateError {

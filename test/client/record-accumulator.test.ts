@@ -83,6 +83,21 @@ test('a retried batch returns ahead of newer batches in sequence order, after it
   assert.deepEqual(accumulator.readyBatches(options).map((b) => b.baseSequence), [0]);
 });
 
+test('retried batches keep sequence order across the wrap from Integer.MAX_VALUE to 0 (issue 9: a raw < put 0 before 2147483646)', () => {
+  const clock = new ManualClock();
+  const accumulator = new RecordAccumulator({ clock, batchSizeBytes: 61 + recordBytesUpperBound(record(10)), lingerMs: 0 });
+  const sequences = [2 ** 31 - 2, 2 ** 31 - 1, 0, 1];
+  const batches = sequences.map(() => accumulator.append(tp, record(10), noop).batch);
+  batches.forEach((batch, index) => {
+    batch.inFlight = true;
+    batch.attempts = 1;
+    batch.baseSequence = sequences[index]!;
+    batch.encoded = Buffer.alloc(0);
+  });
+  for (const batch of [...batches].reverse()) accumulator.reenqueue(batch, clock.monotonicMs());
+  assert.deepEqual(accumulator.batchesOf(tp).map((b) => b.baseSequence), sequences);
+});
+
 test('at most inFlightPerPartitionMax batches of a partition are in flight', () => {
   const clock = new ManualClock();
   const accumulator = new RecordAccumulator({ clock, batchSizeBytes: 1, lingerMs: 0 });

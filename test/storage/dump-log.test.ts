@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildControlBatch } from '../../src/protocol/records/control.js';
+import { BATCH_FIELD, writeCrc } from '../../src/protocol/records/batch.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
 import { dumpLogSegments, type DumpLogOptions } from '../../src/storage/dump-log.js';
 import { DIR, type SimEnv, openLog, simEnv } from './helpers.js';
@@ -104,5 +105,26 @@ describe('dump-log', () => {
     await handle.write([Buffer.alloc(30, 1)], await handle.size());
     const { out } = await dump(env, { files: [`${DIR}/00000000000000000000.log`] });
     assert.equal(out.at(-1), 'Found 30 invalid bytes at the end of 00000000000000000000.log');
+  });
+
+  it('prints a nanosecond batch timestamp exactly and Long.MAX_VALUE as Kafka does, never "Infinity" (issue 9)', async () => {
+    const env = simEnv();
+    const log = await openLog(env, { indexIntervalBytes: 1 });
+    for (const timestamp of [1_733_000_000_123_456_789n, 2n ** 63n - 1n]) {
+      const batch = buildBatch({ records: [{ key: 'k', value: 'v', timestamp: 0 }] });
+      batch.writeBigInt64BE(timestamp, BATCH_FIELD.baseTimestamp);
+      batch.writeBigInt64BE(timestamp, BATCH_FIELD.maxTimestamp);
+      writeCrc(batch, 0);
+      await log.append(batch, { leaderEpoch: 0, assignOffsets: true });
+    }
+    await log.close();
+    // The second batch is far past segment.ms after the first, so it opens segment 1, as in Kafka.
+    const files = ['00000000000000000000.log', '00000000000000000001.log', '00000000000000000001.timeindex'].map((name) => `${DIR}/${name}`);
+    const { out } = await dump(env, { files, printDataLog: true });
+    assert.match(out.find((line) => line.startsWith('baseOffset: 0 '))!, / CreateTime: 1733000000123456789 /);
+    assert.match(out.find((line) => line.startsWith('baseOffset: 1 '))!, / CreateTime: 9223372036854775807 /);
+    assert.match(out.find((line) => line.startsWith('| offset: 1 '))!, / CreateTime: 9223372036854775807 /);
+    assert.ok(out.includes('timestamp: 9223372036854775807 offset: 1'), out.join('\n'));
+    assert.ok(!out.some((line) => line.includes('Infinity')), out.join('\n'));
   });
 });

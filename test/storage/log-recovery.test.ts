@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BATCH_HEADER_BYTES } from '../../src/protocol/records/batch.js';
+import { BATCH_FIELD, BATCH_HEADER_BYTES, writeCrc } from '../../src/protocol/records/batch.js';
 import { DIR, type SimEnv, makeBatch, openLog, readAllBatches, simEnv } from './helpers.js';
 
 const CONFIG = { segmentBytes: 2000, indexIntervalBytes: 100 };
@@ -39,6 +39,29 @@ async function assertWholeLog(env: SimEnv, options: { hadCleanShutdown: boolean;
 }
 
 describe('recovery after an unclean shutdown', () => {
+  it('keeps CRC-valid batches with nanosecond timestamps beyond 2^53, indexes them and finds them by timestamp (issue 9: recovery truncated them)', async () => {
+    const env = simEnv(12);
+    const log = await openLog(env, CONFIG);
+    const nanos = (i: number) => 1_733_000_000_123_456_789n + BigInt(i) * 1_000_000n;
+    for (let i = 0; i < 20; i++) {
+      const batch = makeBatch({ count: 1, valueBytes: 30, timestampMs: 0 });
+      batch.writeBigInt64BE(nanos(i), BATCH_FIELD.baseTimestamp);
+      batch.writeBigInt64BE(nanos(i), BATCH_FIELD.maxTimestamp);
+      writeCrc(batch, 0);
+      await log.append(batch, { leaderEpoch: 0, assignOffsets: true });
+    }
+    await log.flush(log.logEndOffset);
+    const recovered = await openLog(env, CONFIG, { recoveryPoint: 0 });
+    assert.equal(recovered.logEndOffset, 20);
+    const headers = await readAllBatches(recovered);
+    assert.deepEqual(headers.map((h) => h.maxTimestamp), Array.from({ length: 20 }, (_, i) => Number(nanos(i))));
+    for (const i of [0, 7, 19]) {
+      const found = await recovered.fetchOffsetByTimestamp(Number(nanos(i)));
+      assert.equal(found!.offset, i, `timestamp lookup for batch ${i}`);
+    }
+  });
+
+
   it('truncates a torn tail to the last whole batch', async () => {
     const { env } = await cleanLog();
     const log = await openLog(env, CONFIG, { hadCleanShutdown: true });

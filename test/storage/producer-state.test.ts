@@ -14,12 +14,8 @@ import { join } from 'node:path';
 import { realFileSystem } from '../../src/io/fs.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { crc32c } from '../../src/protocol/records/batch.js';
-import {
-  ProducerStateManager,
-  incrementSequence,
-  decrementSequence,
-  loadProducersFromBatches,
-} from '../../src/storage/producer-state.js';
+import { decrementSequence, incrementSequence } from '../../src/protocol/records/sequence.js';
+import { ProducerStateManager, loadProducersFromBatches } from '../../src/storage/producer-state.js';
 import { decodeProducerSnapshot, encodeProducerSnapshot, producerSnapshotPath } from '../../src/storage/producer-state-snapshot.js';
 import type { BatchHeader } from '../../src/protocol/records/batch.js';
 
@@ -105,6 +101,20 @@ test('sequences wrap from Integer.MAX_VALUE to 0', async () => {
   const wrapped = manager.lastEntry(2)!;
   assert.equal(wrapped.lastSeq, 1);
   assert.notEqual(wrapped.findDuplicateBatch({ producerEpoch: 0, baseSequence: INT32_MAX - 1, lastOffsetDelta: 1 }), null);
+  // A batch spanning the wrap: its retry is a duplicate, the next batch follows it, a gap is out of order.
+  assert.equal(append(manager, { producerId: 3, epoch: 0, firstSeq: INT32_MAX - 1, count: 4, offset: 4 }), ErrorCode.NONE);
+  assert.equal(manager.lastEntry(3)!.lastSeq, 1);
+  assert.notEqual(manager.lastEntry(3)!.findDuplicateBatch({ producerEpoch: 0, baseSequence: INT32_MAX - 1, lastOffsetDelta: 3 }), null);
+  assert.equal(append(manager, { producerId: 3, epoch: 0, firstSeq: 3, count: 1, offset: 8 }), ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  assert.equal(append(manager, { producerId: 3, epoch: 0, firstSeq: 2, count: 1, offset: 8 }), ErrorCode.NONE);
+});
+
+test('a producer snapshot keeps a nanosecond timestamp (beyond 2^53) instead of calling the file corrupt', () => {
+  const timestampMs = 1_733_000_000_123_456_768; // exactly representable
+  const bytes = encodeProducerSnapshot([
+    { producerId: 7, epoch: 0, lastSequence: 0, lastOffset: 0, offsetDelta: 0, timestampMs, coordinatorEpoch: -1, currentTxnFirstOffset: -1 },
+  ]);
+  assert.equal(decodeProducerSnapshot(bytes)[0]!.timestampMs, timestampMs);
 });
 
 test('snapshot bytes follow Kafka ProducerSnapshot v1: version, CRC-32C over the rest, 46-byte entries', () => {

@@ -285,9 +285,15 @@ test('validateBatch rejects impossible counts for every origin', () => {
   assert.equal(validateBatch(cannotFit, 0, { origin: 'log' })?.code, 'INVALID_RECORD');
 });
 
-test('validateBatch rejects int64 fields a number cannot hold exactly', () => {
-  const batch = edited(sampleBatch(), (copy) => copy.writeBigInt64BE(2n ** 62n, BATCH_FIELD.maxTimestamp));
-  assert.equal(validateBatch(batch)?.code, 'INVALID_RECORD');
+test('validateBatch takes timestamps and producer ids beyond 2^53 as Kafka does, and refuses a stored offset a log cannot hold', () => {
+  // Regression (issue 9): nanosecond timestamps were INVALID_RECORD, and recovery truncated such batches.
+  const nanos = edited(sampleBatch(), (copy) => {
+    copy.writeBigInt64BE(1_733_000_000_123_456_789n, BATCH_FIELD.baseTimestamp);
+    copy.writeBigInt64BE(2n ** 63n - 1n, BATCH_FIELD.maxTimestamp);
+    copy.writeBigInt64BE(2n ** 62n + 1n, BATCH_FIELD.producerId);
+  });
+  assert.equal(validateBatch(nanos), null);
+  assert.equal(validateBatch(nanos, 0, { origin: 'log' }), null);
   const farOffset = Buffer.from(sampleBatch());
   farOffset.writeBigInt64BE(2n ** 62n, BATCH_FIELD.baseOffset);
   assert.equal(validateBatch(farOffset), null, "a client's baseOffset is overwritten, so it is not checked");
