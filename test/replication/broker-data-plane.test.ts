@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/server/broker.js';
 import { silentLogger } from '../../src/server/logger.js';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
+import { encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
@@ -26,20 +25,7 @@ import { ListOffsets } from '../../src/protocol/schemas/02-list-offsets.js';
 import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { InitProducerId } from '../../src/protocol/schemas/22-init-producer-id.js';
 import { DescribeProducers } from '../../src/protocol/schemas/61-describe-producers.js';
-import { WireClient } from '../server/wire-client.js';
-
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  assert.equal(decoded.correlationId, id);
-  return decoded.body;
-}
+import { WireClient, call, fetchBody, produceBody } from '../server/wire-client.js';
 
 async function startWithTopic(dir: string, topic = 'events', partitions = 1): Promise<RunningBroker> {
   const running = await startBroker({ config: { 'log.dirs': dir, 'node.id': 1 }, logger: silentLogger });
@@ -50,27 +36,6 @@ async function startWithTopic(dir: string, topic = 'events', partitions = 1): Pr
   assert.ok(created!.errorCode === ErrorCode.NONE || created!.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS);
   return running;
 }
-
-const produceBody = (topic: string, records: Buffer, acks = -1) => ({
-  transactionalId: null,
-  acks,
-  timeoutMs: 5000,
-  topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
-});
-
-const fetchBody = (topic: string, fetchOffset: number, overrides: Record<string, unknown> = {}) => ({
-  replicaId: -1,
-  maxWaitMs: 0,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  sessionId: 0,
-  sessionEpoch: -1,
-  topics: [{ topic, partitions: [{ partition: 0, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }],
-  forgottenTopicsData: [],
-  rackId: '',
-  ...overrides,
-});
 
 test('idempotent produce, fetch back, retry dedup across a restart', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'spool-e2e-'));

@@ -25,11 +25,9 @@ import { loadStartProperties } from '../../src/cli/start.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { realEnv } from '../../src/io/env.js';
 import { ConfigResourceType } from '../../src/metadata/delta.js';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { BATCH_FIELD, writeCrc } from '../../src/protocol/records/batch.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../../src/protocol/schemas/02-list-offsets.js';
@@ -38,22 +36,10 @@ import { AlterConfigs } from '../../src/protocol/schemas/33-alter-configs.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
 import { startBroker, type RunningBroker } from '../../src/server/broker.js';
 import { silentLogger } from '../../src/server/logger.js';
-import { WireClient } from './wire-client.js';
+import { WireClient, call, fetchBody, produceBody } from './wire-client.js';
 
 const LONG_MAX = '9223372036854775807';
 const BEYOND_2_53 = '9007199254740993';
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'int64-test' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  return decoded.body;
-}
-
 async function describe(client: WireClient, resourceType: number, resourceName: string, keys: string[]): Promise<Record<string, string | null>> {
   const response = await call(client, DescribeConfigs, 4, {
     resources: [{ resourceType, resourceName, configurationKeys: keys }],
@@ -162,19 +148,6 @@ test('CreateTopics, AlterConfigs and IncrementalAlterConfigs accept Long.MAX_VAL
   assert.equal(tooBig.responses[0]!.errorCode, ErrorCode.INVALID_CONFIG, 'one past Long.MAX_VALUE is refused, as Java refuses it');
 });
 
-const fetchBody = (topic: string, fetchOffset: number) => ({
-  replicaId: -1,
-  maxWaitMs: 0,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  sessionId: 0,
-  sessionEpoch: -1,
-  topics: [{ topic, partitions: [{ partition: 0, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }],
-  forgottenTopicsData: [],
-  rackId: '',
-});
-
 const listOffsetsBody = (topic: string, timestamp: number) => ({
   replicaId: -1,
   isolationLevel: 0,
@@ -199,13 +172,6 @@ function nanosecondBatch(nanos: bigint): Buffer {
   writeCrc(batch, 0);
   return batch;
 }
-
-const produceBody = (topic: string, records: Buffer) => ({
-  transactionalId: null,
-  acks: -1,
-  timeoutMs: 5000,
-  topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
-});
 
 test('nanosecond timestamps: refused or accepted as Kafka decides, stored exactly, listed by timestamp, kept across a restart', async (t) => {
   const nanos = 1_733_000_000_123_456_789n;

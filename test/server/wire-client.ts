@@ -2,7 +2,10 @@
  * A bare Kafka wire client for tests: sends frames built with Spool's
  * encoder over real TCP and hands back response frames in arrival order.
  */
+import assert from 'node:assert/strict';
 import { realNetwork, type Connection } from '../../src/io/net.js';
+import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
+import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 
 export class WireClient {
   private buffered = Buffer.alloc(0);
@@ -59,3 +62,40 @@ export class WireClient {
     this.connection.destroy();
   }
 }
+
+let correlationId = 0;
+
+/** Sends one request and returns its decoded response; fails if the broker closed the connection instead. */
+export async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
+  const id = ++correlationId;
+  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
+  const frame = await client.next();
+  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
+  const decoded = decodeResponse(api, version, frame);
+  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
+  assert.equal(decoded.correlationId, id);
+  return decoded.body;
+}
+
+/** A Produce body for partition 0 of `topic`. */
+export const produceBody = (topic: string, records: Buffer, acks = -1) => ({
+  transactionalId: null,
+  acks,
+  timeoutMs: 5000,
+  topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+});
+
+/** A Fetch body (v12 and below) for partition 0 of `topic`, answered at once. */
+export const fetchBody = (topic: string, fetchOffset: number, overrides: Record<string, unknown> = {}) => ({
+  replicaId: -1,
+  maxWaitMs: 0,
+  minBytes: 1,
+  maxBytes: 1 << 20,
+  isolationLevel: 0,
+  sessionId: 0,
+  sessionEpoch: -1,
+  topics: [{ topic, partitions: [{ partition: 0, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 }] }],
+  forgottenTopicsData: [],
+  rackId: '',
+  ...overrides,
+});
