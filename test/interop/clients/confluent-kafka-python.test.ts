@@ -1,6 +1,8 @@
 /**
- * confluent-kafka-python (Debian's python3-confluent-kafka over librdkafka)
- * against a real Spool process: AdminClient create/list/describe/delete,
+ * confluent-kafka-python against a real Spool process, twice: on Debian's
+ * python3-confluent-kafka (librdkafka 2.0.2) and on confluent-kafka from PyPI
+ * (the venv of test/interop/groups/ci-setup.sh; its wheel bundles a current
+ * librdkafka, 2.16 at the pin). Each: AdminClient create/list/describe/delete,
  * idempotent produce under every codec with headers and explicit timestamps,
  * consume by assignment from the beginning, offsets_for_times.
  * Driver: test/interop/python/confluent_driver.py.
@@ -8,17 +10,31 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runClientScenario } from './harness.js';
-import { pythonHas, runPythonDriver } from './python.js';
+import { DEBIAN_PYTHON, PYPI_PYTHON, pythonHas, runPythonDriver } from './python.js';
 import { CODECS, missingToolSkip } from './scenario.js';
 
-test('confluent-kafka-python (librdkafka): admin, idempotent produce in every codec, consume by assignment, offsets by timestamp', { timeout: 120_000 }, async (t) => {
+const SCENARIO = 'admin, idempotent produce in every codec, consume by assignment, offsets by timestamp';
+
+async function confluentScenario(client: string, python: string): Promise<string> {
+  return runClientScenario({
+    client,
+    capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
+    run: (spec, path) => runPythonDriver('confluent_driver.py', spec, path, { python }),
+    delete: (spec, path) => runPythonDriver('confluent_driver.py', spec, path, { python }),
+  });
+}
+
+test(`confluent-kafka-python (Debian, librdkafka 2.0): ${SCENARIO}`, { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(pythonHas(['confluent_kafka']), 'python3-confluent-kafka not installed: run test/interop/python/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
-  const client = await runClientScenario({
-    client: 'confluent-kafka-python',
-    capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
-    run: (spec, path) => runPythonDriver('confluent_driver.py', spec, path),
-    delete: (spec, path) => runPythonDriver('confluent_driver.py', spec, path),
-  });
-  assert.match(client, /^confluent-kafka-python .*librdkafka/);
+  const client = await confluentScenario('confluent-kafka-python', DEBIAN_PYTHON);
+  assert.match(client, /^confluent-kafka-python .*librdkafka 2\.0\./);
+});
+
+test(`confluent-kafka-python (PyPI, current librdkafka): ${SCENARIO}`, { timeout: 120_000 }, async (t) => {
+  const skip = missingToolSkip(pythonHas(['confluent_kafka'], PYPI_PYTHON), `${PYPI_PYTHON} cannot import confluent_kafka: run test/interop/groups/ci-setup.sh`);
+  if (skip !== undefined) return t.skip(skip);
+  const client = await confluentScenario('confluent-kafka-python-pypi', PYPI_PYTHON);
+  t.diagnostic(client);
+  assert.match(client, /^confluent-kafka-python 2\.\d+\.\d+, librdkafka 2\.(1[5-9]|[2-9]\d)\./);
 });

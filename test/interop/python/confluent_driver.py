@@ -6,7 +6,8 @@ topic; one idempotent Producer per codec (murmur2_random: Java's partitioner
 for keyed records) sends keyed records with headers and explicit timestamps
 and flushes; a Consumer without group.id reads each partition from the
 beginning by assign(); offsets_for_times answers the spec's queries.
-Phase "delete": list, describe, delete, list again.
+Phase "delete": list, describe (describe_topics where the library has it,
+2.3 and later; else the topic's metadata), delete, list again.
 """
 import json
 import sys
@@ -103,10 +104,17 @@ def run(spec):
             "consumed": consumed, "offsetsForTimes": answers, "produceStartMs": start, "produceEndMs": end}
 
 
+def described_partitions(admin, topic):
+    if hasattr(admin, "describe_topics"):
+        futures = admin.describe_topics(confluent_kafka.TopicCollection([topic]), request_timeout=TIMEOUT_S)
+        return len(futures[topic].result(timeout=TIMEOUT_S).partitions)
+    return len(admin.list_topics(topic, timeout=TIMEOUT_S).topics[topic].partitions)
+
+
 def delete(spec):
     admin = AdminClient({"bootstrap.servers": spec["bootstrap"]})
     before = topic_names(admin)
-    described = len(admin.list_topics(spec["topic"], timeout=TIMEOUT_S).topics[spec["topic"]].partitions)
+    described = described_partitions(admin, spec["topic"])
     wait_all(admin.delete_topics([spec["topic"]]))
     return {"topicsBefore": before, "describedPartitions": described, "topicsAfter": topic_names(admin)}
 
