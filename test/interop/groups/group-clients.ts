@@ -9,11 +9,11 @@
  *   java           java/GroupConsumer.java on kafka-clients 4.4.0 (test/interop/java-client/lib)
  *   franz-go       go/main.go, built into go/bin/franz-group
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasCommand } from '../clients/harness.js';
+import { DEBIAN_PYTHON, PYPI_PYTHON, pythonHas } from '../clients/python.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import type { GroupClient } from './group-scenario.js';
 import type { MemberConfig } from './members.js';
@@ -21,8 +21,6 @@ import type { MemberConfig } from './members.js';
 /** test/interop/groups/ in the source tree (this file runs from dist/test/interop/groups/). */
 export const GROUPS_DIR = fileURLToPath(new URL('../../../../test/interop/groups/', import.meta.url));
 const JAVA_LIB = fileURLToPath(new URL('../../../../test/interop/java-client/lib/', import.meta.url));
-const DEBIAN_PYTHON = '/usr/bin/python3';
-export const VENV_PYTHON = join(GROUPS_DIR, 'venv', 'bin', 'python3');
 const PYTHON_DRIVER = join(GROUPS_DIR, 'python', 'group_consumer.py');
 const JAVA_CLASSES = join(GROUPS_DIR, 'java', 'classes');
 const FRANZ = join(GROUPS_DIR, 'go', 'bin', 'franz-group');
@@ -42,7 +40,7 @@ export function kafkajsClient(): GroupClient {
 
 /** confluent-kafka-python on Debian's librdkafka (classic only) or, with `pypi`, from PyPI in venv/. */
 export function confluentClient(protocol: Protocol, assignor: string | null, pypi: boolean): GroupClient {
-  const python = pypi ? VENV_PYTHON : DEBIAN_PYTHON;
+  const python = pypi ? PYPI_PYTHON : DEBIAN_PYTHON;
   return {
     name: `confluent${pypi ? '-pypi' : ''}-${protocol}-${assignor ?? 'default'}`, protocol, assignor,
     clientPattern: /^confluent-kafka-python \d+\.\d+\.\d+, librdkafka \d+\.\d+\.\d+/,
@@ -85,14 +83,5 @@ export function franzClient(protocol: Protocol, assignor: string | null): GroupC
 
 /** A skip message unless `python` imports `module` (throws with CI=true). */
 function pythonMissing(python: string, module: string): string | undefined {
-  return missingToolSkip(pythonHas(python, module), `${python} cannot import ${module}: run ${SETUP}`);
-}
-
-function pythonHas(python: string, module: string): boolean {
-  try {
-    execFileSync(python, ['-c', `import ${module}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return missingToolSkip(pythonHas([module], python), `${python} cannot import ${module}: run ${SETUP}`);
 }

@@ -93,6 +93,12 @@ def topic_names(admin):
     return sorted(admin.list_topics(timeout=TIMEOUT_S).topics.keys())
 
 
+def client_name():
+    version = confluent_kafka.version()  # a (text, number) tuple before 2.x's string
+    text_version = version if isinstance(version, str) else version[0]
+    return "confluent-kafka-python %s, librdkafka %s" % (text_version, confluent_kafka.libversion()[0])
+
+
 def run(spec):
     admin = AdminClient({"bootstrap.servers": spec["bootstrap"]})
     wait_all(admin.create_topics([NewTopic(spec["topic"], spec["partitions"], 1)]))
@@ -100,7 +106,7 @@ def run(spec):
     produce(spec)
     end = now_ms()
     consumed, answers = consume(spec)
-    return {"client": "confluent-kafka-python %s, librdkafka %s" % (confluent_kafka.version()[0], confluent_kafka.libversion()[0]),
+    return {"client": client_name(),
             "consumed": consumed, "offsetsForTimes": answers, "produceStartMs": start, "produceEndMs": end}
 
 
