@@ -1,0 +1,26 @@
+/**
+ * @confluentinc/kafka-javascript (npm, Node; librdkafka 2.15 built from the
+ * package's sources by test/interop/kafka-javascript/ci-setup.sh) against a
+ * real Spool process: AdminClient create/list/describe/delete, idempotent
+ * produce under every codec with headers and explicit timestamps, consume by
+ * assignment from the beginning, offsetsForTimes.
+ * Driver: test/interop/kafka-javascript/driver.ts, as its own process.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KAFKA_JAVASCRIPT_DRIVER, kafkaJavascriptMissing } from '../kafka-javascript/addon.js';
+import { runClientScenario } from './harness.js';
+import { CODECS, runDriver } from './scenario.js';
+
+test('@confluentinc/kafka-javascript (librdkafka 2.15): admin, idempotent produce in every codec, consume by assignment, offsets by timestamp', { timeout: 120_000 }, async (t) => {
+  const skip = kafkaJavascriptMissing();
+  if (skip !== undefined) return t.skip(skip);
+  const client = await runClientScenario({
+    client: 'kafka-javascript',
+    capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
+    run: (spec, path) => runDriver(process.execPath, [KAFKA_JAVASCRIPT_DRIVER], spec, path),
+    delete: (spec, path) => runDriver(process.execPath, [KAFKA_JAVASCRIPT_DRIVER], spec, path),
+  });
+  t.diagnostic(client);
+  assert.match(client, /^@confluentinc\/kafka-javascript 1\.(1\d|[2-9]\d)\.\d+, librdkafka 2\.(1[5-9]|[2-9]\d)\./);
+});
