@@ -3,6 +3,8 @@
  * start one member process) plus what it needs installed. Built or installed
  * by test/interop/groups/ci-setup.sh:
  *   kafkajs        kafkajs-member.ts (npm kafkajs), compiled with the tests
+ *   kafka-javascript kafka-javascript-member.ts (npm @confluentinc/kafka-javascript, compiled with the
+ *                  tests; its addon built by test/interop/kafka-javascript/ci-setup.sh)
  *   confluent      python/group_consumer.py on Debian's python3-confluent-kafka (librdkafka 2.0)
  *   confluent-pypi the same driver in venv/ with confluent-kafka from PyPI (a librdkafka with KIP-848)
  *   kafka-python   python/group_consumer.py on Debian's python3-kafka
@@ -13,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasCommand } from '../clients/harness.js';
+import { KAFKA_JAVASCRIPT_MEMBER, kafkaJavascriptMissing } from '../kafka-javascript/addon.js';
 import { DEBIAN_PYTHON, PYPI_PYTHON, pythonHas } from '../clients/python.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import type { GroupClient } from './group-scenario.js';
@@ -35,6 +38,17 @@ export function kafkajsClient(): GroupClient {
     name: 'kafkajs', protocol: 'classic', assignor: null, clientPattern: /^kafkajs 2\./, expectedAssignor: 'RoundRobinAssigner',
     missing: () => missingToolSkip(existsSync(KAFKAJS_MEMBER), 'kafkajs member not compiled (npx tsc -p .)'),
     command: (config) => ({ file: process.execPath, args: [KAFKAJS_MEMBER, json(config)] }),
+  };
+}
+
+/** @confluentinc/kafka-javascript (librdkafka 2.15): classic or KIP-848. */
+export function kafkaJavascriptClient(protocol: Protocol, assignor: string | null): GroupClient {
+  return {
+    name: `kafka-javascript-${protocol}-${assignor ?? 'default'}`, protocol, assignor,
+    clientPattern: /^@confluentinc\/kafka-javascript \d+\.\d+\.\d+, librdkafka \d+\.\d+\.\d+/,
+    expectedAssignor: assignor ?? (protocol === 'consumer' ? 'uniform' : 'range'),
+    missing: kafkaJavascriptMissing,
+    command: (config) => ({ file: process.execPath, args: [KAFKA_JAVASCRIPT_MEMBER, json(config)] }),
   };
 }
 

@@ -1,0 +1,91 @@
+/**
+ * A group member for the group interop tests, written with
+ * @confluentinc/kafka-javascript's librdkafka-style KafkaConsumer (the addon
+ * built by test/interop/kafka-javascript/ci-setup.sh). Run as its own process:
+ * `node dist/test/interop/groups/kafka-javascript-member.js '<config json>'`
+ * (config as in members.ts's MemberConfig).
+ *
+ * Classic protocol (session.timeout.ms, heartbeat.interval.ms,
+ * partition.assignment.strategy) or group.protocol=consumer (KIP-848,
+ * group.remote.assignor). librdkafka applies every rebalance itself (no
+ * rebalance callback). Auto-commit is off: after each consume call the member
+ * prints its assignment when it changed, one line per record, and then commits
+ * exactly those records (next offset per partition) with commitSync. SIGTERM
+ * disconnects (closes the consumer, leaving the group) and exits 0.
+ */
+import kafka from '@confluentinc/kafka-javascript';
+import { call, kafkaJavascriptName } from '../kafka-javascript/rdkafka.js';
+import type { MemberConfig } from './members.js';
+
+const CONSUME_BATCH = 500;
+/** How long one consume call waits for records: the member re-checks SIGTERM in between. */
+const CONSUME_WAIT_MS = 200;
+
+function emit(event: string, fields: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
+}
+
+function consumerConfig(config: MemberConfig): kafka.ConsumerGlobalConfig {
+  const common: kafka.ConsumerGlobalConfig = {
+    'bootstrap.servers': config.bootstrap,
+    'group.id': config.group,
+    'client.id': config.clientId,
+    'enable.auto.commit': false,
+    'group.protocol': config.protocol,
+  };
+  if (config.protocol === 'consumer') return config.assignor === null ? common : { ...common, 'group.remote.assignor': config.assignor };
+  return {
+    ...common,
+    'session.timeout.ms': config.sessionTimeoutMs,
+    'heartbeat.interval.ms': config.heartbeatIntervalMs,
+    ...(config.assignor === null ? {} : { 'partition.assignment.strategy': config.assignor }),
+  };
+}
+
+/** Next offset per partition for the records just printed. */
+function nextOffsets(messages: readonly kafka.Message[]): [number, number][] {
+  const next = new Map<number, number>();
+  for (const message of messages) next.set(message.partition, Math.max(next.get(message.partition) ?? 0, message.offset + 1));
+  return [...next].sort((a, b) => a[0] - b[0]);
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[process.argv.length - 1]!) as MemberConfig;
+  let stopping = false;
+  process.on('SIGTERM', () => { stopping = true; });
+  const consumer = new kafka.KafkaConsumer(consumerConfig(config), { 'auto.offset.reset': 'earliest' });
+  consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
+  emit('started', { client: kafkaJavascriptName() });
+  await call((done) => consumer.connect({}, done));
+  consumer.subscribe([config.topic]);
+  let shown: string | undefined;
+  while (!stopping) {
+    const messages = await call<kafka.Message[]>((done) => consumer.consume(CONSUME_BATCH, done)).catch((error: unknown) => {
+      emit('clientError', { message: String(error) });
+      return [];
+    });
+    // The assignment first: records of a partition assigned during this call follow its line.
+    const assigned = consumer.assignments().map((tp) => tp.partition).sort((a, b) => a - b);
+    if (JSON.stringify(assigned) !== shown) {
+      shown = JSON.stringify(assigned);
+      emit('assignment', { partitions: assigned });
+    }
+    for (const message of messages) emit('record', { partition: message.partition, offset: message.offset });
+    if (messages.length === 0) continue;
+    const offsets = nextOffsets(messages);
+    try {
+      consumer.commitSync(offsets.map(([partition, offset]) => ({ topic: config.topic, partition, offset })));
+      emit('committed', { offsets });
+    } catch (error) {
+      emit('commitFailed', { message: String(error), offsets });
+    }
+  }
+  await call((done) => consumer.disconnect(done));
+  emit('closed');
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`kafka-javascript-member: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
