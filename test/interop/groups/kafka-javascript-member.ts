@@ -13,8 +13,7 @@
  * exactly those records (next offset per partition) with commitSync. SIGTERM
  * disconnects (closes the consumer, leaving the group) and exits 0.
  */
-import kafka from '@confluentinc/kafka-javascript';
-import { call, kafkaJavascriptName } from '../kafka-javascript/rdkafka.js';
+import { call, kafka, kafkaJavascriptName, type Config, type Message } from '../kafka-javascript/rdkafka.js';
 import type { MemberConfig } from './members.js';
 
 const CONSUME_BATCH = 500;
@@ -25,8 +24,8 @@ function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
 }
 
-function consumerConfig(config: MemberConfig): kafka.ConsumerGlobalConfig {
-  const common: kafka.ConsumerGlobalConfig = {
+function consumerConfig(config: MemberConfig): Config {
+  const common: Config = {
     'bootstrap.servers': config.bootstrap,
     'group.id': config.group,
     'client.id': config.clientId,
@@ -43,7 +42,7 @@ function consumerConfig(config: MemberConfig): kafka.ConsumerGlobalConfig {
 }
 
 /** Next offset per partition for the records just printed. */
-function nextOffsets(messages: readonly kafka.Message[]): [number, number][] {
+function nextOffsets(messages: readonly Message[]): [number, number][] {
   const next = new Map<number, number>();
   for (const message of messages) next.set(message.partition, Math.max(next.get(message.partition) ?? 0, message.offset + 1));
   return [...next].sort((a, b) => a[0] - b[0]);
@@ -60,7 +59,7 @@ async function main(): Promise<void> {
   consumer.subscribe([config.topic]);
   let shown: string | undefined;
   while (!stopping) {
-    const messages = await call<kafka.Message[]>((done) => consumer.consume(CONSUME_BATCH, done)).catch((error: unknown) => {
+    const messages = await call<Message[]>((done) => consumer.consume(CONSUME_BATCH, done)).catch((error: unknown) => {
       emit('clientError', { message: String(error) });
       return [];
     });

@@ -15,9 +15,8 @@
  * DescribeTopics), deleteTopic, listTopics. Prints one JSON object.
  */
 import { readFileSync } from 'node:fs';
-import kafka from '@confluentinc/kafka-javascript';
 import type { ConsumedRecord, DriverDelete, DriverRun, Header, Spec, SpecBatch } from '../clients/scenario.js';
-import { call, kafkaJavascriptName } from './rdkafka.js';
+import { call, kafka, kafkaJavascriptName, type Message, type TopicPartitionOffset } from './rdkafka.js';
 
 const TIMEOUT_MS = 30_000;
 const CONSUME_BATCH = 500;
@@ -28,7 +27,7 @@ async function produceBatch(spec: Spec, batch: SpecBatch): Promise<void> {
   const producer = new kafka.Producer({
     'bootstrap.servers': spec.bootstrap,
     'enable.idempotence': spec.idempotent,
-    'acks': -1,
+    'acks': 'all',
     'compression.codec': batch.codec,
     'partitioner': 'murmur2_random',
     'linger.ms': 5,
@@ -36,9 +35,15 @@ async function produceBatch(spec: Spec, batch: SpecBatch): Promise<void> {
   });
   const failures: string[] = [];
   let delivered = 0;
-  producer.on('delivery-report', (error) => {
-    if (error !== null && error !== undefined) failures.push(String(error.message));
-    delivered++;
+  // Delivery reports reach JS through the addon's own dispatcher, possibly after flush's callback.
+  const allDelivered = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${batch.codec}: ${delivered} of ${batch.records.length} delivery reports`)), TIMEOUT_MS);
+    producer.on('delivery-report', (error) => {
+      if (error !== null && error !== undefined) failures.push(String(error.message));
+      if (++delivered < batch.records.length) return;
+      clearTimeout(timer);
+      resolve();
+    });
   });
   await call((done) => producer.connect({ timeout: TIMEOUT_MS }, done));
   producer.setPollInterval(10);
@@ -47,10 +52,9 @@ async function produceBatch(spec: Spec, batch: SpecBatch): Promise<void> {
     producer.produce(spec.topic, null, Buffer.from(record.value), Buffer.from(record.key), record.timestamp ?? undefined, undefined, headers);
   }
   await call((done) => producer.flush(TIMEOUT_MS, (error) => done(error, undefined)));
+  await allDelivered;
   await call((done) => producer.disconnect(done));
-  if (failures.length > 0 || delivered !== batch.records.length) {
-    throw new Error(`${batch.codec}: ${delivered} of ${batch.records.length} delivery reports, failures ${JSON.stringify(failures)}`);
-  }
+  if (failures.length > 0) throw new Error(`${batch.codec}: delivery failed: ${JSON.stringify(failures)}`);
 }
 
 function text(data: Buffer | string | null | undefined): string | null {
@@ -64,7 +68,7 @@ async function consume(spec: Spec): Promise<{ consumed: ConsumedRecord[]; answer
   consumer.assign(partitions.map((partition) => ({ topic: spec.topic, partition, offset: OFFSET_BEGINNING })));
   const consumed: ConsumedRecord[] = [];
   for (const deadline = Date.now() + TIMEOUT_MS; consumed.length < spec.expectedCount && Date.now() < deadline;) {
-    const messages = await call<kafka.Message[]>((done) => consumer.consume(CONSUME_BATCH, done));
+    const messages = await call<Message[]>((done) => consumer.consume(CONSUME_BATCH, done));
     for (const message of messages) {
       consumed.push({
         partition: message.partition,
@@ -79,7 +83,7 @@ async function consume(spec: Spec): Promise<{ consumed: ConsumedRecord[]; answer
   const answers: DriverRun['offsetsForTimes'] = [];
   for (const timestamp of spec.timestampQueries) {
     const query = partitions.map((partition) => ({ topic: spec.topic, partition, offset: timestamp }));
-    const found = await call<kafka.TopicPartitionOffset[]>((done) => consumer.offsetsForTimes(query, TIMEOUT_MS, done));
+    const found = await call<TopicPartitionOffset[]>((done) => consumer.offsetsForTimes(query, TIMEOUT_MS, done));
     answers.push(...found.map((answer) => ({ timestamp, partition: answer.partition, offset: answer.offset })));
   }
   await call((done) => consumer.disconnect(done));
@@ -101,7 +105,7 @@ async function remove(spec: Spec): Promise<DriverDelete> {
   const admin = kafka.AdminClient.create({ 'bootstrap.servers': spec.bootstrap });
   const list = (): Promise<string[]> => call<string[]>((done) => admin.listTopics({ timeout: TIMEOUT_MS }, done)).then((topics) => topics.sort());
   const topicsBefore = await list();
-  const [described] = await call<kafka.TopicDescription[]>((done) => admin.describeTopics([spec.topic], { timeout: TIMEOUT_MS }, done));
+  const [described] = await call<{ partitions: unknown[] }[]>((done) => admin.describeTopics([spec.topic], { timeout: TIMEOUT_MS }, done));
   await call((done) => admin.deleteTopic(spec.topic, TIMEOUT_MS, (error) => done(error, undefined)));
   const topicsAfter = await list();
   admin.disconnect();
