@@ -15,6 +15,7 @@ import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../client/c
 import type { TopicPartition } from '../client/cluster.js';
 import { applyConsumerProperties, parseIsolationLevel } from './client-config.js';
 import { CliError, collect, DEFAULT_BOOTSTRAP_SERVER, parseKeyValues, type CliIo } from './io.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 interface ConsumeFlags {
   bootstrapServer: string;
@@ -157,7 +158,7 @@ export function consumePlan(flags: ConsumeFlags): ConsumePlan {
 function rewindUnprinted(consumer: Consumer, unprinted: readonly ConsumerRecord[]): void {
   const first = new Map<string, ConsumerRecord>();
   for (const record of unprinted) {
-    const key = `${record.topic}\u0000${record.partition}`;
+    const key = topicPartitionKey(record);
     if (!first.has(key)) first.set(key, record);
   }
   for (const record of first.values()) consumer.seek({ topic: record.topic, partition: record.partition }, record.offset);

@@ -22,6 +22,7 @@ import type { OffsetAndMetadata } from '../client/group-coordinator.js';
 import { javaHashOrder, javaStringHash, javaTopicPartitionHash } from '../client/group-sticky-assignor.js';
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import { CliError, collect, DEFAULT_BOOTSTRAP_SERVER, type CliIo } from './io.js';
+import { parseTopicPartitionKey, topicPartitionKey } from '../protocol/topic-partition.js';
 
 interface GroupsFlags {
   bootstrapServer: string;
@@ -321,21 +322,21 @@ const byTopicPartition = (a: TopicPartition, b: TopicPartition): number => (a.to
 
 /** Kafka's collectGroupsOffsets: members with partitions (most first), then committed partitions no member holds. */
 async function offsetRows(admin: Admin, description: ConsumerGroupDescription): Promise<OffsetRow[]> {
-  const committed = new Map((await admin.listConsumerGroupOffsets(description.groupId)).map((o) => [`${o.topic}\u0000${o.partition}`, o]));
+  const committed = new Map((await admin.listConsumerGroupOffsets(description.groupId)).map((o) => [topicPartitionKey(o), o]));
   const members = description.members.filter((m) => m.assignment.length > 0).sort((a, b) => b.assignment.length - a.assignment.length);
-  const assigned = new Set(members.flatMap((m) => m.assignment.map((tp) => `${tp.topic}\u0000${tp.partition}`)));
-  const unassigned = [...committed.values()].filter((o) => !assigned.has(`${o.topic}\u0000${o.partition}`));
+  const assigned = new Set(members.flatMap((m) => m.assignment.map((tp) => topicPartitionKey(tp))));
+  const unassigned = [...committed.values()].filter((o) => !assigned.has(topicPartitionKey(o)));
   const everything = [...members.flatMap((m) => m.assignment), ...unassigned];
   const ends = await logEndOffsets(admin, everything);
   const row = (tp: TopicPartition, who: { consumerId: string; host: string; clientId: string }): OffsetRow => {
-    const offset = committed.get(`${tp.topic}\u0000${tp.partition}`);
+    const offset = committed.get(topicPartitionKey(tp));
     return {
       group: description.groupId,
       topic: tp.topic,
       partition: tp.partition,
       leaderEpoch: offset === undefined || offset.leaderEpoch < 0 ? null : offset.leaderEpoch,
       offset: offset?.offset ?? null,
-      logEndOffset: ends.get(`${tp.topic}\u0000${tp.partition}`) ?? null,
+      logEndOffset: ends.get(topicPartitionKey(tp)) ?? null,
       ...who,
     };
   };
@@ -352,11 +353,11 @@ async function logEndOffsets(admin: Admin, partitions: readonly TopicPartition[]
   const led = new Set<string>();
   for (const topic of topics) {
     const described = await admin.describeTopics([topic]).catch(() => []);
-    for (const d of described) for (const p of d.partitions) if (p.leader >= 0) led.add(`${d.name}\u0000${p.partition}`);
+    for (const d of described) for (const p of d.partitions) if (p.leader >= 0) led.add(topicPartitionKey({ topic: d.name, partition: p.partition }));
   }
-  const queries = partitions.filter((tp) => led.has(`${tp.topic}\u0000${tp.partition}`));
+  const queries = partitions.filter((tp) => led.has(topicPartitionKey(tp)));
   if (queries.length === 0) return out;
-  for (const listed of await admin.listOffsets(queries.map((tp) => ({ ...tp, spec: 'latest' as const })))) out.set(`${listed.topic}\u0000${listed.partition}`, listed.offset);
+  for (const listed of await admin.listOffsets(queries.map((tp) => ({ ...tp, spec: 'latest' as const })))) out.set(topicPartitionKey(listed), listed.offset);
   return out;
 }
 
@@ -498,18 +499,18 @@ async function deleteOffsets(admin: Admin, flags: GroupsFlags, io: CliIo): Promi
       partitions.push(...described!.partitions.map((p) => ({ topic: arg, partition: p.partition })));
     } catch (error) {
       if (!(error instanceof KafkaError)) throw error;
-      results.set(`${arg}\u0000-1`, { tp: { topic: arg, partition: -1 }, error: new KafkaError(error.code) });
+      results.set(topicPartitionKey({ topic: arg, partition: -1 }), { tp: { topic: arg, partition: -1 }, error: new KafkaError(error.code) });
     }
   }
-  const unique = [...new Map(partitions.map((tp) => [`${tp.topic}\u0000${tp.partition}`, tp])).values()];
+  const unique = [...new Map(partitions.map((tp) => [topicPartitionKey(tp), tp])).values()];
   const outcome = unique.length === 0 ? { errorCode: ErrorCode.NONE, partitions: new Map<string, number>() } : await admin.deleteConsumerGroupOffsets(groupId, unique);
   for (const tp of unique) {
-    const key = `${tp.topic}\u0000${tp.partition}`;
+    const key = topicPartitionKey(tp);
     const code = outcome.errorCode !== ErrorCode.NONE ? outcome.errorCode : outcome.partitions.get(key) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     results.set(key, { tp, error: code === ErrorCode.NONE ? null : new KafkaError(code) });
   }
   // As Kafka's tool: the request's outcome (its first failure) decides the summary; topics that were not found only get rows.
-  const requested = unique.map((tp) => results.get(`${tp.topic}\u0000${tp.partition}`)!);
+  const requested = unique.map((tp) => results.get(topicPartitionKey(tp))!);
   const topLevel = outcome.errorCode !== ErrorCode.NONE ? outcome.errorCode : requested.find((r) => r.error !== null)?.error?.code ?? ErrorCode.NONE;
   printDeleteOffsetsOutcome(io, groupId, topLevel, [...results.values()]);
 }
@@ -556,7 +557,7 @@ async function resetOffsets(admin: Admin, flags: GroupsFlags, io: CliIo): Promis
   }
   const ordered = javaHashOrder([...results.keys()], javaStringHash).map((groupId) => {
     const { tps, plan } = results.get(groupId)!;
-    return { groupId, rows: javaHashOrder(tps, javaTopicPartitionHash).map((tp) => ({ ...tp, offset: plan.get(`${tp.topic}\u0000${tp.partition}`)! })) };
+    return { groupId, rows: javaHashOrder(tps, javaTopicPartitionHash).map((tp) => ({ ...tp, offset: plan.get(topicPartitionKey(tp))! })) };
   });
   if (flags.export === true) {
     const single = flags.group.length === 1;
@@ -577,7 +578,7 @@ export function formatResetPlan(groups: readonly { groupId: string; rows: readon
 }
 
 async function resetInactiveGroup(admin: Admin, flags: GroupsFlags, io: CliIo, groupId: string): Promise<{ tps: TopicPartition[]; plan: ResetPlan }> {
-  const committed = new Map((await admin.listConsumerGroupOffsets(groupId)).map((o) => [`${o.topic}\u0000${o.partition}`, o]));
+  const committed = new Map((await admin.listConsumerGroupOffsets(groupId)).map((o) => [topicPartitionKey(o), o]));
   let tps: TopicPartition[];
   if (flags.allTopics === true) tps = [...committed.values()].map((o) => ({ topic: o.topic, partition: o.partition }));
   else if (flags.topic.length > 0) tps = await partitionsToReset(admin, flags.topic);
@@ -585,17 +586,13 @@ async function resetInactiveGroup(admin: Admin, flags: GroupsFlags, io: CliIo, g
   else throw new CliError('One of the reset scopes should be defined: --all-topics, --topic.');
   await checkPartitionsValid(admin, tps);
   const plan = await prepareReset(admin, flags, io, groupId, tps, committed);
-  const planned = flags.fromFile !== undefined && tps.length === 0 ? [...plan.keys()].map(splitKey) : tps.filter((tp) => plan.has(`${tp.topic}\u0000${tp.partition}`));
+  const planned = flags.fromFile !== undefined && tps.length === 0 ? [...plan.keys()].map(parseTopicPartitionKey) : tps.filter((tp) => plan.has(topicPartitionKey(tp)));
   if (flags.execute === true && flags.dryRun !== true && planned.length > 0) {
-    await admin.alterConsumerGroupOffsets(groupId, planned.map((tp) => ({ ...tp, offset: plan.get(`${tp.topic}\u0000${tp.partition}`)! })));
+    await admin.alterConsumerGroupOffsets(groupId, planned.map((tp) => ({ ...tp, offset: plan.get(topicPartitionKey(tp))! })));
   }
   return { tps: planned, plan };
 }
 
-const splitKey = (key: string): TopicPartition => {
-  const [topic, partition] = key.split('\u0000');
-  return { topic: topic!, partition: Number(partition) };
-};
 
 /** --topic arguments: `t:0,1` names partitions, `t` means all of t's partitions. */
 async function partitionsToReset(admin: Admin, args: readonly string[]): Promise<TopicPartition[]> {
@@ -615,25 +612,24 @@ async function checkPartitionsValid(admin: Admin, tps: readonly TopicPartition[]
   if (tps.length === 0) return;
   const topics = [...new Set(tps.map((tp) => tp.topic))];
   const described = await admin.describeTopics(topics).catch((error: unknown) => { throw toolError(error); });
-  const exists = new Map(described.flatMap((d) => d.partitions.map((p) => [`${d.name}\u0000${p.partition}`, p.leader] as const)));
-  const missing = tps.filter((tp) => !exists.has(`${tp.topic}\u0000${tp.partition}`));
+  const exists = new Map(described.flatMap((d) => d.partitions.map((p) => [topicPartitionKey({ topic: d.name, partition: p.partition }), p.leader] as const)));
+  const missing = tps.filter((tp) => !exists.has(topicPartitionKey(tp)));
   if (missing.length > 0) throw new ToolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The partitions "${missing.map((tp) => `${tp.topic}-${tp.partition}`).join(',')}" do not exist`);
-  const leaderless = tps.filter((tp) => exists.get(`${tp.topic}\u0000${tp.partition}`)! < 0);
+  const leaderless = tps.filter((tp) => exists.get(topicPartitionKey(tp))! < 0);
   if (leaderless.length > 0) throw new ToolError(ErrorCode.LEADER_NOT_AVAILABLE, `The partitions "${leaderless.map((tp) => `${tp.topic}-${tp.partition}`).join(',')}" have no leader`);
 }
 
 async function listedOffsets(admin: Admin, tps: readonly TopicPartition[], spec: 'earliest' | 'latest' | number): Promise<Map<string, number>> {
   if (tps.length === 0) return new Map();
   const listed = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec })));
-  return new Map(listed.map((l) => [`${l.topic}\u0000${l.partition}`, l.offset]));
+  return new Map(listed.map((l) => [topicPartitionKey(l), l.offset]));
 }
 
 /** Kafka's scenarios, in its order of precedence. */
 async function prepareReset(admin: Admin, flags: GroupsFlags, io: CliIo, groupId: string, tps: readonly TopicPartition[], committed: ReadonlyMap<string, TopicPartition & OffsetAndMetadata>): Promise<ResetPlan> {
-  const key = (tp: TopicPartition): string => `${tp.topic}\u0000${tp.partition}`;
   if (flags.toOffset !== undefined) {
     const offset = parseLong(flags.toOffset, 'to-offset');
-    return clampToLog(admin, io, new Map(tps.map((tp) => [key(tp), offset])));
+    return clampToLog(admin, io, new Map(tps.map((tp) => [topicPartitionKey(tp), offset])));
   }
   if (flags.toEarliest === true) return listedOffsets(admin, tps, 'earliest');
   if (flags.toLatest === true) return listedOffsets(admin, tps, 'latest');
@@ -641,9 +637,9 @@ async function prepareReset(admin: Admin, flags: GroupsFlags, io: CliIo, groupId
     const shift = parseLong(flags.shiftBy, 'shift-by');
     const requested = new Map<string, number>();
     for (const tp of tps) {
-      const current = committed.get(key(tp));
+      const current = committed.get(topicPartitionKey(tp));
       if (current === undefined) throw new CliError(`Cannot shift offset for partition ${tp.topic}-${tp.partition} since there is no current committed offset`);
-      requested.set(key(tp), current.offset + shift);
+      requested.set(topicPartitionKey(tp), current.offset + shift);
     }
     return clampToLog(admin, io, requested);
   }
@@ -662,9 +658,9 @@ async function prepareReset(admin: Admin, flags: GroupsFlags, io: CliIo, groupId
     const plan = new Map<string, number>();
     const without: TopicPartition[] = [];
     for (const tp of tps) {
-      const current = committed.get(key(tp));
+      const current = committed.get(topicPartitionKey(tp));
       if (current === undefined) without.push(tp);
-      else plan.set(key(tp), current.offset);
+      else plan.set(topicPartitionKey(tp), current.offset);
     }
     for (const [k, offset] of await listedOffsets(admin, without, 'latest')) plan.set(k, offset);
     return plan;
@@ -679,12 +675,12 @@ function parseLong(text: string, name: string): number {
 
 /** Requested offsets moved inside [log start, log end], with Kafka's warnings. */
 async function clampToLog(admin: Admin, io: CliIo, requested: ReadonlyMap<string, number>): Promise<ResetPlan> {
-  const tps = [...requested.keys()].map(splitKey);
+  const tps = [...requested.keys()].map(parseTopicPartitionKey);
   const starts = await listedOffsets(admin, tps, 'earliest');
   const ends = await listedOffsets(admin, tps, 'latest');
   const plan = new Map<string, number>();
   for (const [k, offset] of requested) {
-    const name = `${splitKey(k).topic}-${splitKey(k).partition}`;
+    const name = k; // topicPartitionKey is Kafka's TopicPartition.toString
     const end = ends.get(k);
     const start = starts.get(k);
     if (end !== undefined && offset > end) {
@@ -703,7 +699,7 @@ async function clampToLog(admin: Admin, io: CliIo, requested: ReadonlyMap<string
 /** The first offset at or after `timestampMs`; an empty answer falls back to the log end, with Kafka's notice. */
 async function offsetsAtTime(admin: Admin, io: CliIo, tps: readonly TopicPartition[], timestampMs: number): Promise<ResetPlan> {
   const found = await listedOffsets(admin, tps, timestampMs);
-  const empty = javaHashOrder(tps.filter((tp) => (found.get(`${tp.topic}\u0000${tp.partition}`) ?? -1) < 0), javaTopicPartitionHash);
+  const empty = javaHashOrder(tps.filter((tp) => (found.get(topicPartitionKey(tp)) ?? -1) < 0), javaTopicPartitionHash);
   for (const tp of empty) io.stdout(`\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`);
   for (const [k, offset] of await listedOffsets(admin, empty, 'latest')) found.set(k, offset);
   return found;
@@ -749,7 +745,7 @@ export function parseResetPlan(csv: string, groups: readonly string[]): Map<stri
   const add = (group: string, topic: string, partition: string, offset: string, line: string): void => {
     if (!/^-?\d+$/.test(partition) || !/^-?\d+$/.test(offset)) throw new CliError(`Invalid reset plan line '${line}'`);
     if (!out.has(group)) out.set(group, new Map());
-    out.get(group)!.set(`${topic}\u0000${Number(partition)}`, Number(offset));
+    out.get(group)!.set(topicPartitionKey({ topic, partition: Number(partition) }), Number(offset));
   };
   const first = lines[0]?.split(',') ?? [];
   const noGroup = groups.length === 1 && first.length === 3 && /^-?\d+$/.test(first[1]!) && /^-?\d+$/.test(first[2]!);

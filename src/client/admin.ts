@@ -20,7 +20,8 @@ import { DeleteRecords } from '../protocol/schemas/21-delete-records.js';
 import { DeleteTopics } from '../protocol/schemas/20-delete-topics.js';
 import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
-import { Cluster, topicPartitionKey, type BrokerInfo, type ClientOptions, type TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import { Cluster, type BrokerInfo, type ClientOptions } from './cluster.js';
 import type { BrokerConnection } from './connection.js';
 import { KafkaError, throwIfError } from './errors.js';
 import { listOffsets, OffsetSpec, type IsolationLevelName, type ListedOffset } from './list-offsets.js';
@@ -261,7 +262,7 @@ export class Admin {
     const rounds: number[][] = [];
     const seen = new Map<string, number>();
     queries.forEach((q, index) => {
-      const key = topicPartitionKey(q.topic, q.partition);
+      const key = topicPartitionKey(q);
       const round = seen.get(key) ?? 0;
       seen.set(key, round + 1);
       (rounds[round] ??= []).push(index);
@@ -270,7 +271,7 @@ export class Admin {
       const resolved = round.map((i) => ({ topic: queries[i]!.topic, partition: queries[i]!.partition, timestamp: specTimestamp(queries[i]!.spec) }));
       const results = await listOffsets(this.cluster, resolved, options);
       for (const i of round) {
-        const listed = results.get(topicPartitionKey(queries[i]!.topic, queries[i]!.partition));
+        const listed = results.get(topicPartitionKey(queries[i]!));
         if (listed === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no offset for ${queries[i]!.topic}-${queries[i]!.partition}`);
         out[i] = listed;
       }

@@ -58,10 +58,7 @@ export interface TopicInfo {
   partitions: PartitionInfo[];
 }
 
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
+export type { TopicPartition } from '../protocol/topic-partition.js';
 
 export const CLIENT_DEFAULTS = {
   retryBackoffMs: 100,
@@ -281,8 +278,4 @@ export class Cluster {
       await connection?.close();
     }));
   }
-}
-
-export function topicPartitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
 }

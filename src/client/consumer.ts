@@ -32,7 +32,8 @@ import { decodeRecords } from '../protocol/records/records.js';
 import { ZERO_UUID } from '../protocol/reader.js';
 import type { ResponseOf } from '../protocol/schema.js';
 import { Fetch } from '../protocol/schemas/01-fetch.js';
-import { Cluster, topicPartitionKey, type ClientOptions, type TopicPartition } from './cluster.js';
+import { parseTopicPartitionKey, topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import { Cluster, type ClientOptions } from './cluster.js';
 import { KafkaError, needsMetadataRefresh } from './errors.js';
 import { IsolationLevel, listOffsets, OffsetSpec, type IsolationLevelName } from './list-offsets.js';
 import { RangeAssignor, RoundRobinAssignor, type PartitionAssignor } from './group-assignors.js';
@@ -192,7 +193,7 @@ export class Consumer {
   private setAssignment(topicPartitions: readonly TopicPartition[], options: { fetchCommitted: boolean }): void {
     const keep = new Map<string, PartitionState>();
     for (const tp of topicPartitions) {
-      const key = topicPartitionKey(tp.topic, tp.partition);
+      const key = topicPartitionKey(tp);
       keep.set(key, this.partitions.get(key) ?? newPartitionState(tp, options.fetchCommitted));
     }
     this.partitions.clear();
@@ -204,7 +205,7 @@ export class Consumer {
   }
 
   private state(tp: TopicPartition): PartitionState {
-    const state = this.partitions.get(topicPartitionKey(tp.topic, tp.partition));
+    const state = this.partitions.get(topicPartitionKey(tp));
     if (state === undefined) throw new Error(`No current assignment for partition ${tp.topic}-${tp.partition}`);
     return state;
   }
@@ -353,7 +354,7 @@ export class Consumer {
       owned: () => this.assignment(),
       addPartitions: (tps) => this.setAssignment([...this.assignment(), ...tps], { fetchCommitted: true }),
       removePartitions: (tps) => {
-        for (const tp of tps) this.partitions.delete(topicPartitionKey(tp.topic, tp.partition));
+        for (const tp of tps) this.partitions.delete(topicPartitionKey(tp));
       },
       commitBeforeRevocation: (tps, who) => this.commitBeforeRevocation(tps, who),
       lastPollMs: () => this.lastPollAtMs,
@@ -390,7 +391,7 @@ export class Consumer {
   private consumedOffsets(partitions?: readonly TopicPartition[]): OffsetToCommit[] {
     const states = partitions === undefined
       ? [...this.partitions.values()]
-      : partitions.map((tp) => this.partitions.get(topicPartitionKey(tp.topic, tp.partition))).filter((s): s is PartitionState => s !== undefined);
+      : partitions.map((tp) => this.partitions.get(topicPartitionKey(tp))).filter((s): s is PartitionState => s !== undefined);
     return states
       .filter((s) => s.position !== null)
       .map((s) => ({ ...s.topicPartition, offset: s.position!, leaderEpoch: s.lastLeaderEpoch, metadata: '' }));
@@ -473,7 +474,7 @@ export class Consumer {
   async committed(partitions: readonly TopicPartition[]): Promise<(OffsetAndMetadata | null)[]> {
     const found = await fetchOffsets(this.coordinator(), partitions, { requireStable: true });
     return partitions.map((tp) => {
-      const entry = found.get(topicPartitionKey(tp.topic, tp.partition));
+      const entry = found.get(topicPartitionKey(tp));
       return entry === undefined ? null : { offset: entry.offset, leaderEpoch: entry.leaderEpoch, metadata: entry.metadata };
     });
   }
@@ -485,8 +486,8 @@ export class Consumer {
       const found = await fetchOffsets(this.coordinator(), pending.map((s) => s.topicPartition), { requireStable: true });
       for (const state of pending) {
         state.fetchCommitted = false;
-        const committed = found.get(topicPartitionKey(state.topicPartition.topic, state.topicPartition.partition));
-        if (committed === undefined || state.position !== null || this.partitions.get(topicPartitionKey(state.topicPartition.topic, state.topicPartition.partition)) !== state) continue;
+        const committed = found.get(topicPartitionKey(state.topicPartition));
+        if (committed === undefined || state.position !== null || this.partitions.get(topicPartitionKey(state.topicPartition)) !== state) continue;
         state.position = committed.offset;
         state.nextFetchOffset = committed.offset;
       }
@@ -523,7 +524,7 @@ export class Consumer {
     });
     const offsets = await listOffsets(this.cluster, queries, { isolationLevel: this.settings.isolationLevel });
     for (const state of pending) {
-      const listed = offsets.get(topicPartitionKey(state.topicPartition.topic, state.topicPartition.partition));
+      const listed = offsets.get(topicPartitionKey(state.topicPartition));
       if (listed === undefined || state.position !== null) continue;
       state.position = listed.offset;
       state.nextFetchOffset = listed.offset;
@@ -571,7 +572,7 @@ export class Consumer {
       const name = version >= 13 ? names.get(topic.topicId) : topic.topic;
       if (name === undefined) continue;
       for (const partition of topic.partitions) {
-        const state = this.partitions.get(topicPartitionKey(name, partition.partitionIndex));
+        const state = this.partitions.get(topicPartitionKey({ topic: name, partition: partition.partitionIndex }));
         if (state !== undefined && states.includes(state)) this.onPartitionData(state, partition);
       }
     }
@@ -704,7 +705,7 @@ function groupSettings(options: ConsumerOptions): GroupSettings | null {
 
 /** Kafka's CommitFailedException wording for generation errors; the plain error otherwise. */
 function commitError(code: number, key: string): KafkaError {
-  const [topic, partition] = key.split('\u0000');
+  const { topic, partition } = parseTopicPartitionKey(key);
   if (code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_MEMBER_EPOCH || code === ErrorCode.REBALANCE_IN_PROGRESS) {
     return new KafkaError(code, 'Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member. This means that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time message processing.');
   }

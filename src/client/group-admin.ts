@@ -22,6 +22,7 @@ import type { Cluster, TopicPartition } from './cluster.js';
 import { KafkaError, throwIfError } from './errors.js';
 import { commitOffsets, deleteOffsets, fetchOffsets, GroupCoordinator, SIMPLE_COMMITTER, type CoordinatorNode, type OffsetAndMetadata, type OffsetToCommit } from './group-coordinator.js';
 import { sortPartitions } from './group-membership.js';
+import { parseTopicPartitionKey } from '../protocol/topic-partition.js';
 
 export interface GroupListing {
   groupId: string;
@@ -255,7 +256,7 @@ export function alterConsumerGroupOffsets(cluster: Cluster, groupId: string, off
   return withCoordinator(cluster, groupId, async (coordinator) => {
     const errors = await commitOffsets(coordinator, SIMPLE_COMMITTER, offsets);
     for (const [key, code] of errors) {
-      const [topic, partition] = key.split('\u0000');
+      const { topic, partition } = parseTopicPartitionKey(key);
       throwIfError(code, code === ErrorCode.UNKNOWN_MEMBER_ID ? `Commit failed for group ${groupId}: the group has active members` : `OffsetCommit for ${topic}-${partition}`);
     }
   });

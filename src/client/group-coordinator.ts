@@ -20,7 +20,8 @@ import { OffsetCommit } from '../protocol/schemas/08-offset-commit.js';
 import { OffsetFetch } from '../protocol/schemas/09-offset-fetch.js';
 import { FindCoordinator } from '../protocol/schemas/10-find-coordinator.js';
 import { OffsetDelete } from '../protocol/schemas/47-offset-delete.js';
-import { topicPartitionKey, type Cluster, type TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import type { Cluster } from './cluster.js';
 import { BrokerConnection } from './connection.js';
 import { KafkaError, NetworkError, throwIfError } from './errors.js';
 
@@ -193,7 +194,7 @@ export async function commitOffsets(coordinator: GroupCoordinator, who: CommitId
     }
   }, { versionMax: OFFSET_VERSION_MAX });
   const out = new Map<string, number>();
-  for (const topic of response.topics) for (const partition of topic.partitions) out.set(topicPartitionKey(topic.name, partition.partitionIndex), partition.errorCode);
+  for (const topic of response.topics) for (const partition of topic.partitions) out.set(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex }), partition.errorCode);
   return out;
 }
 
@@ -232,7 +233,7 @@ export async function fetchOffsets(coordinator: GroupCoordinator, partitions: re
     for (const partition of topic.partitions) {
       throwIfError(partition.errorCode, `OffsetFetch for ${topic.name}-${partition.partitionIndex}`);
       if (partition.committedOffset < 0) continue;
-      out.set(topicPartitionKey(topic.name, partition.partitionIndex), {
+      out.set(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex }), {
         topic: topic.name,
         partition: partition.partitionIndex,
         offset: partition.committedOffset,
@@ -253,6 +254,6 @@ export async function deleteOffsets(coordinator: GroupCoordinator, partitions: r
     if (answer.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || isCoordinatorMoved(answer.errorCode)) coordinator.check(answer.errorCode, `OffsetDelete for group ${coordinator.groupId}`);
   });
   const out = new Map<string, number>();
-  for (const topic of response.topics) for (const partition of topic.partitions) out.set(topicPartitionKey(topic.name, partition.partitionIndex), partition.errorCode);
+  for (const topic of response.topics) for (const partition of topic.partitions) out.set(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex }), partition.errorCode);
   return { errorCode: response.errorCode, partitions: out };
 }

@@ -11,7 +11,8 @@
  * removed after the rebalance timeout (max.poll.interval.ms).
  */
 import type { Env, TimerHandle } from '../io/env.js';
-import type { Cluster, TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import type { Cluster } from './cluster.js';
 import type { CommitIdentity } from './group-coordinator.js';
 import type { PartitionAssignor } from './group-assignors.js';
 
@@ -126,12 +127,11 @@ export async function untilDeadline(env: Env, work: Promise<unknown>, deadlineMs
   }
 }
 
-export const tpKey = (tp: TopicPartition): string => `${tp.topic}\u0000${tp.partition}`;
 
 /** Partitions of `a` not in `b`, in `a`'s order. */
 export function minus(a: readonly TopicPartition[], b: readonly TopicPartition[]): TopicPartition[] {
-  const other = new Set(b.map(tpKey));
-  return a.filter((tp) => !other.has(tpKey(tp)));
+  const other = new Set(b.map(topicPartitionKey));
+  return a.filter((tp) => !other.has(topicPartitionKey(tp)));
 }
 
 /** Sorted by topic, then partition (the order Kafka's listener arguments come in). */

@@ -22,7 +22,7 @@
  * results captured from kafka-clients 4.4.0. Rack awareness is left out
  * (Spool's client sends no rack).
  */
-import type { TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { compareStrings, type MemberSubscription, type PartitionAssignor } from './group-assignors.js';
 
 const DEFAULT_GENERATION = -1;
@@ -61,7 +61,6 @@ export function javaHashOrder<T>(items: readonly T[], hash: (item: T) => number,
     .map((entry) => entry.item);
 }
 
-const tpKey = (tp: TopicPartition): string => `${tp.topic}\u0000${tp.partition}`;
 const sameTp = (a: TopicPartition, b: TopicPartition): boolean => a.topic === b.topic && a.partition === b.partition;
 
 interface MemberData {
@@ -111,7 +110,7 @@ export function assignCooperativeSticky(partitionsPerTopic: ReadonlyMap<string, 
 /** Partitions that move to a member from a member that must revoke them first are withheld this round. */
 function withoutTransfers(assignment: Map<string, TopicPartition[]>, transferring: ReadonlyMap<string, string>): Map<string, TopicPartition[]> {
   const out = new Map<string, TopicPartition[]>();
-  for (const [member, partitions] of assignment) out.set(member, partitions.filter((tp) => transferring.get(tpKey(tp)) !== member));
+  for (const [member, partitions] of assignment) out.set(member, partitions.filter((tp) => transferring.get(topicPartitionKey(tp)) !== member));
   return out;
 }
 
@@ -121,10 +120,10 @@ function transfersOf(subscriptions: readonly MemberSubscription[], assignment: M
   const revoked = new Set<string>();
   for (const [member, assigned] of assignment) {
     const ownedList = subscriptions.find((s) => s.memberId === member)?.ownedPartitions ?? [];
-    const ownedKeys = new Set(ownedList.map(tpKey));
-    const assignedKeys = new Set(assigned.map(tpKey));
-    for (const tp of assigned) if (!ownedKeys.has(tpKey(tp))) added.set(tpKey(tp), member);
-    for (const tp of ownedList) if (!assignedKeys.has(tpKey(tp))) revoked.add(tpKey(tp));
+    const ownedKeys = new Set(ownedList.map(topicPartitionKey));
+    const assignedKeys = new Set(assigned.map(topicPartitionKey));
+    for (const tp of assigned) if (!ownedKeys.has(topicPartitionKey(tp))) added.set(topicPartitionKey(tp), member);
+    for (const tp of ownedList) if (!assignedKeys.has(topicPartitionKey(tp))) revoked.add(topicPartitionKey(tp));
   }
   for (const key of [...added.keys()]) if (!revoked.has(key)) added.delete(key);
   return added;
@@ -158,21 +157,21 @@ function ownedPartitionsOf(partitionsPerTopic: ReadonlyMap<string, number>, subs
     consumerToOwned.set(consumer, ownedList);
     for (const tp of data.partitions) {
       if (!partitionsPerTopic.has(tp.topic)) continue;
-      const other = previousOwner.get(tpKey(tp));
+      const other = previousOwner.get(topicPartitionKey(tp));
       if (other === undefined) {
         ownedList.push(tp);
-        previousOwner.set(tpKey(tp), consumer);
+        previousOwner.set(topicPartitionKey(tp), consumer);
         continue;
       }
       const otherGeneration = byId.get(other)!.generationId >= 0 ? byId.get(other)!.generationId : DEFAULT_GENERATION;
       if (generation === otherGeneration) {
-        multipleOwners.add(tpKey(tp));
+        multipleOwners.add(topicPartitionKey(tp));
         removeTp(consumerToOwned.get(other)!, tp);
-        previousOwner.set(tpKey(tp), consumer);
+        previousOwner.set(topicPartitionKey(tp), consumer);
       } else if (generation > otherGeneration) {
         ownedList.push(tp);
         removeTp(consumerToOwned.get(other)!, tp);
-        previousOwner.set(tpKey(tp), consumer);
+        previousOwner.set(topicPartitionKey(tp), consumer);
       }
     }
   }
@@ -237,7 +236,7 @@ class ConstrainedBuilder {
     for (const [consumer, ownedList] of this.currentAssignment) {
       const owned = [...ownedList]
         .sort((a, b) => a.partition - b.partition || compareStrings(a.topic, b.topic))
-        .filter((tp) => !this.multipleOwners.has(tpKey(tp)));
+        .filter((tp) => !this.multipleOwners.has(topicPartitionKey(tp)));
       const target = this.assignment.get(consumer)!;
       if (owned.length < this.minQuota) {
         target.push(...owned);
@@ -258,13 +257,13 @@ class ConstrainedBuilder {
     const kept = owned.slice(0, count);
     this.assignment.get(consumer)!.push(...kept);
     this.assigned.push(...kept);
-    for (const tp of owned.slice(count)) this.maybeRevoked.set(tpKey(tp), consumer);
+    for (const tp of owned.slice(count)) this.maybeRevoked.set(topicPartitionKey(tp), consumer);
   }
 
   private unassignedPartitions(): TopicPartition[] {
     const topics = [...this.partitionsPerTopic.keys()].sort(compareStrings);
-    const taken = new Set(this.assigned.map(tpKey));
-    return partitionsOfTopics(this.partitionsPerTopic, topics).filter((tp) => !taken.has(tpKey(tp)));
+    const taken = new Set(this.assigned.map(topicPartitionKey));
+    return partitionsOfTopics(this.partitionsPerTopic, topics).filter((tp) => !taken.has(topicPartitionKey(tp)));
   }
 
   /** Deals partitions to members under quota in turn, then to members at minQuota that may take one more. */
@@ -295,8 +294,8 @@ class ConstrainedBuilder {
   private assignNew(tp: TopicPartition, consumer: string): number {
     const list = this.assignment.get(consumer)!;
     list.push(tp);
-    const previous = this.maybeRevoked.get(tpKey(tp));
-    if ((previous !== undefined && previous !== consumer) || this.multipleOwners.has(tpKey(tp))) this.transferring.set(tpKey(tp), consumer);
+    const previous = this.maybeRevoked.get(topicPartitionKey(tp));
+    if ((previous !== undefined && previous !== consumer) || this.multipleOwners.has(topicPartitionKey(tp))) this.transferring.set(topicPartitionKey(tp), consumer);
     return list.length;
   }
 }
@@ -335,8 +334,8 @@ class PartitionMovements {
   private readonly movements = new Map<string, { src: string; dst: string }>();
 
   private remove(tp: TopicPartition): { src: string; dst: string } {
-    const pair = this.movements.get(tpKey(tp))!;
-    this.movements.delete(tpKey(tp));
+    const pair = this.movements.get(topicPartitionKey(tp))!;
+    this.movements.delete(topicPartitionKey(tp));
     const topicMoves = this.byTopic.get(tp.topic)!;
     const pairKey = `${pair.src}\u0000${pair.dst}`;
     topicMoves.get(pairKey)!.delete(tp);
@@ -346,7 +345,7 @@ class PartitionMovements {
   }
 
   private add(tp: TopicPartition, pair: { src: string; dst: string }): void {
-    this.movements.set(tpKey(tp), pair);
+    this.movements.set(topicPartitionKey(tp), pair);
     let topicMoves = this.byTopic.get(tp.topic);
     if (topicMoves === undefined) this.byTopic.set(tp.topic, topicMoves = new Map());
     const pairKey = `${pair.src}\u0000${pair.dst}`;
@@ -356,7 +355,7 @@ class PartitionMovements {
   }
 
   move(tp: TopicPartition, oldConsumer: string, newConsumer: string): void {
-    if (!this.movements.has(tpKey(tp))) {
+    if (!this.movements.has(topicPartitionKey(tp))) {
       this.add(tp, { src: oldConsumer, dst: newConsumer });
       return;
     }
@@ -368,7 +367,7 @@ class PartitionMovements {
   actualPartitionToMove(tp: TopicPartition, oldConsumer: string, newConsumer: string): TopicPartition {
     const topicMoves = this.byTopic.get(tp.topic);
     if (topicMoves === undefined) return tp;
-    const source = this.movements.get(tpKey(tp))?.src ?? oldConsumer;
+    const source = this.movements.get(topicPartitionKey(tp))?.src ?? oldConsumer;
     const reverse = topicMoves.get(`${newConsumer}\u0000${source}`);
     return reverse === undefined ? tp : reverse.first();
   }
@@ -400,7 +399,7 @@ class GeneralBuilder {
       for (const topic of topics) this.topicConsumers.get(topic)!.push(subscription.memberId);
       if (!current.has(subscription.memberId)) current.set(subscription.memberId, []);
     }
-    for (const [consumer, list] of current) for (const tp of list) this.partitionConsumer.set(tpKey(tp), consumer);
+    for (const [consumer, list] of current) for (const tp of list) this.partitionConsumer.set(topicPartitionKey(tp), consumer);
     const topics = [...this.topicConsumers.keys()].sort((a, b) => this.topicConsumers.get(a)!.length - this.topicConsumers.get(b)!.length || compareStrings(a, b));
     this.sortedAllPartitions = partitionsOfTopics(partitionsPerTopic, topics);
   }
@@ -427,8 +426,8 @@ class GeneralBuilder {
   build(): Map<string, TopicPartition[]> {
     const previous = this.previousAssignment();
     const assigned = this.keepOwned();
-    const taken = new Set(assigned.map(tpKey));
-    const unassigned = assigned.length === 0 ? this.sortedAllPartitions : this.sortedAllPartitions.filter((tp) => !taken.has(tpKey(tp)));
+    const taken = new Set(assigned.map(topicPartitionKey));
+    const unassigned = assigned.length === 0 ? this.sortedAllPartitions : this.sortedAllPartitions.filter((tp) => !taken.has(topicPartitionKey(tp)));
     for (const consumer of this.current.keys()) this.insertSorted(consumer);
     this.balance(previous, unassigned);
     return this.current;
@@ -439,8 +438,8 @@ class GeneralBuilder {
     const previous = new Map<string, { consumer: string; generation: number }>();
     const update = (partitions: readonly TopicPartition[], consumer: string, generation: number): void => {
       for (const tp of partitions) {
-        const existing = previous.get(tpKey(tp));
-        if (existing === undefined || generation > existing.generation) previous.set(tpKey(tp), { consumer, generation });
+        const existing = previous.get(topicPartitionKey(tp));
+        if (existing === undefined || generation > existing.generation) previous.set(topicPartitionKey(tp), { consumer, generation });
       }
     };
     for (const subscription of this.subscriptions) {
@@ -458,7 +457,7 @@ class GeneralBuilder {
       const kept: TopicPartition[] = [];
       for (const tp of list) {
         if (!this.topicConsumers.has(tp.topic)) {
-          this.partitionConsumer.delete(tpKey(tp));
+          this.partitionConsumer.delete(topicPartitionKey(tp));
         } else if (!subscription.topics.includes(tp.topic)) {
           this.revocationRequired = true;
         } else {
@@ -481,15 +480,15 @@ class GeneralBuilder {
     const max = this.current.get(this.sortedConsumers[this.sortedConsumers.length - 1]!)!.length;
     if (min >= max - 1) return true;
     const owners = new Map<string, string>();
-    for (const [consumer, list] of this.current) for (const tp of list) owners.set(tpKey(tp), consumer);
+    for (const [consumer, list] of this.current) for (const tp of list) owners.set(topicPartitionKey(tp), consumer);
     for (const consumer of this.sortedConsumers) {
       const mine = this.current.get(consumer)!;
       const topics = this.consumerTopics.get(consumer)!;
       if (mine.length === this.maxAssignmentSize(topics)) continue;
-      const mineKeys = new Set(mine.map(tpKey));
+      const mineKeys = new Set(mine.map(topicPartitionKey));
       for (const topic of topics) {
         for (let partition = 0; partition < this.partitionsPerTopic.get(topic)!; partition++) {
-          const key = tpKey({ topic, partition });
+          const key = topicPartitionKey({ topic, partition });
           if (mineKeys.has(key)) continue;
           const other = owners.get(key)!;
           if (mine.length + 1 < this.current.get(other)!.length) return false;
@@ -511,7 +510,7 @@ class GeneralBuilder {
       if (!this.consumerTopics.get(consumer)!.includes(tp.topic)) continue;
       this.removeSorted(consumer);
       this.current.get(consumer)!.push(tp);
-      this.partitionConsumer.set(tpKey(tp), consumer);
+      this.partitionConsumer.set(topicPartitionKey(tp), consumer);
       this.insertSorted(consumer);
       return;
     }
@@ -563,8 +562,8 @@ class GeneralBuilder {
       modified = false;
       for (const tp of partitions) {
         if (this.isBalanced()) break;
-        const consumer = this.partitionConsumer.get(tpKey(tp))!;
-        const before = previous.get(tpKey(tp));
+        const consumer = this.partitionConsumer.get(topicPartitionKey(tp))!;
+        const before = previous.get(topicPartitionKey(tp));
         if (before !== undefined && this.current.get(consumer)!.length > this.current.get(before.consumer)!.length + 1) {
           this.reassign(tp, before.consumer);
           performed = modified = true;
@@ -583,15 +582,15 @@ class GeneralBuilder {
   }
 
   private reassign(tp: TopicPartition, newConsumer: string): void {
-    const consumer = this.partitionConsumer.get(tpKey(tp))!;
+    const consumer = this.partitionConsumer.get(topicPartitionKey(tp))!;
     const actual = this.movements.actualPartitionToMove(tp, consumer, newConsumer);
-    const oldConsumer = this.partitionConsumer.get(tpKey(actual))!;
+    const oldConsumer = this.partitionConsumer.get(topicPartitionKey(actual))!;
     this.removeSorted(oldConsumer);
     this.removeSorted(newConsumer);
     this.movements.move(actual, oldConsumer, newConsumer);
     removeTp(this.current.get(oldConsumer)!, actual);
     this.current.get(newConsumer)!.push(actual);
-    this.partitionConsumer.set(tpKey(actual), newConsumer);
+    this.partitionConsumer.set(topicPartitionKey(actual), newConsumer);
     this.insertSorted(newConsumer);
     this.insertSorted(oldConsumer);
   }

@@ -7,7 +7,8 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
-import { topicPartitionKey, type Cluster, type TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import type { Cluster } from './cluster.js';
 import { KafkaError } from './errors.js';
 
 /** Kafka's special ListOffsets timestamps. */
@@ -87,7 +88,7 @@ async function listAtLeader(cluster: Cluster, nodeId: number, queries: readonly 
       const query = queries.find((q) => q.topic === topic.name && q.partition === partition.partitionIndex);
       if (query === undefined) continue;
       if (partition.errorCode === ErrorCode.NONE) {
-        results.set(topicPartitionKey(topic.name, partition.partitionIndex), {
+        results.set(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex }), {
           topic: topic.name,
           partition: partition.partitionIndex,
           offset: partition.offset,

@@ -33,6 +33,7 @@ import { Cluster, type ClientOptions, type TopicInfo, type TopicPartition } from
 import { KafkaError, TimeoutError, needsMetadataRefresh, throwIfError } from './errors.js';
 import { partitionForKey, StickyPartitioner, type Partitioner } from './partitioner.js';
 import { RecordAccumulator, recordBytesUpperBound, type AccumulatedRecord, type ProducerBatch, type RecordMetadata } from './record-accumulator.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 export type { RecordMetadata } from './record-accumulator.js';
 
@@ -421,7 +422,7 @@ export class Producer {
     if (batch.encoded !== null) return;
     let baseSequence = NO_SEQUENCE;
     if (this.settings.idempotence) {
-      const key = `${batch.topicPartition.topic}\u0000${batch.topicPartition.partition}`;
+      const key = topicPartitionKey(batch.topicPartition);
       baseSequence = this.nextSequence.get(key) ?? 0;
       this.nextSequence.set(key, incrementSequence(baseSequence, batch.recordCount));
     }
@@ -537,10 +538,11 @@ export class Producer {
     const results = new Map<string, { errorCode: number; baseOffset: number; logAppendTimeMs: number; errorMessage: string | null }>();
     for (const topic of response.responses) {
       const name = version >= 13 ? topicNames.get(topic.topicId) : topic.name;
-      for (const partition of topic.partitionResponses) results.set(`${name}\u0000${partition.index}`, partition);
+      if (name === undefined) continue;
+      for (const partition of topic.partitionResponses) results.set(topicPartitionKey({ topic: name, partition: partition.index }), partition);
     }
     for (const batch of batches) {
-      const result = results.get(`${batch.topicPartition.topic}\u0000${batch.topicPartition.partition}`);
+      const result = results.get(topicPartitionKey(batch.topicPartition));
       this.onBatchResult(batch, result ?? { errorCode: ErrorCode.NETWORK_EXCEPTION, baseOffset: -1, logAppendTimeMs: -1, errorMessage: 'no result for the partition in the Produce response' });
     }
   }

@@ -13,7 +13,7 @@ import type { Clock } from '../io/env.js';
 import { BATCH_HEADER_BYTES, NO_SEQUENCE } from '../protocol/records/batch.js';
 import { sequenceBefore } from '../protocol/records/sequence.js';
 import type { RecordInput } from '../protocol/records/records.js';
-import { topicPartitionKey, type TopicPartition } from './cluster.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 
 export interface RecordMetadata {
   topic: string;
@@ -132,7 +132,7 @@ export class RecordAccumulator {
   }
 
   private queue(topicPartition: TopicPartition): PartitionQueue {
-    const key = topicPartitionKey(topicPartition.topic, topicPartition.partition);
+    const key = topicPartitionKey(topicPartition);
     let queue = this.queues.get(key);
     if (queue === undefined) {
       queue = { topicPartition, batches: [] };
@@ -200,12 +200,12 @@ export class RecordAccumulator {
 
   /** Batches of a partition not yet acknowledged (queued or in flight), oldest first. */
   batchesOf(topicPartition: TopicPartition): readonly ProducerBatch[] {
-    return this.queues.get(topicPartition.topic + '\u0000' + topicPartition.partition)?.batches ?? [];
+    return this.queues.get(topicPartitionKey(topicPartition))?.batches ?? [];
   }
 
   /** Removes an acknowledged or failed batch. */
   remove(batch: ProducerBatch): void {
-    const key = topicPartitionKey(batch.topicPartition.topic, batch.topicPartition.partition);
+    const key = topicPartitionKey(batch.topicPartition);
     const queue = this.queues.get(key);
     if (queue === undefined) return;
     const index = queue.batches.indexOf(batch);

@@ -19,6 +19,7 @@
  * they produced never needs them again.
  */
 import { EMPTY_ASSIGNMENT, type Assignment } from './consumer-group.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 export interface AssignmentMemberSpec {
   instanceId: string | null;
@@ -55,7 +56,7 @@ export const uniformAssignor: PartitionAssignor = {
         const count = spec.partitionCounts.get(topicId);
         if (count === undefined || !member.subscribedTopicIds.has(topicId)) continue;
         for (const partition of [...partitions].sort((a, b) => a - b)) {
-          const key = `${topicId}:${partition}`;
+          const key = topicPartitionKey({ topic: topicId, partition });
           if (partition >= count || taken.has(key)) continue;
           taken.add(key);
           kept.push({ topicId, partition });
@@ -65,7 +66,7 @@ export const uniformAssignor: PartitionAssignor = {
     }
     const eligible = eligibleMembers(spec, memberIds);
     trimToQuota(spec, owned, eligible);
-    const retained = new Set([...owned.values()].flat().map((p) => `${p.topicId}:${p.partition}`));
+    const retained = new Set([...owned.values()].flat().map((p) => topicPartitionKey({ topic: p.topicId, partition: p.partition })));
     assignFree(spec, owned, eligible, retained);
     rebalance(owned, eligible);
     return toAssignments(owned);
@@ -118,7 +119,7 @@ function assignFree(spec: AssignmentSpec, owned: Map<string, Partition[]>, eligi
     const candidates = eligible.get(topicId)!;
     const count = spec.partitionCounts.get(topicId)!;
     for (let partition = 0; partition < count; partition++) {
-      if (retained.has(`${topicId}:${partition}`)) continue;
+      if (retained.has(topicPartitionKey({ topic: topicId, partition }))) continue;
       let best = candidates[0]!;
       for (const memberId of candidates) if (owned.get(memberId)!.length < owned.get(best)!.length) best = memberId;
       owned.get(best)!.push({ topicId, partition });

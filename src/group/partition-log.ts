@@ -8,6 +8,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { CoordinatorLog } from './runtime.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 /** The part of the ReplicaManager the coordinator uses (ReplicaManager satisfies it). */
 export interface ReplicaAccess {
@@ -33,7 +34,7 @@ export function coordinatorLogOver(replicas: ReplicaAccess, options: { topic: st
         internalTopicsAllowed: true,
         entries: [{ topicPartition, records: batch }],
       });
-      const result = results.get(`${options.topic}-${partition}`);
+      const result = results.get(topicPartitionKey({ topic: options.topic, partition }));
       if (result === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, baseOffset: -1 };
       return { errorCode: result.errorCode, baseOffset: result.baseOffset };
     },

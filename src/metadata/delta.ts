@@ -18,6 +18,7 @@ import type {
   TopicImage,
 } from './image.js';
 import { NO_LEADER_CHANGE, type MetadataRecord, type RecordData } from './records.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 /** ConfigResource types of ConfigRecord (Kafka's ConfigResource.Type). */
 export const ConfigResourceType = {
@@ -173,7 +174,7 @@ export class ImageBuilder {
       directories: data.directories,
     };
     topic.partitions.set(data.partitionId, registration);
-    this.changedPartitions.set(`${topic.id}:${data.partitionId}`, registration);
+    this.changedPartitions.set(topicPartitionKey({ topic: topic.id, partition: data.partitionId }), registration);
   }
 
   private replayPartitionChange(data: RecordData<'PartitionChangeRecord'>): void {
@@ -196,7 +197,7 @@ export class ImageBuilder {
       directories: data.directories ?? previous.directories ?? [],
     };
     topic.partitions.set(data.partitionId, registration);
-    this.changedPartitions.set(`${topic.id}:${data.partitionId}`, registration);
+    this.changedPartitions.set(topicPartitionKey({ topic: topic.id, partition: data.partitionId }), registration);
   }
 
   private replayRemoveTopic(topicId: string): void {
@@ -204,7 +205,7 @@ export class ImageBuilder {
     if (topic === undefined) throw new MetadataReplayError(`RemoveTopicRecord for unknown topic id ${topicId}`);
     this.topicMap().delete(topicId);
     this.copiedTopics.delete(topicId);
-    for (const partition of topic.partitions.keys()) this.changedPartitions.delete(`${topicId}:${partition}`);
+    for (const partition of topic.partitions.keys()) this.changedPartitions.delete(topicPartitionKey({ topic: topicId, partition }));
     this.topicConfigChanges.set(topic.name, null);
     this.configChangedTopics.delete(topic.name);
     const baseTopic = this.base.topicsById.get(topicId);

@@ -23,6 +23,7 @@
  */
 import type { Random } from '../io/random.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 export const INVALID_SESSION_ID = 0;
 export const INITIAL_EPOCH = 0;
@@ -65,7 +66,7 @@ export interface PartitionFetchResult {
 }
 
 export function partitionKey(part: TopicIdPartition, usesTopicIds: boolean): string {
-  return usesTopicIds ? `${part.topicId}:${part.partition}` : `${part.topic ?? ''}:${part.partition}`;
+  return topicPartitionKey({ topic: usesTopicIds ? part.topicId : (part.topic ?? ''), partition: part.partition });
 }
 
 class CachedPartition {

@@ -35,7 +35,7 @@ import type { BrokerConfig } from '../server/config.js';
 import type { Logger } from '../server/logger.js';
 import { LogManager, MetadataLogDirError } from '../storage/log-manager.js';
 import type { Log } from '../storage/log.js';
-import { topicPartitionKey, type TopicPartition } from '../storage/file-names.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { StorageKafkaError } from '../storage/errors.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 import { ProducerStateManager } from '../storage/producer-state.js';

@@ -14,6 +14,7 @@
  * (compaction) mark files in transition.
  */
 import { posix } from 'node:path';
+import { type TopicPartition } from '../protocol/topic-partition.js';
 
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
@@ -56,10 +57,7 @@ export function offsetFromFileName(name: string): number | null {
   return Number.isSafeInteger(offset) ? offset : null;
 }
 
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
+export type { TopicPartition } from '../protocol/topic-partition.js';
 
 export function partitionDirName(topicPartition: TopicPartition): string {
   return `${topicPartition.topic}-${topicPartition.partition}`;
@@ -77,8 +75,4 @@ export function parseTopicPartitionName(name: string): TopicPartition | null {
   const digits = name.slice(dash + 1);
   if (!/^\d+$/.test(digits)) return null;
   return { topic: name.slice(0, dash), partition: Number(digits) };
-}
-
-export function topicPartitionKey(topicPartition: TopicPartition): string {
-  return `${topicPartition.topic}-${topicPartition.partition}`;
 }

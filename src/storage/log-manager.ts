@@ -51,12 +51,12 @@ import {
   REPLICATION_OFFSET_CHECKPOINT_FILE,
   parseTopicPartitionName,
   partitionDirName,
-  topicPartitionKey,
   type TopicPartition,
 } from './file-names.js';
 import type { Log, LogEnv } from './log.js';
 import { silentStorageLogger, type LogConfig, type StorageLogger } from './log-config.js';
 import { loadLog, mkdirDurably } from './log-loader.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 
 export interface LogManagerOptions {
   logDir: string;

@@ -23,7 +23,7 @@ import { Produce } from '../../protocol/schemas/00-produce.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_FIELD, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js';
 import type { MetadataImage } from '../../metadata/image.js';
-import { topicPartitionKey } from '../../storage/file-names.js';
+import { topicPartitionKey } from '../../protocol/topic-partition.js';
 import { validateProduceRecords } from '../../replication/record-validator.js';
 import { produceError, type ProduceEntry, type ProducePartitionResult } from '../../replication/replica-manager.js';
 import { CloseConnection, defineHandler } from '../handler.js';

@@ -19,6 +19,7 @@ import { ListOffsets } from '../../protocol/schemas/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { Broker } from '../broker.js';
+import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
 /** The first ListOffsets version that knows each special timestamp (Kafka's table). */
 const TIMESTAMP_MIN_VERSION = new Map<number, number>([
@@ -45,7 +46,10 @@ export function listOffsetsHandler(broker: Broker) {
     async handle(request, context) {
       const version = context.apiVersion;
       const seen = new Map<string, number>();
-      for (const topic of request.topics) for (const p of topic.partitions) seen.set(`${topic.name}-${p.partitionIndex}`, (seen.get(`${topic.name}-${p.partitionIndex}`) ?? 0) + 1);
+      for (const topic of request.topics) for (const p of topic.partitions) {
+        const key = topicPartitionKey({ topic: topic.name, partition: p.partitionIndex });
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      };
       const isClient = request.replicaId === CONSUMER_REPLICA_ID;
       const topics = await Promise.all(
         request.topics.map(async (topic) => ({
@@ -53,7 +57,7 @@ export function listOffsetsHandler(broker: Broker) {
           partitions: await Promise.all(
             topic.partitions.map(async (partition) => {
               const answer = (errorCode: number, found = { timestamp: -1, offset: -1, leaderEpoch: -1 }) => ({ partitionIndex: partition.partitionIndex, errorCode, ...found });
-              if ((seen.get(`${topic.name}-${partition.partitionIndex}`) ?? 0) > 1) return answer(ErrorCode.INVALID_REQUEST);
+              if ((seen.get(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex })) ?? 0) > 1) return answer(ErrorCode.INVALID_REQUEST);
               if (isListOffsetsTimestampUnsupported(partition.timestamp, version)) return answer(ErrorCode.UNSUPPORTED_VERSION);
               const result = await broker.replicaManager.fetchOffsetForTimestamp({
                 topicPartition: { topic: topic.name, partition: partition.partitionIndex },

@@ -13,6 +13,7 @@ import { DescribeLogDirs } from '../../protocol/schemas/35-describe-log-dirs.js'
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { Broker } from '../broker.js';
+import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
 const UNKNOWN_VOLUME_BYTES = -1;
 
@@ -20,11 +21,11 @@ export function describeLogDirsHandler(broker: Broker) {
   return defineHandler({
     api: DescribeLogDirs,
     handle(request) {
-      const wanted = request.topics === null ? null : new Set(request.topics.flatMap((topic) => topic.partitions.map((partition) => `${topic.topic}\u0000${partition}`)));
+      const wanted = request.topics === null ? null : new Set(request.topics.flatMap((topic) => topic.partitions.map((partition) => topicPartitionKey({ topic: topic.topic, partition }))));
       const results = broker.replicaManager.describeLogDirs().map((dir) => {
         const byTopic = new Map<string, { partitionIndex: number; partitionSize: number; offsetLag: number; isFutureKey: boolean }[]>();
         for (const { topicPartition, sizeBytes, offsetLag } of dir.partitions) {
-          if (wanted !== null && !wanted.has(`${topicPartition.topic}\u0000${topicPartition.partition}`)) continue;
+          if (wanted !== null && !wanted.has(topicPartitionKey(topicPartition))) continue;
           let partitions = byTopic.get(topicPartition.topic);
           if (partitions === undefined) byTopic.set(topicPartition.topic, (partitions = []));
           partitions.push({ partitionIndex: topicPartition.partition, partitionSize: sizeBytes, offsetLag, isFutureKey: false });
