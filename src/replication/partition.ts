@@ -284,10 +284,12 @@ export class Partition {
         messageTimestampBeforeMaxMs: this.configValue.messageTimestampBeforeMaxMs,
         messageTimestampAfterMaxMs: this.configValue.messageTimestampAfterMaxMs,
         compressionType: this.configValue.compressionType,
+        maxDecompressedMessageBytes: this.configValue.maxDecompressedMessageBytes,
       },
       nowMs: this.nowMs(),
       leaderEpoch: this.leaderEpoch,
       origin,
+      topicPartition: this.name,
     });
     if ('error' in checked) return { ok: false, error: checked.error, logStartOffset: this.log.logStartOffset };
     return this.serialized(() => this.appendValidated(checked.validated, origin));

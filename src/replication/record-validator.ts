@@ -9,30 +9,38 @@
  * - baseOffset 0 (INVALID_RECORD), size <= max.message.bytes
  *   (MESSAGE_TOO_LARGE), CRC-32C (CORRUPT_MESSAGE), then the header rules of
  *   validateBatch (count vs offset range, no control batch, sequence present);
+ * - every record of the batch, compressed or not, read as DefaultRecord
+ *   .readFrom reads it: its length (negative, past the batch, past
+ *   max.decompressed.message.bytes inside a compressed batch, or not the
+ *   length of its fields), varints of at most 5 bytes and varlongs of 10,
+ *   key and value lengths, header counts and header key lengths; exactly
+ *   recordCount records and no byte after them. Any of these is
+ *   INVALID_RECORD for the whole batch, as is a compressed stream the codec
+ *   refuses;
  * - per record: a key on compacted topics (INVALID_RECORD) and, under
  *   CreateTime, a timestamp within [now - message.timestamp.before.max.ms,
  *   now + message.timestamp.after.max.ms] (INVALID_TIMESTAMP), reported with
  *   the record's index in recordErrors as Kafka does.
  *
- * Batches stay opaque where Kafka's rules allow (DESIGN.md §3.3):
- * uncompressed records are walked in place (no copy) to check keys and
- * timestamps and to set the batch maxTimestamp from them; a compressed batch
- * is checked by its header timestamps (baseTimestamp, maxTimestamp) and only
- * decompressed when the topic is compacted (keys) or its compression.type
- * asks for a different codec, in which case it is recompressed.
- * LogAppendTime topics get the append time stamped into the header.
+ * The records are read in one pass without a per-record allocation
+ * (RecordStream: in place when uncompressed, inflated chunk by chunk when
+ * not). A batch that passes keeps its bytes (DESIGN.md §3.3): the leader
+ * epoch, LogAppendTime or the records' maxTimestamp are written into its
+ * header. Like Kafka it is rebuilt from its records only when the topic's
+ * compression.type asks for another codec, or when a compressed batch's
+ * offset deltas are not 0, 1, 2, ... (old clients); the rebuilt batch is
+ * again held to max.message.bytes.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { writeInt64 } from '../protocol/int64.js';
-import { Reader } from '../protocol/reader.js';
 import {
   BATCH_FIELD,
   BATCH_HEADER_BYTES,
-  BATCH_OVERHEAD_BYTES,
   COMPRESSION_MASK,
   Compression,
   MAGIC_V2,
   NO_TIMESTAMP,
+  TIMESTAMP_TYPE_MASK,
+  TimestampType,
   batchSizeAt,
   readBatchHeader,
   setLogAppendTime,
@@ -41,7 +49,9 @@ import {
   writeCrc,
   type BatchHeader,
 } from '../protocol/records/batch.js';
-import { compress, compressionId, decompress } from '../protocol/records/compression.js';
+import { compressionId } from '../protocol/records/compression.js';
+import { RecordStream } from '../protocol/records/record-stream.js';
+import { buildBatch, decodeRecords, type Record } from '../protocol/records/records.js';
 
 /** Kafka's per-record error in a produce response (KIP-467). */
 export interface RecordError {
@@ -64,7 +74,12 @@ export interface LeaderValidationConfig {
   messageTimestampAfterMaxMs: number;
   /** compression.type: 'producer' keeps the producer's codec. */
   compressionType: string;
+  /** max.decompressed.message.bytes: the largest record body inside a compressed batch. Default Kafka's. */
+  maxDecompressedMessageBytes?: number;
 }
+
+/** Kafka's default max.decompressed.message.bytes (no limit beyond what the JVM could allocate). */
+export const MAX_DECOMPRESSED_MESSAGE_BYTES_DEFAULT = 2_147_483_639;
 
 export interface ValidatedBatch {
   /** The batch to append: the request's bytes, rewritten in place, or a recompressed copy. */
@@ -96,17 +111,22 @@ export function validateProduceRecords(records: Buffer | null, apiVersion: numbe
   return null;
 }
 
+export interface LeaderValidationOptions {
+  config: LeaderValidationConfig;
+  nowMs: number;
+  leaderEpoch: number;
+  origin?: 'client' | 'coordinator';
+  /** "topic-partition", as Kafka names it in record error messages. */
+  topicPartition?: string;
+}
+
 /**
  * Validates a client (or coordinator) batch for the leader and rewrites it
  * for the append (coordinators skip the client-only rules, as in Kafka):
- * partitionLeaderEpoch, maxTimestamp (CreateTime, uncompressed) or the
- * LogAppendTime stamp, and the codec when compression.type demands another.
- * Offsets are left to the log.
+ * partitionLeaderEpoch, maxTimestamp or the LogAppendTime stamp, and a
+ * rebuilt batch where Kafka rebuilds one. Offsets are left to the log.
  */
-export function validateLeaderBatch(
-  batch: Buffer,
-  options: { config: LeaderValidationConfig; nowMs: number; leaderEpoch: number; origin?: 'client' | 'coordinator' },
-): { error: AppendError } | { validated: ValidatedBatch } {
+export function validateLeaderBatch(batch: Buffer, options: LeaderValidationOptions): { error: AppendError } | { validated: ValidatedBatch } {
   const { config, nowMs } = options;
   const origin = options.origin ?? 'client';
   const framing = checkSingleBatch(batch);
@@ -121,38 +141,21 @@ export function validateLeaderBatch(
   const invalid = validateBatch(batch, 0, { origin });
   if (invalid !== null) return { error: { errorCode: ErrorCode[invalid.code], message: invalid.message } };
   const header = readBatchHeader(batch);
-  const targetCompression = targetCodec(config.compressionType, header.compression);
-  const needsRecords = header.compression === Compression.none || config.compacted || targetCompression !== header.compression;
-  let payload: Buffer | null = null;
-  if (needsRecords) {
-    const inflated = header.compression === Compression.none ? batch.subarray(BATCH_HEADER_BYTES) : decompress(header.compression, batch.subarray(BATCH_HEADER_BYTES));
-    if (!Buffer.isBuffer(inflated)) return { error: { errorCode: ErrorCode[inflated.code], message: inflated.message } };
-    payload = inflated;
-  }
-  const scan = payload === null ? headerScan(header) : scanRecords(payload, header, config.compacted);
+  const scan = scanRecords(batch, header, { config, nowMs, topicPartition: options.topicPartition ?? 'the partition' });
   if ('error' in scan) return scan;
-  // Header timestamps stand for the whole batch: report one error, at the first record.
-  const timestampProblems = timestampErrors(scan.timestamps, header, config, nowMs).slice(0, payload === null ? 1 : undefined);
-  if (payload === null) for (const problem of timestampProblems) problem.batchIndex = 0;
-  const recordErrors = timestampProblems.concat(scan.keyErrors);
-  if (recordErrors.length > 0) return { error: recordValidationError(recordErrors, scan.keyErrors.length < recordErrors.length) };
-  let out = batch;
-  if (payload !== null && targetCompression !== header.compression) {
-    out = recompress(batch, payload, targetCompression);
-    if (out.length > config.maxMessageBytes) {
-      return { error: { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message: `The recompressed batch size is ${out.length} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}` } };
-    }
-  }
-  setPartitionLeaderEpoch(out, 0, options.leaderEpoch);
+  if (scan.recordErrors !== null) return { error: recordValidationError(scan.recordErrors, scan.anyTimestampError) };
+  const targetCompression = targetCodec(config.compressionType, header.compression);
+  // Kafka keeps an uncompressed control batch as it is whatever compression.type says.
+  const keepsCodec = targetCompression === header.compression || (header.isControl && header.compression === Compression.none);
+  const offsetsKept = header.compression === Compression.none || scan.offsetDeltasInOrder;
+  if (!keepsCodec || !offsetsKept) return rebuild(batch, header, { ...options, targetCompression: keepsCodec ? header.compression : targetCompression });
+  setPartitionLeaderEpoch(batch, 0, options.leaderEpoch);
   if (config.messageTimestampType === 'LogAppendTime') {
-    setLogAppendTime(out, 0, nowMs);
-    return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: nowMs } };
+    setLogAppendTime(batch, 0, nowMs);
+    return { validated: { batch, header: readBatchHeader(batch), logAppendTimeMs: nowMs } };
   }
-  // Beyond 2^53 (nanosecond clocks) record timestamps are rounded (src/protocol/int64.ts): the header keeps its exact bytes.
-  if (scan.maxTimestamp !== null && scan.maxTimestamp !== header.maxTimestamp && Number.isSafeInteger(scan.maxTimestamp)) {
-    setMaxTimestamp(out, scan.maxTimestamp);
-  }
-  return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: -1 } };
+  setCreateTimeMax(batch, scan.maxTimestamp);
+  return { validated: { batch, header: readBatchHeader(batch), logAppendTimeMs: -1 } };
 }
 
 /** One whole batch, nothing more: what the rest of the checks may assume. */
@@ -170,93 +173,258 @@ function targetCodec(compressionType: string, sourceCompression: number): number
   return compressionId(compressionType) ?? sourceCompression;
 }
 
+// ---- reading every record
+
+/** A timestamp as Kafka's long: a number when safe, a bigint beyond 2^53 (nanosecond clocks). */
+type Timestamp = number | bigint;
+
+interface ScanContext {
+  config: LeaderValidationConfig;
+  nowMs: number;
+  topicPartition: string;
+}
+
+/** What one pass over the records found; allocated once per batch. */
 interface RecordScan {
-  /** Per record: its timestamp (as Kafka reads it), in record order. */
-  timestamps: number[];
-  keyErrors: RecordError[];
-  /** The largest record timestamp, or null when the records were not read. */
-  maxTimestamp: number | null;
+  /** Kafka's RecordError per failing record, in order; null when none failed. */
+  recordErrors: RecordError[] | null;
+  anyTimestampError: boolean;
+  /** The largest timestamp of the records (NO_TIMESTAMP when none has one). */
+  maxTimestamp: Timestamp;
+  /** Every record's offsetDelta equals its index. */
+  offsetDeltasInOrder: boolean;
 }
 
-/** Without the records, the header's two timestamps stand for the batch's range. */
-function headerScan(header: BatchHeader): RecordScan {
-  const timestamps = header.timestampType === 1 ? [header.maxTimestamp] : [header.baseTimestamp, header.maxTimestamp];
-  return { timestamps, keyErrors: [], maxTimestamp: null };
+interface ScanState extends RecordScan {
+  context: ScanContext;
+  header: BatchHeader;
+  /** Record body limit: max.decompressed.message.bytes inside compressed batches (Kafka reads those from a stream). */
+  recordBodyBytesMax: number;
+  baseTimestamp: Timestamp;
+  /** The batch's maxTimestamp when it is LogAppendTime (each record reads as it), else null. */
+  logAppendTime: Timestamp | null;
 }
 
-/** Walks the records of an uncompressed (or inflated) payload without copying. */
-function scanRecords(payload: Buffer, header: BatchHeader, compacted: boolean): RecordScan | { error: AppendError } {
-  const reader = new Reader(payload);
-  const timestamps: number[] = [];
-  const keyErrors: RecordError[] = [];
-  let maxTimestamp = NO_TIMESTAMP;
-  for (let index = 0; index < header.recordCount && reader.error === null; index++) {
-    const length = reader.varint();
-    if (length < 0 || length > reader.remaining) reader.fail(`record ${index} declares ${length} bytes, ${reader.remaining} remain`);
-    const end = reader.offset + length;
-    reader.int8();
-    const timestampDelta = reader.varlong();
-    reader.varint();
-    const keyLength = reader.varint();
-    if (reader.error !== null || reader.offset > end) break;
-    const timestamp = header.timestampType === 1 ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
-    timestamps.push(timestamp);
-    if (timestamp > maxTimestamp) maxTimestamp = timestamp;
-    if (compacted && keyLength < 0) {
-      keyErrors.push({ batchIndex: index, batchIndexErrorMessage: 'Compacted topic cannot accept message without key' });
-    }
-    reader.view(end - reader.offset);
+/**
+ * Reads every record once, in order, checking its framing as Kafka's
+ * DefaultRecord.readFrom does and then its key and timestamp; stops at the
+ * first framing error (INVALID_RECORD for the batch) but collects every
+ * record error, as Kafka does.
+ */
+function scanRecords(batch: Buffer, header: BatchHeader, context: ScanContext): RecordScan | { error: AppendError } {
+  const compressed = header.compression !== Compression.none;
+  const state: ScanState = {
+    recordErrors: null,
+    anyTimestampError: false,
+    maxTimestamp: NO_TIMESTAMP,
+    offsetDeltasInOrder: true,
+    context,
+    header,
+    recordBodyBytesMax: compressed ? (context.config.maxDecompressedMessageBytes ?? MAX_DECOMPRESSED_MESSAGE_BYTES_DEFAULT) : Number.MAX_SAFE_INTEGER,
+    baseTimestamp: exactInt64(batch, BATCH_FIELD.baseTimestamp),
+    logAppendTime: header.timestampType === TimestampType.logAppendTime ? exactInt64(batch, BATCH_FIELD.maxTimestamp) : null,
+  };
+  // Kafka reads nothing of a batch that counts no records.
+  if (header.recordCount === 0) return state;
+  const stream = RecordStream.open(header.compression, batch.subarray(BATCH_HEADER_BYTES));
+  for (let index = 0; index < header.recordCount && stream.error === null; index++) scanRecord(stream, index, state);
+  if (stream.error === null && !stream.atEnd()) stream.fail('Incorrect declared batch size, records still remaining in file');
+  if (stream.error !== null) {
+    if (stream.decompressionError === 'MESSAGE_TOO_LARGE') return { error: { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message: stream.error } };
+    return { error: { errorCode: ErrorCode.INVALID_RECORD, message: `Invalid record in ${context.topicPartition}: ${stream.error}` } };
   }
-  if (reader.error !== null || reader.remaining !== 0) {
-    const reason = reader.error?.message ?? `${reader.remaining} bytes left after ${header.recordCount} records`;
-    return { error: { errorCode: ErrorCode.INVALID_RECORD, message: `Invalid record framing: ${reason}` } };
-  }
-  return { timestamps, keyErrors, maxTimestamp };
+  return state;
 }
 
-function timestampErrors(timestamps: readonly number[], header: BatchHeader, config: LeaderValidationConfig, nowMs: number): RecordError[] {
-  const errors: RecordError[] = [];
-  const earliest = nowMs - config.messageTimestampBeforeMaxMs;
-  const latest = nowMs + config.messageTimestampAfterMaxMs;
-  timestamps.forEach((timestamp, index) => {
-    if (config.messageTimestampType === 'CreateTime' && timestamp !== NO_TIMESTAMP) {
-      if (nowMs - timestamp > config.messageTimestampBeforeMaxMs || timestamp - nowMs > config.messageTimestampAfterMaxMs) {
-        errors.push({ batchIndex: index, batchIndexErrorMessage: `Timestamp ${timestamp} of message is out of range. The timestamp should be within [${earliest}, ${latest}]` });
-      }
-    } else if (header.timestampType === 1) {
-      errors.push({ batchIndex: index, batchIndexErrorMessage: 'Invalid timestamp type in message. Producer should not set timestamp type to LogAppendTime.' });
-    }
-  });
-  return errors;
+/** One record: framing first (an error ends the stream), then Kafka's per-record rules. */
+function scanRecord(stream: RecordStream, index: number, state: ScanState): void {
+  const length = stream.varint();
+  if (stream.error !== null) return;
+  if (length < 0) return stream.fail(`Invalid record size: ${length} is negative.`);
+  if (length > state.recordBodyBytesMax) {
+    return stream.fail(`Invalid record size: ${length} exceeds the configured maximum record size of ${state.recordBodyBytesMax}.`);
+  }
+  const start = stream.consumed;
+  const end = start + length;
+  stream.byte(); // attributes: unused in v2
+  const timestampDelta = stream.varlong();
+  const offsetDelta = stream.varint();
+  const keyLength = stream.varint();
+  skipBytes(stream, keyLength, end);
+  const valueLength = stream.varint();
+  skipBytes(stream, valueLength, end);
+  skipHeaders(stream, end);
+  if (stream.error !== null) return;
+  if (stream.consumed !== end) {
+    return stream.fail(`Invalid record size: expected to read ${length} bytes in record payload, but instead read ${stream.consumed - start}`);
+  }
+  checkRecord(state, { index, timestampDelta, offsetDelta, keyLength, valueLength });
+}
+
+/** Skips a key, value or header field of `length` bytes (negative: null), never past the record's end. */
+function skipBytes(stream: RecordStream, length: number, end: number): void {
+  if (stream.error !== null || length <= 0) return;
+  if (length > end - stream.consumed) return stream.fail(`a field of ${length} bytes runs past its record`);
+  stream.skip(length);
+}
+
+function skipHeaders(stream: RecordStream, end: number): void {
+  const count = stream.varint();
+  if (stream.error !== null) return;
+  if (count < 0) return stream.fail(`Found invalid number of record headers ${count}`);
+  if (count > end - stream.consumed) return stream.fail(`Found invalid number of record headers. ${count} is larger than the remaining size of the buffer`);
+  for (let header = 0; header < count && stream.error === null; header++) {
+    const keyLength = stream.varint();
+    if (keyLength < 0 && stream.error === null) return stream.fail(`Invalid negative header key size ${keyLength}`);
+    skipBytes(stream, keyLength, end);
+    skipBytes(stream, stream.varint(), end);
+  }
+}
+
+interface RecordFields {
+  index: number;
+  timestampDelta: Timestamp;
+  offsetDelta: number;
+  keyLength: number;
+  valueLength: number;
+}
+
+/** LogValidator.validateRecord: the key first, then the timestamp; a record that passes counts toward maxTimestamp. */
+function checkRecord(state: ScanState, record: RecordFields): void {
+  const timestamp = state.logAppendTime ?? addLongs(state.baseTimestamp, record.timestampDelta);
+  const offset = state.header.baseOffset + record.offsetDelta;
+  const error = keyError(state, record) ?? timestampError(state, record, timestamp, offset);
+  if (error !== null) {
+    (state.recordErrors ??= []).push(error);
+    return;
+  }
+  if (timestamp > state.maxTimestamp) state.maxTimestamp = timestamp;
+  if (offset !== record.index) state.offsetDeltasInOrder = false;
+}
+
+function keyError(state: ScanState, record: RecordFields): RecordError | null {
+  if (!state.context.config.compacted || record.keyLength >= 0) return null;
+  return { batchIndex: record.index, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${state.context.topicPartition}` };
+}
+
+function timestampError(state: ScanState, record: RecordFields, timestamp: Timestamp, offset: number): RecordError | null {
+  const { config, nowMs } = state.context;
+  if (config.messageTimestampType === 'CreateTime' && !isNoTimestamp(timestamp)) {
+    if (!timestampOutOfRange(timestamp, nowMs, config)) return null;
+    state.anyTimestampError = true;
+    const [earliest, latest] = [addLongs(nowMs, -toLong(config.messageTimestampBeforeMaxMs)), addLongs(nowMs, toLong(config.messageTimestampAfterMaxMs))];
+    return {
+      batchIndex: record.index,
+      batchIndexErrorMessage: `Timestamp ${timestamp} of message with offset ${offset} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
+    };
+  }
+  if (state.logAppendTime === null) return null;
+  state.anyTimestampError = true;
+  const described = `DefaultRecord(offset=${offset}, timestamp=${timestamp}, key=${Math.max(-1, record.keyLength)} bytes, value=${Math.max(-1, record.valueLength)} bytes)`;
+  return { batchIndex: record.index, batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.` };
+}
+
+/** Kafka's test, in long arithmetic: now - timestamp > before.max.ms, or timestamp - now > after.max.ms. */
+function timestampOutOfRange(timestamp: Timestamp, nowMs: number, config: LeaderValidationConfig): boolean {
+  if (typeof timestamp === 'number') {
+    const difference = nowMs - timestamp;
+    if (Number.isSafeInteger(difference)) return difference > config.messageTimestampBeforeMaxMs || -difference > config.messageTimestampAfterMaxMs;
+  }
+  const difference = BigInt.asIntN(64, BigInt(nowMs) - BigInt(timestamp));
+  return difference > toLong(config.messageTimestampBeforeMaxMs) || BigInt.asIntN(64, -difference) > toLong(config.messageTimestampAfterMaxMs);
+}
+
+function isNoTimestamp(timestamp: Timestamp): boolean {
+  return timestamp === NO_TIMESTAMP || timestamp === BigInt(NO_TIMESTAMP);
+}
+
+const LONG_MAX = (1n << 63n) - 1n;
+const LONG_MIN = -(1n << 63n);
+
+/** A config long as a bigint: Spool carries Long.MAX_VALUE as Infinity. */
+function toLong(value: number): bigint {
+  if (value === Infinity) return LONG_MAX;
+  if (value === -Infinity) return LONG_MIN;
+  return BigInt(value);
+}
+
+/** a + b with Java's long overflow, as a number when the sum is safe. */
+function addLongs(a: Timestamp, b: Timestamp): Timestamp {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const sum = a + b;
+    if (Number.isSafeInteger(sum)) return sum;
+  }
+  const sum = BigInt.asIntN(64, BigInt(a) + BigInt(b));
+  return Number.isSafeInteger(Number(sum)) ? Number(sum) : sum;
+}
+
+/** The int64 at `at`, exactly. */
+function exactInt64(batch: Buffer, at: number): Timestamp {
+  const value = batch.readBigInt64BE(at);
+  return Number.isSafeInteger(Number(value)) ? Number(value) : value;
 }
 
 /** Kafka's RecordValidationException: INVALID_TIMESTAMP when any record failed on its timestamp, else INVALID_RECORD. */
 function recordValidationError(recordErrors: RecordError[], anyTimestampError: boolean): AppendError {
-  const sorted = [...recordErrors].sort((a, b) => a.batchIndex - b.batchIndex);
   if (anyTimestampError) {
-    return { errorCode: ErrorCode.INVALID_TIMESTAMP, message: 'One or more records have been rejected due to invalid timestamp', recordErrors: sorted };
+    return { errorCode: ErrorCode.INVALID_TIMESTAMP, message: 'One or more records have been rejected due to invalid timestamp', recordErrors };
   }
+  const shown = recordErrors.slice(0, 3).map((error) => `RecordError(batchIndex=${error.batchIndex}, message='${error.batchIndexErrorMessage}')`);
   return {
     errorCode: ErrorCode.INVALID_RECORD,
-    message: `One or more records have been rejected due to ${sorted.length} record errors in total`,
-    recordErrors: sorted,
+    message: `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`,
+    recordErrors,
   };
 }
 
-function setMaxTimestamp(batch: Buffer, timestampMs: number): void {
-  writeInt64(batch, BATCH_FIELD.maxTimestamp, timestampMs);
+/** Kafka's setMaxTimestamp(CreateTime, max): a LogAppendTime batch on a CreateTime topic becomes CreateTime. */
+function setCreateTimeMax(batch: Buffer, maxTimestamp: Timestamp): void {
+  const attributes = batch.readInt16BE(BATCH_FIELD.attributes);
+  const stored = batch.readBigInt64BE(BATCH_FIELD.maxTimestamp);
+  if ((attributes & TIMESTAMP_TYPE_MASK) === 0 && stored === BigInt(maxTimestamp)) return;
+  batch.writeInt16BE(attributes & ~TIMESTAMP_TYPE_MASK, BATCH_FIELD.attributes);
+  batch.writeBigInt64BE(BigInt(maxTimestamp), BATCH_FIELD.maxTimestamp);
   writeCrc(batch, 0);
 }
 
-/** A copy of the batch with its records compressed by `compression` (header fields kept). */
-function recompress(batch: Buffer, records: Buffer, compression: number): Buffer {
-  const payload = compress(compression, records);
-  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + payload.length);
-  batch.copy(out, 0, 0, BATCH_HEADER_BYTES);
-  payload.copy(out, BATCH_HEADER_BYTES);
-  out.writeInt32BE(out.length - BATCH_OVERHEAD_BYTES, BATCH_FIELD.batchLength);
-  const attributes = out.readInt16BE(BATCH_FIELD.attributes);
-  out.writeInt16BE((attributes & ~COMPRESSION_MASK) | compression, BATCH_FIELD.attributes);
-  writeCrc(out, 0);
-  return out;
+// ---- rebuilding
+
+/**
+ * Kafka's buildRecordsAndAssignOffsets: a new batch from the validated
+ * records, with the target codec, offset deltas 0..n-1, the producer fields
+ * and the topic's timestamp type. Record timestamps a batch cannot carry as
+ * safe integers cannot be rebuilt here yet (INVALID_RECORD).
+ */
+function rebuild(
+  batch: Buffer,
+  header: BatchHeader,
+  options: LeaderValidationOptions & { targetCompression: number },
+): { error: AppendError } | { validated: ValidatedBatch } {
+  const { config, nowMs } = options;
+  const decoded = decodeRecords(batch, { checkCrc: false });
+  if (decoded.error !== null) return { error: { errorCode: ErrorCode[decoded.error.code], message: decoded.error.message } };
+  if (!rebuildable(decoded.records)) {
+    return { error: { errorCode: ErrorCode.INVALID_RECORD, message: 'record timestamps beyond 2^53 cannot be recompressed' } };
+  }
+  const logAppendTime = config.messageTimestampType === 'LogAppendTime';
+  const out = buildBatch({
+    records: decoded.records.map((record, index) => ({ key: record.key, value: record.value, headers: record.headers, timestamp: record.timestamp, offset: index })),
+    compression: options.targetCompression,
+    producerId: header.producerId,
+    producerEpoch: header.producerEpoch,
+    baseSequence: header.baseSequence,
+    isTransactional: header.isTransactional,
+    partitionLeaderEpoch: options.leaderEpoch,
+    ...(logAppendTime ? { timestampType: TimestampType.logAppendTime, logAppendTimeMs: nowMs } : {}),
+  });
+  if (out.length > config.maxMessageBytes) {
+    return { error: { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message: `The recompressed batch size is ${out.length} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}` } };
+  }
+  return { validated: { batch: out, header: readBatchHeader(out), logAppendTimeMs: logAppendTime ? nowMs : -1 } };
+}
+
+/** buildBatch writes timestamps as deltas from the first below 2^52. */
+function rebuildable(records: readonly Record[]): boolean {
+  const first = records[0]?.timestamp ?? 0;
+  return records.every((record) => Number.isSafeInteger(record.timestamp) && Math.abs(record.timestamp - first) < 2 ** 52);
 }

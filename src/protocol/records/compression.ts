@@ -17,7 +17,11 @@
  * Decompression is bounded by `decompressedBytesMax`: a batch that would
  * inflate beyond it is an error value, checked before (snappy, lz4, zstd
  * with a content size) or during (gzip, streamed zstd) inflation, so a
- * "zip bomb" cannot exhaust memory.
+ * "zip bomb" cannot exhaust memory. `openInflater` hands the output over in
+ * chunks instead, for readers that stop early (the produce validator): zstd
+ * streams through one reused 64 KiB window and snappy goes block by block;
+ * gzip and lz4 come as one chunk (node:zlib and lz4-napi inflate only whole
+ * buffers synchronously).
  */
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
@@ -100,18 +104,79 @@ export function decompress(compression: number, data: Buffer, options: Decompres
         return data.length > limit ? tooLarge(data.length, limit) : data;
       case Compression.gzip:
         return gunzipBounded(data, limit);
-      case Compression.snappy:
-        return snappyDecompress(data, limit);
       case Compression.lz4:
         return lz4Decompress(data, limit);
+      case Compression.snappy:
       case Compression.zstd:
-        return zstdDecompress(data, limit);
+        return collect(openInflater(compression, data, options), limit);
       default:
         return { code: 'UNSUPPORTED_COMPRESSION_TYPE', message: `unknown compression type id ${compression}` };
     }
   } catch (error) {
     return corrupt(`${compressionName(compression)} data is corrupt: ${(error as Error).message}`);
   }
+}
+
+/**
+ * Inflated bytes in chunks: each call gives the next chunk (valid until the
+ * next call), null at a clean end, or an error value (after which the
+ * inflater is done). close() releases it early.
+ */
+export interface Inflater {
+  next(): Buffer | null | BatchError;
+  close?(): void;
+}
+
+/**
+ * An inflater over `data` written by codec `compression` (not none), bounded
+ * by decompressedBytesMax like decompress. Never throws.
+ */
+export function openInflater(compression: number, data: Buffer, options: DecompressOptions = {}): Inflater {
+  const limit = options.decompressedBytesMax ?? DECOMPRESSED_BYTES_MAX;
+  switch (compression) {
+    case Compression.snappy:
+      return guarded(snappyInflater(data, limit), 'snappy');
+    case Compression.zstd:
+      return zstdInflater(data, limit);
+    default: {
+      let done = false;
+      return { next: () => (done ? null : ((done = true), decompress(compression, data, options))) };
+    }
+  }
+}
+
+/** Turns a codec's exception into CORRUPT_MESSAGE. */
+function guarded(inflater: Inflater, name: string): Inflater {
+  return {
+    next() {
+      try {
+        return inflater.next();
+      } catch (error) {
+        return corrupt(`${name} data is corrupt: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+function failed(error: BatchError): Inflater {
+  let done = false;
+  return { next: () => (done ? null : ((done = true), error)) };
+}
+
+/** Every chunk of `inflater`, copied into one buffer of at most `limit` bytes. */
+function collect(inflater: Inflater, limit: number): Buffer | BatchError {
+  const chunks: Buffer[] = [];
+  let totalBytes = 0;
+  for (let chunk = inflater.next(); chunk !== null; chunk = inflater.next()) {
+    if (!Buffer.isBuffer(chunk)) return chunk.code === 'MESSAGE_TOO_LARGE' ? tooLarge(`more than ${limit}`, limit) : chunk;
+    totalBytes += chunk.length;
+    if (totalBytes > limit) {
+      inflater.close?.();
+      return tooLarge(`more than ${limit}`, limit);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, totalBytes);
 }
 
 /** True when `result` is an error value from decompress. */
@@ -171,30 +236,44 @@ function isXerial(data: Buffer): boolean {
   return data.length >= XERIAL_MAGIC.length && XERIAL_MAGIC.equals(data.subarray(0, XERIAL_MAGIC.length));
 }
 
-function snappyDecompress(data: Buffer, limit: number): Buffer | BatchError {
-  if (!isXerial(data)) return snappyRawBlock(data, limit);
-  if (data.length < XERIAL_HEADER_BYTES) return corrupt('snappy stream header is truncated');
-  const blocks: Buffer[] = [];
-  let totalBytes = 0;
-  for (let position = XERIAL_HEADER_BYTES; position < data.length; ) {
-    if (data.length - position < 4) return corrupt('snappy block length is truncated');
-    const length = data.readInt32BE(position);
-    position += 4;
-    if (length < 0 || length > data.length - position) return corrupt(`snappy block of ${length} bytes is truncated`);
-    const block = snappyRawBlock(data.subarray(position, position + length), limit - totalBytes);
-    if (!Buffer.isBuffer(block)) return block.code === 'MESSAGE_TOO_LARGE' ? tooLarge(`more than ${limit}`, limit) : block;
-    blocks.push(block);
-    totalBytes += block.length;
-    position += length;
+/**
+ * Inflates a snappy batch block by block: snappy-java's xerial stream, or
+ * one raw snappy block (librdkafka may write that).
+ */
+function snappyInflater(data: Buffer, limit: number): Inflater {
+  if (!isXerial(data)) {
+    let done = false;
+    return { next: () => (done ? null : ((done = true), snappyRawBlock(data, limit))) };
   }
-  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, totalBytes);
+  if (data.length < XERIAL_HEADER_BYTES) return failed(corrupt('snappy stream header is truncated'));
+  let position = XERIAL_HEADER_BYTES;
+  return {
+    next() {
+      if (position >= data.length) return null;
+      if (data.length - position < 4) return corrupt('snappy block length is truncated');
+      const length = data.readInt32BE(position);
+      position += 4;
+      if (length < 0 || length > data.length - position) return corrupt(`snappy block of ${length} bytes is truncated`);
+      const block = data.subarray(position, position + length);
+      position += length;
+      return snappyRawBlock(block, limit);
+    },
+  };
 }
+
+/**
+ * The most a raw snappy block can inflate per byte: a 3-byte copy element
+ * writes at most 64 bytes. A larger preamble is a lie, refused before the
+ * codec allocates it.
+ */
+const SNAPPY_EXPANSION_MAX = 22;
 
 /** One raw snappy block; its varint preamble states the output size, checked before inflating. */
 function snappyRawBlock(block: Buffer, limit: number): Buffer | BatchError {
   const declared = readUvarint32(block);
   if (declared === null) return corrupt('snappy block has a bad length preamble');
   if (declared > limit) return tooLarge(declared, limit);
+  if (declared > block.length * SNAPPY_EXPANSION_MAX) return corrupt(`snappy block of ${block.length} bytes cannot inflate to ${declared}`);
   const out = snappy().uncompressSync(block, { asBuffer: true }) as Buffer;
   if (out.length !== declared) return corrupt(`snappy block inflated to ${out.length} bytes, declared ${declared}`);
   return out;
@@ -295,32 +374,58 @@ function lz4FrameBound(data: Buffer, start: number, bound: Lz4Bound): number | s
 
 // ---- zstd
 
-const ZSTD_CHUNK_BYTES = 128 * 1024;
+/** Output window of the streaming zstd inflater, shared with its context (inflation is synchronous). */
+const ZSTD_WINDOW_BYTES = 64 * 1024;
 let zstdContext: InstanceType<typeof import('zstd-napi/binding.js').DCtx> | null = null;
+let zstdWindow: Buffer | null = null;
+let zstdSharedInUse = false;
 
 /**
- * Streams the frames into chunks of at most 128 KiB, stopping once the limit
- * is passed; a stream that ends mid-frame is corrupt.
+ * Streams the frames through a 64 KiB window: each chunk is valid until the
+ * next call. The context and window are shared by one inflater at a time; a
+ * second one open at once (or one never drained) gets its own. A stream
+ * that ends mid-frame is corrupt.
  */
-function zstdDecompress(data: Buffer, limit: number): Buffer | BatchError {
-  const declared = data.length > 0 ? zstdBinding().getFrameContentSize(data) : 0;
-  if (declared !== null && declared > limit) return tooLarge(declared, limit);
-  zstdContext ??= new (zstdBinding().DCtx)();
-  const context = zstdContext;
-  context.reset(zstdBinding().ResetDirective.sessionOnly);
-  const chunks: Buffer[] = [];
-  let totalBytes = 0;
-  let input = data;
-  let frameOpen = false;
-  while (input.length > 0 || frameOpen) {
-    const chunk = Buffer.allocUnsafe(Math.min(ZSTD_CHUNK_BYTES, limit - totalBytes + 1));
-    const [hint, produced, consumed] = context.decompressStream(chunk, input);
-    if (produced === 0 && consumed === 0) return corrupt('zstd stream is truncated');
-    chunks.push(chunk.subarray(0, produced));
-    totalBytes += produced;
-    if (totalBytes > limit) return tooLarge(`more than ${limit}`, limit);
-    input = input.subarray(consumed);
-    frameOpen = hint !== 0;
+function zstdInflater(data: Buffer, limit: number): Inflater {
+  let declared: number | null;
+  try {
+    declared = data.length > 0 ? zstdBinding().getFrameContentSize(data) : 0;
+  } catch (error) {
+    return failed(corrupt(`zstd data is corrupt: ${(error as Error).message}`));
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, totalBytes);
+  if (declared !== null && declared > limit) return failed(tooLarge(declared, limit));
+  const shared = !zstdSharedInUse;
+  const context = shared ? (zstdContext ??= new (zstdBinding().DCtx)()) : new (zstdBinding().DCtx)();
+  const window = shared ? (zstdWindow ??= Buffer.allocUnsafe(ZSTD_WINDOW_BYTES)) : Buffer.allocUnsafe(ZSTD_WINDOW_BYTES);
+  context.reset(zstdBinding().ResetDirective.sessionOnly);
+  if (shared) zstdSharedInUse = true;
+  let open = true;
+  let rest = data;
+  let frameOpen = false;
+  let totalBytes = 0;
+  const close = <T>(result: T): T => {
+    if (open && shared) zstdSharedInUse = false;
+    open = false;
+    return result;
+  };
+  return {
+    next() {
+      if (!open) return null;
+      try {
+        while (rest.length > 0 || frameOpen) {
+          const [hint, produced, consumed] = context.decompressStream(window, rest);
+          rest = rest.subarray(consumed);
+          frameOpen = hint !== 0;
+          totalBytes += produced;
+          if (totalBytes > limit) return close(tooLarge(`more than ${limit}`, limit));
+          if (produced > 0) return window.subarray(0, produced);
+          if (consumed === 0) return close(corrupt('zstd stream is truncated'));
+        }
+        return close(null);
+      } catch (error) {
+        return close(corrupt(`zstd data is corrupt: ${(error as Error).message}`));
+      }
+    },
+    close: () => close(undefined),
+  };
 }
