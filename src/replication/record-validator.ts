@@ -26,10 +26,16 @@
  * (RecordStream: in place when uncompressed, inflated chunk by chunk when
  * not). A batch that passes keeps its bytes (DESIGN.md §3.3): the leader
  * epoch, LogAppendTime or the records' maxTimestamp are written into its
- * header. Like Kafka it is rebuilt from its records only when the topic's
- * compression.type asks for another codec, or when a compressed batch's
- * offset deltas are not 0, 1, 2, ... (old clients); the rebuilt batch is
- * again held to max.message.bytes.
+ * header. Like Kafka it is rebuilt from its records (offset deltas 0, 1,
+ * 2, ...) only when the topic's compression.type asks for another codec; the
+ * rebuilt batch is again held to max.message.bytes. A compressed batch that
+ * keeps its codec must already count its offset deltas 0, 1, 2, ...
+ * (INVALID_RECORD; Kafka 4.4 fails on it with UNKNOWN_SERVER_ERROR).
+ *
+ * Where Kafka 4.4 answers otherwise, on purpose (see docs/SKIPPED.md):
+ * a compressed record whose fields run past its length is refused (Kafka
+ * stores it unread, and no consumer can decode it), and a compressed stream
+ * the codec refuses is INVALID_RECORD (Kafka: UNKNOWN_SERVER_ERROR).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -50,7 +56,7 @@ import {
   type BatchHeader,
 } from '../protocol/records/batch.js';
 import { compressionId } from '../protocol/records/compression.js';
-import { RecordStream } from '../protocol/records/record-stream.js';
+import { RecordStream, emptyRecordFields, type RecordFields } from '../protocol/records/record-stream.js';
 import { buildBatch, decodeRecords, type Record } from '../protocol/records/records.js';
 
 /** Kafka's per-record error in a produce response (KIP-467). */
@@ -141,14 +147,18 @@ export function validateLeaderBatch(batch: Buffer, options: LeaderValidationOpti
   const invalid = validateBatch(batch, 0, { origin });
   if (invalid !== null) return { error: { errorCode: ErrorCode[invalid.code], message: invalid.message } };
   const header = readBatchHeader(batch);
-  const scan = scanRecords(batch, header, { config, nowMs, topicPartition: options.topicPartition ?? 'the partition' });
-  if ('error' in scan) return scan;
-  if (scan.recordErrors !== null) return { error: recordValidationError(scan.recordErrors, scan.anyTimestampError) };
   const targetCompression = targetCodec(config.compressionType, header.compression);
   // Kafka keeps an uncompressed control batch as it is whatever compression.type says.
   const keepsCodec = targetCompression === header.compression || (header.isControl && header.compression === Compression.none);
-  const offsetsKept = header.compression === Compression.none || scan.offsetDeltasInOrder;
-  if (!keepsCodec || !offsetsKept) return rebuild(batch, header, { ...options, targetCompression: keepsCodec ? header.compression : targetCompression });
+  const partialRecords = keepsCodec && header.compression !== Compression.none;
+  const scan = scanRecords(batch, header, { config, nowMs, topicPartition: options.topicPartition ?? 'the partition', partialRecords });
+  if ('error' in scan) return scan;
+  if (scan.recordErrors !== null) return { error: recordValidationError(scan.recordErrors, scan.anyTimestampError) };
+  if (partialRecords && !scan.offsetDeltasInOrder) {
+    // Kafka 4.4 fails here (UNKNOWN_SERVER_ERROR) rebuilding from the partially read records; no client writes such batches.
+    return { error: { errorCode: ErrorCode.INVALID_RECORD, message: `The offset deltas of the compressed batch to ${options.topicPartition ?? 'the partition'} are not 0, 1, 2, ...` } };
+  }
+  if (!keepsCodec) return rebuild(batch, header, { ...options, targetCompression });
   setPartitionLeaderEpoch(batch, 0, options.leaderEpoch);
   if (config.messageTimestampType === 'LogAppendTime') {
     setLogAppendTime(batch, 0, nowMs);
@@ -182,6 +192,8 @@ interface ScanContext {
   config: LeaderValidationConfig;
   nowMs: number;
   topicPartition: string;
+  /** Kafka reads the records partially (skipKeyValueIterator): compressed, and the codec kept. */
+  partialRecords: boolean;
 }
 
 /** What one pass over the records found; allocated once per batch. */
@@ -191,7 +203,7 @@ interface RecordScan {
   anyTimestampError: boolean;
   /** The largest timestamp of the records (NO_TIMESTAMP when none has one). */
   maxTimestamp: Timestamp;
-  /** Every record's offsetDelta equals its index. */
+  /** Every record's offset (baseOffset + offsetDelta) equals its index. */
   offsetDeltasInOrder: boolean;
 }
 
@@ -227,7 +239,8 @@ function scanRecords(batch: Buffer, header: BatchHeader, context: ScanContext): 
   // Kafka reads nothing of a batch that counts no records.
   if (header.recordCount === 0) return state;
   const stream = RecordStream.open(header.compression, batch.subarray(BATCH_HEADER_BYTES));
-  for (let index = 0; index < header.recordCount && stream.error === null; index++) scanRecord(stream, index, state);
+  const fields = emptyRecordFields();
+  for (let index = 0; index < header.recordCount && stream.readRecord(fields, state.recordBodyBytesMax); index++) checkRecord(state, index, fields);
   if (stream.error === null && !stream.atEnd()) stream.fail('Incorrect declared batch size, records still remaining in file');
   if (stream.error !== null) {
     if (stream.decompressionError === 'MESSAGE_TOO_LARGE') return { error: { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message: stream.error } };
@@ -236,92 +249,59 @@ function scanRecords(batch: Buffer, header: BatchHeader, context: ScanContext): 
   return state;
 }
 
-/** One record: framing first (an error ends the stream), then Kafka's per-record rules. */
-function scanRecord(stream: RecordStream, index: number, state: ScanState): void {
-  const length = stream.varint();
-  if (stream.error !== null) return;
-  if (length < 0) return stream.fail(`Invalid record size: ${length} is negative.`);
-  if (length > state.recordBodyBytesMax) {
-    return stream.fail(`Invalid record size: ${length} exceeds the configured maximum record size of ${state.recordBodyBytesMax}.`);
-  }
-  const start = stream.consumed;
-  const end = start + length;
-  stream.byte(); // attributes: unused in v2
-  const timestampDelta = stream.varlong();
-  const offsetDelta = stream.varint();
-  const keyLength = stream.varint();
-  skipBytes(stream, keyLength, end);
-  const valueLength = stream.varint();
-  skipBytes(stream, valueLength, end);
-  skipHeaders(stream, end);
-  if (stream.error !== null) return;
-  if (stream.consumed !== end) {
-    return stream.fail(`Invalid record size: expected to read ${length} bytes in record payload, but instead read ${stream.consumed - start}`);
-  }
-  checkRecord(state, { index, timestampDelta, offsetDelta, keyLength, valueLength });
-}
-
-/** Skips a key, value or header field of `length` bytes (negative: null), never past the record's end. */
-function skipBytes(stream: RecordStream, length: number, end: number): void {
-  if (stream.error !== null || length <= 0) return;
-  if (length > end - stream.consumed) return stream.fail(`a field of ${length} bytes runs past its record`);
-  stream.skip(length);
-}
-
-function skipHeaders(stream: RecordStream, end: number): void {
-  const count = stream.varint();
-  if (stream.error !== null) return;
-  if (count < 0) return stream.fail(`Found invalid number of record headers ${count}`);
-  if (count > end - stream.consumed) return stream.fail(`Found invalid number of record headers. ${count} is larger than the remaining size of the buffer`);
-  for (let header = 0; header < count && stream.error === null; header++) {
-    const keyLength = stream.varint();
-    if (keyLength < 0 && stream.error === null) return stream.fail(`Invalid negative header key size ${keyLength}`);
-    skipBytes(stream, keyLength, end);
-    skipBytes(stream, stream.varint(), end);
-  }
-}
-
-interface RecordFields {
-  index: number;
-  timestampDelta: Timestamp;
-  offsetDelta: number;
-  keyLength: number;
-  valueLength: number;
-}
-
 /** LogValidator.validateRecord: the key first, then the timestamp; a record that passes counts toward maxTimestamp. */
-function checkRecord(state: ScanState, record: RecordFields): void {
+function checkRecord(state: ScanState, index: number, record: RecordFields): void {
   const timestamp = state.logAppendTime ?? addLongs(state.baseTimestamp, record.timestampDelta);
   const offset = state.header.baseOffset + record.offsetDelta;
-  const error = keyError(state, record) ?? timestampError(state, record, timestamp, offset);
-  if (error !== null) {
-    (state.recordErrors ??= []).push(error);
-    return;
-  }
+  if (state.context.config.compacted && record.keyLength < 0) return addRecordError(state, keyError(state, index));
+  const problem = timestampProblem(state, timestamp);
+  if (problem !== null) return addRecordError(state, timestampError(state, { index, timestamp, offset, problem }, record));
   if (timestamp > state.maxTimestamp) state.maxTimestamp = timestamp;
-  if (offset !== record.index) state.offsetDeltasInOrder = false;
+  if (offset !== index) state.offsetDeltasInOrder = false;
 }
 
-function keyError(state: ScanState, record: RecordFields): RecordError | null {
-  if (!state.context.config.compacted || record.keyLength >= 0) return null;
-  return { batchIndex: record.index, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${state.context.topicPartition}` };
+function addRecordError(state: ScanState, error: RecordError): void {
+  (state.recordErrors ??= []).push(error);
 }
 
-function timestampError(state: ScanState, record: RecordFields, timestamp: Timestamp, offset: number): RecordError | null {
+function keyError(state: ScanState, index: number): RecordError {
+  return { batchIndex: index, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${state.context.topicPartition}` };
+}
+
+/** LogValidator.validateTimestamp's two refusals. */
+type TimestampProblem = 'outOfRange' | 'logAppendTime';
+
+function timestampProblem(state: ScanState, timestamp: Timestamp): TimestampProblem | null {
   const { config, nowMs } = state.context;
   if (config.messageTimestampType === 'CreateTime' && !isNoTimestamp(timestamp)) {
-    if (!timestampOutOfRange(timestamp, nowMs, config)) return null;
-    state.anyTimestampError = true;
-    const [earliest, latest] = [addLongs(nowMs, -toLong(config.messageTimestampBeforeMaxMs)), addLongs(nowMs, toLong(config.messageTimestampAfterMaxMs))];
+    return timestampOutOfRange(timestamp, nowMs, config) ? 'outOfRange' : null;
+  }
+  return state.logAppendTime === null ? null : 'logAppendTime';
+}
+
+/** Where a refused record sits, what timestamp it reads as, and why it was refused. */
+interface TimestampRefusal {
+  index: number;
+  timestamp: Timestamp;
+  offset: number;
+  problem: TimestampProblem;
+}
+
+function timestampError(state: ScanState, refusal: TimestampRefusal, record: RecordFields): RecordError {
+  const { index, timestamp, offset } = refusal;
+  const { config, nowMs } = state.context;
+  state.anyTimestampError = true;
+  if (refusal.problem === 'outOfRange') {
+    const earliest = addLongs(nowMs, -toLong(config.messageTimestampBeforeMaxMs));
+    const latest = addLongs(nowMs, toLong(config.messageTimestampAfterMaxMs));
     return {
-      batchIndex: record.index,
+      batchIndex: index,
       batchIndexErrorMessage: `Timestamp ${timestamp} of message with offset ${offset} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
     };
   }
-  if (state.logAppendTime === null) return null;
-  state.anyTimestampError = true;
-  const described = `DefaultRecord(offset=${offset}, timestamp=${timestamp}, key=${Math.max(-1, record.keyLength)} bytes, value=${Math.max(-1, record.valueLength)} bytes)`;
-  return { batchIndex: record.index, batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.` };
+  const recordClass = state.context.partialRecords ? 'PartialDefaultRecord' : 'DefaultRecord';
+  const described = `${recordClass}(offset=${offset}, timestamp=${timestamp}, key=${Math.max(-1, record.keyLength)} bytes, value=${Math.max(-1, record.valueLength)} bytes)`;
+  return { batchIndex: index, batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.` };
 }
 
 /** Kafka's test, in long arithmetic: now - timestamp > before.max.ms, or timestamp - now > after.max.ms. */
@@ -335,8 +315,10 @@ function timestampOutOfRange(timestamp: Timestamp, nowMs: number, config: Leader
 }
 
 function isNoTimestamp(timestamp: Timestamp): boolean {
-  return timestamp === NO_TIMESTAMP || timestamp === BigInt(NO_TIMESTAMP);
+  return timestamp === NO_TIMESTAMP || timestamp === NO_TIMESTAMP_LONG;
 }
+
+const NO_TIMESTAMP_LONG = BigInt(NO_TIMESTAMP);
 
 const LONG_MAX = (1n << 63n) - 1n;
 const LONG_MIN = -(1n << 63n);

@@ -120,6 +120,8 @@ export interface CorruptCase {
   errorCode: number;
   /** Indexes Kafka names in recordErrors; absent when it names none. */
   recordErrors?: number[];
+  /** Kafka's errorMessage then each recordErrors message, with the topic as TOPIC and every number as N. */
+  messages?: string[];
   /** Where Kafka 4.4 answers otherwise (for these codecs), and why Spool does not follow. */
   kafkaDiffers?: { codecs: readonly CodecName[]; errorCode: number; why: string };
 }
@@ -127,6 +129,16 @@ export interface CorruptCase {
 const ALL: readonly CodecName[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 const COMPRESSED: readonly CodecName[] = ['gzip', 'snappy', 'lz4', 'zstd'];
 const HOUR_MS = 3_600_000;
+/**
+ * Kafka 4.4 reads a compressed batch that keeps its codec with
+ * skipKeyValueIterator; when the offset deltas turn out not to be 0, 1, 2, ...
+ * it tries to rebuild the batch from those key-less PartialDefaultRecords,
+ * which throws ("value is skipped in PartialDefaultRecord"). No client writes
+ * such v2 batches; Spool refuses them with INVALID_RECORD.
+ */
+const PARTIAL_REBUILD = 'Kafka answers UNKNOWN_SERVER_ERROR: it cannot rebuild from partially read records';
+const logAppendTimeRefused = (record: string) =>
+  `Invalid timestamp type in message ${record}(offset=N, timestamp=N, key=N bytes, value=N bytes). Producer should not set timestamp type to LogAppendTime.`;
 /**
  * Kafka 4.4 reads a compressed batch it will store unchanged with
  * DefaultRecord.readPartiallyFrom, which skips keys and values by their own
@@ -223,6 +235,11 @@ export const CORRUPT_CASES: readonly CorruptCase[] = [
     build: (codec, now) => rawBatch([good(0), good(1, { key: null }), good(2, { key: null })], { codec, baseTimestamp: now }),
     errorCode: ErrorCode.INVALID_RECORD,
     recordErrors: [1, 2],
+    messages: [
+      `One or more records have been rejected due to N record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=N, message='Compacted topic cannot accept message without key in topic partition TOPIC-N'), RecordError(batchIndex=N, message='Compacted topic cannot accept message without key in topic partition TOPIC-N')]`,
+      'Compacted topic cannot accept message without key in topic partition TOPIC-N',
+      'Compacted topic cannot accept message without key in topic partition TOPIC-N',
+    ],
   },
   {
     name: 'records beyond message.timestamp.after.max.ms',
@@ -230,6 +247,7 @@ export const CORRUPT_CASES: readonly CorruptCase[] = [
     build: (codec, now) => rawBatch([good(0, { timestampDelta: 2 * HOUR_MS }), good(1), good(2, { timestampDelta: 3 * HOUR_MS })], { codec, baseTimestamp: now, maxTimestamp: now + 3 * HOUR_MS }),
     errorCode: ErrorCode.INVALID_TIMESTAMP,
     recordErrors: [0, 2],
+    messages: ['One or more records have been rejected due to invalid timestamp', 'Timestamp N of message with offset N is out of range. The timestamp should be within [N, N]', 'Timestamp N of message with offset N is out of range. The timestamp should be within [N, N]'],
   },
   {
     name: 'a keyless record and a late one on a compacted topic',
@@ -238,7 +256,36 @@ export const CORRUPT_CASES: readonly CorruptCase[] = [
     build: (codec, now) => rawBatch([good(0, { key: null }), good(1, { timestampDelta: 2 * HOUR_MS }), good(2)], { codec, baseTimestamp: now, maxTimestamp: now + 2 * HOUR_MS }),
     errorCode: ErrorCode.INVALID_TIMESTAMP,
     recordErrors: [0, 1],
+    messages: ['One or more records have been rejected due to invalid timestamp', 'Compacted topic cannot accept message without key in topic partition TOPIC-N', 'Timestamp N of message with offset N is out of range. The timestamp should be within [N, N]'],
   },
+  {
+    name: 'offset deltas not 0, 1, 2 in an uncompressed batch (kept as they are)',
+    codecs: ['none'],
+    build: (codec, now) => rawBatch([good(0), good(0), good(5)], { codec, baseTimestamp: now }),
+    errorCode: ErrorCode.NONE,
+  },
+  {
+    name: 'offset deltas not 0, 1, 2 in a compressed batch',
+    codecs: COMPRESSED,
+    build: (codec, now) => rawBatch([good(0), good(0), good(5)], { codec, baseTimestamp: now }),
+    errorCode: ErrorCode.INVALID_RECORD,
+    kafkaDiffers: { codecs: COMPRESSED, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, why: PARTIAL_REBUILD },
+  },
+  {
+    name: 'a LogAppendTime batch on a CreateTime topic',
+    codecs: ALL,
+    build: (codec, now) => rawBatch([good(0), good(1)], { codec, baseTimestamp: now, maxTimestamp: now, logAppendTime: true }),
+    errorCode: ErrorCode.NONE,
+  },
+  ...(['DefaultRecord', 'PartialDefaultRecord'] as const).map((record) => ({
+    // Kafka names the record by the class it read it as: partially when compressed and kept as it is.
+    name: `a LogAppendTime batch without a time on a CreateTime topic (read as ${record})`,
+    codecs: record === 'DefaultRecord' ? (['none'] as const) : COMPRESSED,
+    build: (codec: CodecName, now: number) => rawBatch([good(0), good(1)], { codec, baseTimestamp: now, maxTimestamp: -1, logAppendTime: true }),
+    errorCode: ErrorCode.INVALID_TIMESTAMP,
+    recordErrors: [0, 1],
+    messages: ['One or more records have been rejected due to invalid timestamp', logAppendTimeRefused(record), logAppendTimeRefused(record)],
+  })),
   {
     name: 'corrupt compressed stream',
     codecs: COMPRESSED,
