@@ -17,26 +17,15 @@ import {
 } from '../src/protocol/records/batch.js';
 import { compress, compressionName, decompress } from '../src/protocol/records/compression.js';
 import { buildBatch, decodeRecords, encodeRecords, type RecordInput } from '../src/protocol/records/records.js';
+import { argSeconds, textLikeValue } from './lib/micro.js';
 
 const PAYLOAD_BYTES = 1 << 20;
 const RECORD_VALUE_BYTES = 1024;
 const BATCH_BYTES_TARGET = 16 * 1024;
 const TARGET_BYTES_PER_SECOND = 2e9;
 
-function argSeconds(): number {
-  const index = process.argv.indexOf('--seconds');
-  return index < 0 ? 2 : Number(process.argv[index + 1]);
-}
-
-/** Printable-ish values from a fixed generator, so the codecs see realistic text-like data. */
 function recordValue(seed: number): Buffer {
-  const out = Buffer.alloc(RECORD_VALUE_BYTES);
-  let state = seed >>> 0;
-  for (let index = 0; index < out.length; index++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    out[index] = 0x61 + ((state >>> 24) % 16);
-  }
-  return out;
+  return textLikeValue(seed, RECORD_VALUE_BYTES);
 }
 
 /** Concatenated batches of about 16 KiB each, adding up to about 1 MiB: one produce request's records. */

@@ -13,6 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildBatch, type RecordInput } from '../src/protocol/records/records.js';
 import { validateLeaderBatch, type LeaderValidationConfig } from '../src/replication/record-validator.js';
+import { argSeconds, textLikeValue } from './lib/micro.js';
 
 const RECORDS_PER_BATCH = 1000;
 const RECORD_VALUE_BYTES = 100;
@@ -28,26 +29,10 @@ const config: LeaderValidationConfig = {
   compressionType: 'producer',
 };
 
-function argSeconds(): number {
-  const index = process.argv.indexOf('--seconds');
-  return index < 0 ? 2 : Number(process.argv[index + 1]);
-}
-
-/** Text-like values from a fixed generator, so the codecs see realistic data. */
-function recordValue(seed: number): Buffer {
-  const out = Buffer.alloc(RECORD_VALUE_BYTES);
-  let state = seed >>> 0;
-  for (let index = 0; index < out.length; index++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    out[index] = 0x61 + ((state >>> 24) % 16);
-  }
-  return out;
-}
-
 function records(): RecordInput[] {
   return Array.from({ length: RECORDS_PER_BATCH }, (_, index) => ({
     key: `key-${String(index).padStart(4, '0')}`,
-    value: recordValue(index + 1),
+    value: textLikeValue(index + 1, RECORD_VALUE_BYTES),
     headers: [{ key: 'trace', value: `t${index}` }],
     timestamp: NOW_MS + index,
   }));

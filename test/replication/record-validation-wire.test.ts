@@ -10,8 +10,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
@@ -20,21 +18,9 @@ import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
 import { CORRUPT_CASES } from './corrupt-batches.js';
 
 const AGAINST_KAFKA = (process.env.SPOOL_E2E_BOOTSTRAP ?? '') !== '';
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  return decoded.body;
-}
-
 async function createTopic(client: WireClient, name: string, compacted: boolean): Promise<void> {
   const configs = compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [];
-  const response = await call(client, CreateTopics, 7, {
+  const response = await client.call(CreateTopics, 7, {
     topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs }],
     timeoutMs: 30_000,
     validateOnly: false,
@@ -44,7 +30,7 @@ async function createTopic(client: WireClient, name: string, compacted: boolean)
 
 async function produce(client: WireClient, topic: string, records: Buffer) {
   for (let attempt = 0; ; attempt++) {
-    const response = await call(client, Produce, 11, {
+    const response = await client.call(Produce, 11, {
       transactionalId: null,
       acks: -1,
       timeoutMs: 10_000,

@@ -58,6 +58,20 @@ export class WireClient {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  private correlationId = 0;
+
+  /** Sends one request and resolves with its decoded response; asserts the connection stays open and the answer decodes. */
+  async call<A extends ApiDef>(api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
+    const id = ++this.correlationId;
+    this.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
+    const frame = await this.next();
+    assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
+    const decoded = decodeResponse(api, version, frame);
+    assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
+    assert.equal(decoded.correlationId, id);
+    return decoded.body;
+  }
+
   close(): void {
     this.connection.destroy();
   }
