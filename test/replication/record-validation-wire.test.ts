@@ -14,13 +14,14 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
 import { WireClient } from '../server/wire-client.js';
+import { call } from '../server/wire-call.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
 import { CORRUPT_CASES } from './corrupt-batches.js';
 
 const AGAINST_KAFKA = (process.env.SPOOL_E2E_BOOTSTRAP ?? '') !== '';
 async function createTopic(client: WireClient, name: string, compacted: boolean): Promise<void> {
   const configs = compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [];
-  const response = await client.call(CreateTopics, 7, {
+  const response = await call(client, CreateTopics, 7, {
     topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs }],
     timeoutMs: 30_000,
     validateOnly: false,
@@ -30,7 +31,7 @@ async function createTopic(client: WireClient, name: string, compacted: boolean)
 
 async function produce(client: WireClient, topic: string, records: Buffer) {
   for (let attempt = 0; ; attempt++) {
-    const response = await client.call(Produce, 11, {
+    const response = await call(client, Produce, 11, {
       transactionalId: null,
       acks: -1,
       timeoutMs: 10_000,

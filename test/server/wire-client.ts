@@ -2,10 +2,7 @@
  * A bare Kafka wire client for tests: sends frames built with Spool's
  * encoder over real TCP and hands back response frames in arrival order.
  */
-import assert from 'node:assert/strict';
 import { realNetwork, type Connection } from '../../src/io/net.js';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 
 export class WireClient {
   private buffered = Buffer.alloc(0);
@@ -56,20 +53,6 @@ export class WireClient {
     if (frame !== undefined) return Promise.resolve(frame);
     if (this.closed) return Promise.resolve(null);
     return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private correlationId = 0;
-
-  /** Sends one request and resolves with its decoded response; asserts the connection stays open and the answer decodes. */
-  async call<A extends ApiDef>(api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-    const id = ++this.correlationId;
-    this.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
-    const frame = await this.next();
-    assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-    const decoded = decodeResponse(api, version, frame);
-    assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-    assert.equal(decoded.correlationId, id);
-    return decoded.body;
   }
 
   close(): void {
