@@ -13,8 +13,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
-import { WireClient } from '../server/wire-client.js';
-import { call } from '../server/wire-call.js';
+import { WireClient, call } from '../server/wire-client.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
 import { CORRUPT_CASES } from './corrupt-batches.js';
 

@@ -2,7 +2,10 @@
  * A bare Kafka wire client for tests: sends frames built with Spool's
  * encoder over real TCP and hands back response frames in arrival order.
  */
+import assert from 'node:assert/strict';
 import { realNetwork, type Connection } from '../../src/io/net.js';
+import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
+import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 
 export class WireClient {
   private buffered = Buffer.alloc(0);
