@@ -31,6 +31,7 @@ import { buildBatch } from '../../src/protocol/records/records.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../../src/protocol/schemas/02-list-offsets.js';
+import { DeleteRecords } from '../../src/protocol/schemas/21-delete-records.js';
 import { DescribeConfigs } from '../../src/protocol/schemas/32-describe-configs.js';
 import { AlterConfigs } from '../../src/protocol/schemas/33-alter-configs.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
@@ -154,7 +155,7 @@ const listOffsetsBody = (topic: string, timestamp: number) => ({
   topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp }] }],
 });
 
-test('a Fetch offset or ListOffsets timestamp of 2^60 is answered with Kafka\'s answer, not a closed connection', async (t) => {
+test('a Fetch, ListOffsets or DeleteRecords int64 of 2^60 is answered with Kafka\'s answer, not a closed connection', async (t) => {
   const { running, client } = await withBroker(t, {});
   await createTopic(running, 'events');
   const fetched = await call(client, Fetch, 12, fetchBody('events', 2 ** 60 + 2 ** 8));
@@ -162,6 +163,8 @@ test('a Fetch offset or ListOffsets timestamp of 2^60 is answered with Kafka\'s 
   const listed = await call(client, ListOffsets, 7, listOffsetsBody('events', 2 ** 60));
   assert.equal(listed.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
   assert.equal(listed.topics[0]!.partitions[0]!.offset, -1, 'no record that late');
+  const deleted = await call(client, DeleteRecords, 2, { topics: [{ name: 'events', partitions: [{ partitionIndex: 0, offset: 2 ** 60 }] }], timeoutMs: 5000 });
+  assert.equal(deleted.topics[0]!.partitions[0]!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
 });
 
 /** A one-record batch whose timestamps are exactly `nanos` (not representable as a double). */
