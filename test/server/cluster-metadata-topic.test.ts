@@ -30,8 +30,7 @@ import { DeleteTopics } from '../../src/protocol/schemas/20-delete-topics.js';
 import { startBroker } from '../../src/server/broker.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { startTestBroker } from '../client/broker-fixture.js';
-import { WireClient } from './wire-client.js';
-import { call } from './wire-call.js';
+import { WireClient, call } from './wire-client.js';
 
 const METADATA_TOPIC = '__cluster_metadata';
 const PROHIBITED = 'Creation of internal topic __cluster_metadata is prohibited.';

@@ -32,8 +32,7 @@ import { DescribeCluster } from '../../src/protocol/schemas/60-describe-cluster.
 import { startBroker } from '../../src/server/broker.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { uniqueTopic } from '../client/broker-fixture.js';
-import { WireClient } from './wire-client.js';
-import { call, callOrClosed } from './wire-call.js';
+import { WireClient, call, callOrClosed } from './wire-client.js';
 
 interface Endpoints {
   broker: string;

@@ -65,16 +65,23 @@ export class WireClient {
 
 let correlationId = 0;
 
-/** Sends one request and returns its decoded response; fails if the broker closed the connection instead. */
-export async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
+/** Sends one request and returns its decoded response, or null when the broker closed the connection instead. */
+export async function callOrClosed<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A> | null> {
   const id = ++correlationId;
   client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'spool-test' }, body));
   const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
+  if (frame === null) return null;
   const decoded = decodeResponse(api, version, frame);
   assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
   assert.equal(decoded.correlationId, id);
   return decoded.body;
+}
+
+/** Sends one request and returns its decoded response; fails if the broker closed the connection instead. */
+export async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
+  const response = await callOrClosed(client, api, version, body);
+  assert.ok(response !== null, `${api.name} v${version}: connection closed`);
+  return response;
 }
 
 /** A Produce body for partition 0 of `topic`. */
