@@ -121,3 +121,21 @@ test('ApiVersions at an unknown flexible version reads a v2 request header, as K
   assert.equal(decoded.correlationId, 9);
   assert.equal(decoded.body.errorCode, ErrorCode.UNSUPPORTED_VERSION);
 });
+
+test('varints and compact lengths are read in Kafka int arithmetic (Spool closed the connection on both)', async () => {
+  const metadataWithTopicsCount = (count: Buffer) => {
+    const frame = Buffer.concat(encodeRequest(Metadata, { apiVersion: 12, correlationId: 3, clientId: 'decoding' }, { topics: [], allowAutoTopicCreation: false }));
+    // The body is: topics count (0x01: empty), two bools, tagged fields.
+    return sized(Buffer.concat([frame.subarray(4, frame.length - 4), count, frame.subarray(frame.length - 3)]));
+  };
+  // A fifth byte's bits beyond 32 are dropped: 81 80 80 80 10 is 1, an empty array.
+  const empty = await exchange(metadataWithTopicsCount(Buffer.from([0x81, 0x80, 0x80, 0x80, 0x10])));
+  assert.ok(empty !== null, 'the broker closed the connection');
+  const emptyBody = decodeResponse(Metadata, 12, empty);
+  assert.ok(emptyBody.ok);
+  assert.deepEqual(emptyBody.body.topics, []);
+  // 0xffffffff is -1 as a Java int, so the count is -2: null, which for Metadata means every topic.
+  const all = await exchange(metadataWithTopicsCount(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])));
+  assert.ok(all !== null, 'the broker closed the connection');
+  assert.ok(decodeResponse(Metadata, 12, all).ok);
+});
