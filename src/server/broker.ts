@@ -18,8 +18,9 @@ import { realEnv, type Env } from '../io/env.js';
 import { BrokerConfig, SINGLE_NODE_DEFAULTS, parseListeners } from './config.js';
 import { brokerListeners, type BrokerListener } from './listeners.js';
 import { createLogger, type Logger } from './logger.js';
-import { PENDING_RESPONSE_BYTES_MAX, SocketServer } from './socket-server.js';
+import { PENDING_RESPONSE_BYTES_MAX, PIPELINED_REQUEST_BYTES_MAX, SocketServer } from './socket-server.js';
 import { RequestHandlerTable } from './request-handler.js';
+import { connectionQuotaConfigFrom } from './connection-quotas.js';
 import { createHandlers } from './apis/index.js';
 import { MetadataManager } from '../metadata/manager.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
@@ -81,9 +82,10 @@ export class Broker {
       {
         requestBytesMax: config.int('socket.request.max.bytes'),
         queuedRequestsMax: config.int('queued.max.requests'),
-        queuedBytesMax: config.int('socket.request.max.bytes'),
+        queuedBytesMax: PIPELINED_REQUEST_BYTES_MAX,
         idleMs: config.int('connections.max.idle.ms'),
         pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX,
+        connectionQuotas: connectionQuotaConfigFrom(config),
       },
       this.log,
     );

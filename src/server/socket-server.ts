@@ -20,6 +20,7 @@
  * A connection idle for `connections.max.idle.ms` is closed.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
+import { ConnectionGate, type AdmittedConnection, type ConnectionQuotaConfig } from './connection-quotas.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
 import { FrameAssembler } from '../protocol/framing.js';
 import type { RequestHandlerTable } from './request-handler.js';
@@ -33,6 +34,14 @@ import type { Logger } from './logger.js';
  */
 export const PENDING_RESPONSE_BYTES_MAX = 1024 * 1024;
 
+/**
+ * Request bytes a connection may have read ahead of the request in hand
+ * before it is no longer read. Kafka reads none ahead (the connection is
+ * muted); a little pipelining keeps small requests flowing, and a bound well
+ * below `socket.request.max.bytes` keeps one connection from parking 100 MiB.
+ */
+export const PIPELINED_REQUEST_BYTES_MAX = 1024 * 1024;
+
 export interface SocketServerLimits {
   requestBytesMax: number;
   queuedRequestsMax: number;
@@ -40,6 +49,8 @@ export interface SocketServerLimits {
   idleMs: number;
   /** While this many response bytes wait for the socket, neither read nor handle the connection's next request. */
   pendingResponseBytesMax: number;
+  /** max.connections, max.connections.per.ip and their kin. */
+  connectionQuotas: ConnectionQuotaConfig;
 }
 
 export class SocketServer {
@@ -47,28 +58,33 @@ export class SocketServer {
   private readonly connections = new Set<ConnectionHandler>();
   private nextConnectionId = 0;
   private stopping = false;
+  private readonly gate: ConnectionGate;
 
   constructor(
     private readonly env: Env,
     private readonly handlers: RequestHandlerTable,
     private readonly limits: SocketServerLimits,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.gate = new ConnectionGate(limits.connectionQuotas, log, (name, connection) => this.open(name, connection), () => this.connections);
+  }
 
   async listen(name: string, host: string, port: number): Promise<Listener> {
     const onAcceptError = (error: Error) => this.log.error(`listener ${name} could not accept a connection: ${error.message}`);
+    this.gate.addListener(name);
     const listener = await this.env.net.listen({ host, port, onAcceptError }, (connection) => {
-      if (this.stopping) {
-        connection.destroy();
-        return;
-      }
-      const id = `${name}-${this.nextConnectionId++}`;
-      const handler = new ConnectionHandler(id, name, connection, this);
-      this.connections.add(handler);
-      connection.onClose(() => this.connections.delete(handler));
+      if (this.stopping) connection.destroy();
+      else this.gate.offer(name, connection);
     });
     this.listeners.push(listener);
     return listener;
+  }
+
+  private open(name: string, connection: Connection): void {
+    const id = `${name}-${this.nextConnectionId++}`;
+    const handler = new ConnectionHandler(id, name, connection, this);
+    this.connections.add(handler);
+    connection.onClose(() => this.connections.delete(handler));
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes every connection. */
@@ -89,7 +105,7 @@ export class SocketServer {
   }
 }
 
-class ConnectionHandler {
+class ConnectionHandler implements AdmittedConnection {
   private readonly frames: FrameAssembler;
   private readonly queue: Buffer[] = [];
   private queuedBytes = 0;
@@ -100,6 +116,7 @@ class ConnectionHandler {
   private awaitingDrain = false;
   private drainWaiter: (() => void) | null = null;
   private idleTimer: TimerHandle | null = null;
+  lastActiveMs = 0;
 
   constructor(
     readonly id: string,
@@ -124,6 +141,7 @@ class ConnectionHandler {
 
   private touch(): void {
     const { env, limits } = this.server.context;
+    this.lastActiveMs = env.clock.monotonicMs();
     this.idleTimer?.cancel();
     // connections.max.idle.ms below 0 (or Long.MAX_VALUE) keeps idle connections open, as Kafka's Selector does.
     if (limits.idleMs < 0 || !Number.isFinite(limits.idleMs)) return;
@@ -133,7 +151,7 @@ class ConnectionHandler {
     });
   }
 
-  private close(reason: string): void {
+  close(reason: string): void {
     if (this.closed) return;
     this.server.context.log.debug(`closing connection ${this.id} from ${this.connection.remoteAddress}: ${reason}`);
     this.closed = true;

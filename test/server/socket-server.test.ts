@@ -6,13 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { realEnv, type Connection, type Listener, type ListenOptions, type Network } from '../../src/io/env.js';
-import { realNetwork } from '../../src/io/net.js';
+import { realEnv, type Network } from '../../src/io/env.js';
+import { WatchedNetwork } from './watched-network.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { RequestHandlerTable } from '../../src/server/request-handler.js';
 import { SocketServer, type SocketServerLimits } from '../../src/server/socket-server.js';
+import { UNLIMITED_CONNECTIONS } from '../../src/server/connection-quotas.js';
 import { defineHandler, type ApiHandler } from '../../src/server/handler.js';
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { silentLogger } from '../../src/server/logger.js';
@@ -21,7 +22,7 @@ import type { Broker } from '../../src/server/broker.js';
 import { WireClient } from './wire-client.js';
 
 const REQUEST_BYTES_MAX = 1024;
-const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20 };
+const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, connectionQuotas: UNLIMITED_CONNECTIONS };
 
 interface ServerOptions {
   handlers?: (broker: Broker) => ApiHandler[];
@@ -37,40 +38,6 @@ async function startServer(options: ServerOptions = {}) {
   const server = new SocketServer(env, table, { ...LIMITS, ...options.limits }, silentLogger);
   const listener = await server.listen('PLAINTEXT', '127.0.0.1', 0);
   return { server, address: `127.0.0.1:${listener.port}` };
-}
-
-/** The real network, watching the broker's side of each connection: the most bytes ever left unsent, and read pauses. */
-class WatchedNetwork implements Network {
-  pendingWriteBytesPeak = 0;
-  private pauseWaiters: (() => void)[] = [];
-
-  listen(options: ListenOptions, onConnection: (connection: Connection) => void): Promise<Listener> {
-    return realNetwork.listen(options, (connection) => onConnection(this.watch(connection)));
-  }
-
-  connect(options: { host: string; port: number }): Promise<Connection> {
-    return realNetwork.connect(options);
-  }
-
-  /** Resolves the next time the broker stops reading a connection. */
-  nextPause(): Promise<void> {
-    return new Promise((resolve) => this.pauseWaiters.push(resolve));
-  }
-
-  private watch(connection: Connection): Connection {
-    const network = this;
-    return Object.assign(Object.create(connection) as Connection, {
-      write(chunks: readonly Uint8Array[]): boolean {
-        const full = connection.write(chunks);
-        network.pendingWriteBytesPeak = Math.max(network.pendingWriteBytesPeak, connection.pendingWriteBytes);
-        return full;
-      },
-      pause(): void {
-        connection.pause();
-        for (const waiter of network.pauseWaiters.splice(0)) waiter();
-      },
-    });
-  }
 }
 
 function apiVersionsRequest(version: number, correlationId: number) {

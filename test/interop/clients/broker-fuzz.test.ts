@@ -13,17 +13,23 @@
  *   socket.request.max.bytes, a negative size;
  * - a slow client (one byte per round of the good client), a half-open
  *   client (half a frame, then FIN), a silent client (half a frame, then
- *   nothing: connections.max.idle.ms closes it), a connection storm, and a
- *   flood of ~270 MiB of pipelined requests that the client does not read.
+ *   nothing: connections.max.idle.ms closes it), a connection storm, and
+ *   floods from clients that do not read: ~270 MiB of pipelined Produce
+ *   requests, and (at the default frame limit) 100 pipelined Fetches of
+ *   fetch.max.bytes (1.6 GiB of answers) and Metadata requests naming
+ *   100,000 topics each (240 MiB of answers).
+ *
+ * Run twice: at Kafka's default socket.request.max.bytes (100 MiB) and at
+ * 1 MiB.
  *
  * Invariants: the broker answers each frame or closes that connection (a
  * pending long poll or acks=0 produce is neither, and is let go after a
  * bound); the process stays up; the good client keeps making progress
  * during every phase and no acknowledged record is lost or duplicated; the
  * valid frame of each version is answered with its correlation id (or the
- * connection closed, for APIs a broker listener does not serve); the
- * flooded broker's RSS stays within a bound far below the flood's size;
- * pipelined answers come back in order.
+ * connection closed, for APIs a broker listener does not serve); under each
+ * flood the broker's peak RSS (printed) grows by less than a bound far below
+ * what the flood asks it to hold; pipelined answers come back in order.
  *
  * Seeded: SPOOL_FUZZ_SEED=<seed> replays a run (the seed is in the test name).
  *
@@ -31,7 +37,7 @@
  * unknown topic or partition, a wrong leader epoch, a corrupt batch CRC, a
  * record above max.message.bytes and an invalid config value.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
@@ -58,12 +64,22 @@ const RANDOM_FRAMES = 300;
 const PARALLEL_CONNECTIONS = 8;
 /** How long a frame may stay unanswered (long poll, acks=0) before the connection is let go: a bound on the run, not an assertion. */
 const FRAME_SETTLE_MS = 1500;
-const REQUEST_BYTES_MAX = 1 << 20;
+/** socket.request.max.bytes: Kafka's default, and 1 MiB. */
+const REQUEST_BYTES_MAX_DEFAULT = 100 * 1024 * 1024;
+const REQUEST_BYTES_MAX_SMALL = 1 << 20;
 const IDLE_MS = 2000;
 const FLOOD_FRAMES = 300;
 const FLOOD_FRAME_BYTES = 900 * 1024;
-/** RSS growth allowed while ~270 MiB of requests are pushed at one connection. */
+/** fetch.max.bytes (Kafka's default): what each flooding fetch asks for. */
+const FETCH_MAX_BYTES = 57_671_680;
+const FETCH_FLOOD_TOPIC = 'fuzz-fetch-flood';
+const FETCH_FLOOD_LOG_BYTES = 16 * 1024 * 1024;
+const FETCH_FLOOD_BATCH_BYTES = 1_000_000;
+const FETCH_FLOOD_REQUESTS = 100;
+const METADATA_FLOOD_ANSWER_BYTES = 240 * 1024 * 1024;
+/** RSS growth allowed while a flood asks the broker to hold 180 MiB to 3 GiB. */
 const FLOOD_RSS_GROWTH_MAX = 160 * 1024 * 1024;
+const RSS_SAMPLE_MS = 10;
 const GOOD_TOPIC = 'fuzz-good';
 const INTERESTING_BYTES = [0x00, 0x01, 0x7f, 0x80, 0xff];
 const HUGE_LENGTHS = [0x7fffffff, -1, -2, 0x40000000, 0x7fff];
@@ -216,8 +232,12 @@ function assertAlive(spool: SpoolProcess): void {
   assert.doesNotThrow(() => process.kill(spool.pid, 0), `spool process ${spool.pid} is gone:\n${spool.output().slice(-3000)}`);
 }
 
-test(`broker fuzz (seed ${SEED}): every API key and version, mutated and random frames, slow, half-open, idle, storming and flooding clients`, { timeout: 300_000 }, async (t) => {
-  const spool = await startSpool({ overrides: [`socket.request.max.bytes=${REQUEST_BYTES_MAX}`, `connections.max.idle.ms=${IDLE_MS}`] });
+for (const requestBytesMax of [REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX_SMALL]) {
+  test(`broker fuzz (seed ${SEED}, socket.request.max.bytes=${requestBytesMax}): every API key and version, mutated and random frames, slow, half-open, idle, storming and flooding clients`, { timeout: 300_000 }, (t) => fuzzBroker(t, requestBytesMax));
+}
+
+async function fuzzBroker(t: TestContext, requestBytesMax: number): Promise<void> {
+  const spool = await startSpool({ overrides: [`socket.request.max.bytes=${requestBytesMax}`, `connections.max.idle.ms=${IDLE_MS}`] });
   const random = new SeededRandom(SEED);
   const admin = new Admin({ bootstrapServers: spool.bootstrap });
   await admin.createTopics([{ name: GOOD_TOPIC, numPartitions: 2, replicationFactor: 1 }]);
@@ -265,7 +285,7 @@ test(`broker fuzz (seed ${SEED}): every API key and version, mutated and random 
     assertAlive(spool);
     await good.progress(2);
 
-    for (const size of [REQUEST_BYTES_MAX + 1, 0x7fffffff, -1]) {
+    for (const size of [requestBytesMax + 1, 0x7fffffff, -1]) {
       const connection = await RawConnection.open(spool.bootstrap);
       const prefix = Buffer.alloc(4);
       prefix.writeInt32BE(size);
@@ -278,14 +298,19 @@ test(`broker fuzz (seed ${SEED}): every API key and version, mutated and random 
     await slowClient(spool, good);
     await halfOpenClients(spool, good);
     await connectionStorm(spool, good);
-    await flood(spool, good, t.diagnostic.bind(t));
+    const note = t.diagnostic.bind(t);
+    await flood(spool, good, 'produce flood', produceFlood(), note);
+    if (requestBytesMax === REQUEST_BYTES_MAX_DEFAULT) {
+      await flood(spool, good, 'fetch flood', await fetchFlood(spool), note);
+      await flood(spool, good, 'metadata flood', metadataFlood(requestBytesMax), note);
+    }
     assertAlive(spool);
   } finally {
     await good.finish();
     assert.equal(await spool.stop(), 0, 'spool exits 0 on SIGTERM after the fuzzing');
   }
   t.diagnostic(`good client: ${good.acked.size} records acknowledged and read back over ${good.rounds} rounds`);
-});
+}
 
 /** What the broker advertises in ApiVersions (v3): key -> version range. */
 async function advertisedVersions(bootstrap: string): Promise<Map<number, { min: number; max: number }>> {
@@ -344,36 +369,98 @@ async function connectionStorm(spool: SpoolProcess, good: GoodClient): Promise<v
   await good.progress(1);
 }
 
+/** Samples the process's RSS every few milliseconds; `peak` is the largest seen. */
+class RssSampler {
+  readonly baseline: number;
+  peak: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.baseline = rssBytes(pid);
+    this.peak = this.baseline;
+    this.timer = setInterval(() => this.sample(), RSS_SAMPLE_MS);
+  }
+
+  sample(): void {
+    this.peak = Math.max(this.peak, rssBytes(this.pid));
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peak - this.baseline;
+  }
+}
+
 /**
- * ~270 MiB of pipelined Produce requests (to a topic that does not exist)
- * on one connection that does not read: the broker stops reading it (TCP
- * pushes back), its RSS stays bounded, the good client keeps going, and once
- * the flooder reads, every request is answered in order.
+ * Pipelines `frames` on one connection that reads nothing until the good
+ * client has made progress meanwhile, then reads every answer in order. The
+ * broker's RSS growth (sampled throughout, printed) stays under a bound far
+ * below what the flood asks the broker to hold.
  */
-async function flood(spool: SpoolProcess, good: GoodClient, note: (message: string) => void): Promise<void> {
-  const baselineRss = rssBytes(spool.pid);
-  let peakRss = baselineRss;
+async function flood(spool: SpoolProcess, good: GoodClient, label: string, frames: readonly Buffer[], note: (message: string) => void): Promise<void> {
+  const rss = new RssSampler(spool.pid);
+  const startedMs = performance.now();
   const connection = await RawConnection.open(spool.bootstrap);
-  const batch = buildBatch({ records: [{ value: Buffer.alloc(FLOOD_FRAME_BYTES - 200, 7) }] });
-  const writes: Promise<boolean>[] = [];
-  for (let i = 0; i < FLOOD_FRAMES; i++) {
-    writes.push(connection.write(encodeRequest(Produce, { apiVersion: 9, correlationId: i, clientId: 'flood' }, {
-      transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [{ name: 'no-such-topic', partitionData: [{ index: 0, records: batch }] }],
-    } as never)));
-  }
+  const writes = frames.map((frame) => connection.write(frame));
   await good.progress(3);
-  peakRss = Math.max(peakRss, rssBytes(spool.pid));
-  for (let i = 0; i < FLOOD_FRAMES; i++) {
+  let answerBytes = 0;
+  for (let i = 0; i < frames.length; i++) {
     const answer = await connection.next();
-    assert.ok(answer !== null, `flood request ${i} answered`);
-    assert.equal(answer.readInt32BE(0), i, 'flood answers in order');
-    if (i % 25 === 0) peakRss = Math.max(peakRss, rssBytes(spool.pid));
+    assert.ok(answer !== null, `${label}: request ${i} answered`);
+    assert.equal(answer.readInt32BE(0), i, `${label}: answers in order`);
+    answerBytes += answer.length;
   }
-  assert.ok((await Promise.all(writes)).every(Boolean), 'every flood byte was taken in the end');
+  const growth = rss.stop();
+  assert.ok((await Promise.all(writes)).every(Boolean), `${label}: every byte was taken in the end`);
   connection.destroy();
-  note(`flood: ${FLOOD_FRAMES} x ${FLOOD_FRAME_BYTES} bytes; spool RSS ${(baselineRss / 2 ** 20).toFixed(0)} MiB -> peak ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
-  assert.ok(peakRss - baselineRss < FLOOD_RSS_GROWTH_MAX, `RSS grew by ${peakRss - baselineRss} bytes under the flood`);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  const requestBytes = frames.reduce((sum, frame) => sum + frame.length, 0);
+  note(`${label}: ${frames.length} requests (${mib(requestBytes)}) asking for ${mib(answerBytes)}; spool RSS ${mib(rss.baseline)} -> peak ${mib(rss.peak)} (+${mib(growth)}), ${((performance.now() - startedMs) / 1000).toFixed(1)} s`);
+  assert.ok(growth < FLOOD_RSS_GROWTH_MAX, `${label}: RSS grew by ${mib(growth)} (bound ${mib(FLOOD_RSS_GROWTH_MAX)})`);
   await good.progress(1);
+}
+
+/** ~270 MiB of pipelined Produce requests, to a topic that does not exist. */
+function produceFlood(): Buffer[] {
+  const batch = buildBatch({ records: [{ value: Buffer.alloc(FLOOD_FRAME_BYTES - 200, 7) }] });
+  return Array.from({ length: FLOOD_FRAMES }, (_, i) => Buffer.concat(encodeRequest(Produce, { apiVersion: 9, correlationId: i, clientId: 'flood' }, {
+    transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [{ name: 'no-such-topic', partitionData: [{ index: 0, records: batch }] }],
+  } as never)));
+}
+
+/** Fills FETCH_FLOOD_TOPIC with FETCH_FLOOD_LOG_BYTES, then fetches of all of it (maxBytes = fetch.max.bytes) from offset 0. */
+async function fetchFlood(spool: SpoolProcess): Promise<Buffer[]> {
+  const connection = await RawConnection.open(spool.bootstrap);
+  try {
+    await call(connection, CreateTopics, 7, { topics: [{ name: FETCH_FLOOD_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+    const batch = buildBatch({ records: [{ value: Buffer.alloc(FETCH_FLOOD_BATCH_BYTES, 3) }] });
+    for (let written = 0; written < FETCH_FLOOD_LOG_BYTES; written += batch.length) {
+      const response = await call(connection, Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: FETCH_FLOOD_TOPIC, partitionData: [{ index: 0, records: batch }] }] });
+      assert.equal(errorName(response.responses[0]!.partitionResponses[0]!.errorCode), 'NONE');
+    }
+  } finally {
+    connection.destroy();
+  }
+  return Array.from({ length: FETCH_FLOOD_REQUESTS }, (_, i) => Buffer.concat(encodeRequest(Fetch, { apiVersion: 12, correlationId: i, clientId: 'flood' }, {
+    replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: FETCH_MAX_BYTES, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+    topics: [{ topic: FETCH_FLOOD_TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: FETCH_MAX_BYTES }] }],
+  } as never)));
+}
+
+/**
+ * Metadata requests that each name as many topics (none exist) as fit in a
+ * frame, up to 100,000: every answer lists them all, about as large.
+ * Enough of them to ask for METADATA_FLOOD_ANSWER_BYTES.
+ */
+function metadataFlood(requestBytesMax: number): Buffer[] {
+  const topicBytes = 40;
+  const count = Math.min(100_000, Math.floor((requestBytesMax - 1024) / topicBytes));
+  const topics = Array.from({ length: count }, (_, i) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: `no-such-topic-${String(i).padStart(6, '0')}` }));
+  const requests = Math.ceil(METADATA_FLOOD_ANSWER_BYTES / (count * topicBytes));
+  return Array.from({ length: requests }, (_, i) => Buffer.concat(encodeRequest(Metadata, { apiVersion: 12, correlationId: i, clientId: 'flood' }, {
+    topics, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false,
+  } as never)));
 }
 
 let nextCorrelationId = 1;

@@ -4,10 +4,13 @@
  * response frames (without their size) in arrival order, or null once the
  * broker has closed the connection. Uses node:net directly (test code).
  */
+import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
+import { FrameAssembler } from '../../../src/protocol/framing.js';
 
 export class RawConnection {
-  private buffered: Buffer = Buffer.alloc(0);
+  /** Joins each response once, however many chunks it arrives in (a 50 MiB fetch response is ~800 chunks). */
+  private readonly assembler = new FrameAssembler({ frameBytesMin: 0, frameBytesMax: 0x7fffffff });
   private readonly frames: Buffer[] = [];
   private readonly waiters: ((frame: Buffer | null) => void)[] = [];
   private closedFlag = false;
@@ -37,11 +40,10 @@ export class RawConnection {
   }
 
   private receive(data: Buffer): void {
-    this.buffered = this.buffered.length === 0 ? data : Buffer.concat([this.buffered, data]);
-    while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
-      const size = this.buffered.readInt32BE(0);
-      const frame = Buffer.from(this.buffered.subarray(4, 4 + size));
-      this.buffered = this.buffered.subarray(4 + size);
+    const result = this.assembler.push(data);
+    assert.ok('frames' in result, `a response frame of ${'invalidSize' in result ? result.invalidSize : '?'} bytes`);
+    for (const view of result.frames) {
+      const frame = Buffer.from(view);
       const waiter = this.waiters.shift();
       if (waiter !== undefined) waiter(frame);
       else this.frames.push(frame);
