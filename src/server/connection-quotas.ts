@@ -201,6 +201,13 @@ export class ConnectionGate {
     });
   }
 
+  /** At shutdown: connections still waiting for a slot are closed unserved. */
+  closeWaiting(): void {
+    for (const queue of this.waiting.values()) {
+      for (const connection of queue.splice(0)) connection.destroy();
+    }
+  }
+
   private release(listener: string, address: string): void {
     this.quotasOf(listener).remove(listener, address);
     for (const [name, queue] of this.waiting) {

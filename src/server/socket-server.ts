@@ -7,8 +7,9 @@
  * order (Kafka mutes a channel while its request is in flight), so responses
  * leave in order and appends from one producer connection stay ordered.
  * Frames that arrive meanwhile are queued, up to `queued.max.requests` frames
- * and `socket.request.max.bytes` bytes; beyond that the socket is paused, so
- * a flooding client is slowed down by TCP rather than held in memory.
+ * and `PIPELINED_REQUEST_BYTES_MAX` bytes; beyond that the socket is paused,
+ * so a flooding client is slowed down by TCP rather than held in memory.
+ * Connections pass Kafka's connection quotas (connection-quotas.ts) first.
  *
  * Responses: Kafka mutes a connection until its response is sent, so a
  * client that never reads holds at most one response in the broker. Spool
@@ -81,6 +82,10 @@ export class SocketServer {
   }
 
   private open(name: string, connection: Connection): void {
+    if (this.stopping) {
+      connection.destroy();
+      return;
+    }
     const id = `${name}-${this.nextConnectionId++}`;
     const handler = new ConnectionHandler(id, name, connection, this);
     this.connections.add(handler);
@@ -90,6 +95,7 @@ export class SocketServer {
   /** Stops accepting, lets in-flight requests finish, then closes every connection. */
   async shutdown(): Promise<void> {
     this.stopping = true;
+    this.gate.closeWaiting();
     // A listener's close resolves only once its connections are gone, so drain those first.
     const listenersClosed = Promise.all(this.listeners.map((listener) => listener.close()));
     await Promise.all([...this.connections].map((connection) => connection.drainAndClose()));

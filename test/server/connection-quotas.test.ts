@@ -111,6 +111,15 @@ test('max.connections: a new connection waits unanswered until a slot frees; pas
   await server.shutdown();
 });
 
+test('shutdown closes connections still waiting for a slot', async () => {
+  const { server, net, address } = await startServer({ maxConnections: 1 });
+  const admitted = await connect(net, address());
+  const waiting = await connect(net, address());
+  await server.shutdown();
+  assert.equal(await answered(waiting), false);
+  admitted.close();
+});
+
 test('listener.name.<name>.max.connections limits one listener; the others still admit', async () => {
   const { server, net, address } = await startServer({ listenerMaxConnections: new Map([['INTERNAL', 1]]) }, ['PLAINTEXT', 'INTERNAL']);
   const internal = await connect(net, address('INTERNAL'));
