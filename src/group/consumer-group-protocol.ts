@@ -34,9 +34,11 @@ import {
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
   MemberState,
+  assignmentEpochsAt,
   assignmentFromList,
   assignmentToList,
   newConsumerGroupMember,
+  partitionAssignmentEpoch,
   sameAssignment,
   sameCurrentAssignment,
   sameNames,
@@ -417,7 +419,13 @@ export class ConsumerGroupProtocol {
     }
     if (request.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       // A temporary leave: the member keeps its partitions (nobody else gets them) until it returns or its session ends.
-      const leaving: ConsumerGroupMember = { ...member, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitionsPendingRevocation: new Map() };
+      // Its partitions' assignment epochs drop to 0, so the instance may commit for them under its next member id (KIP-1251).
+      const leaving: ConsumerGroupMember = {
+        ...member,
+        memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+        partitionsPendingRevocation: new Map(),
+        assignmentEpochs: assignmentEpochsAt(member.assignedPartitions, 0),
+      };
       return coordinatorResult([currentAssignmentRecord(group.groupId, leaving)], response(member.memberId, LEAVE_GROUP_STATIC_MEMBER_EPOCH));
     }
     return coordinatorResult(this.fenceMemberRecords(group, member), response(request.memberId, request.memberEpoch));
@@ -559,9 +567,22 @@ export function currentAssignmentRecord(groupId: string, member: ConsumerGroupMe
     memberEpoch: member.memberEpoch,
     previousMemberEpoch: member.previousMemberEpoch,
     state: member.state,
-    assignedPartitions: assignmentToList(member.assignedPartitions).map((e) => ({ ...e, assignmentEpochs: null })),
-    partitionsPendingRevocation: assignmentToList(member.partitionsPendingRevocation).map((e) => ({ ...e, assignmentEpochs: null })),
+    assignedPartitions: withAssignmentEpochs(member, member.assignedPartitions),
+    partitionsPendingRevocation: withAssignmentEpochs(member, member.partitionsPendingRevocation),
   });
+}
+
+/** Record form of `assignment`, each partition with the epoch it was assigned at (KIP-1251's tagged AssignmentEpochs). */
+function withAssignmentEpochs(member: ConsumerGroupMember, assignment: Assignment): { topicId: string; partitions: number[]; assignmentEpochs: number[] }[] {
+  return assignmentToList(assignment).map(({ topicId, partitions }) => ({
+    topicId,
+    partitions,
+    assignmentEpochs: partitions.map((p) => {
+      const epoch = partitionAssignmentEpoch(member, topicId, p);
+      if (epoch === undefined) throw new Error(`member ${member.memberId} holds ${topicId}-${p} without an assignment epoch`);
+      return epoch;
+    }),
+  }));
 }
 
 export function targetAssignmentRecord(groupId: string, memberId: string, assignment: Assignment): GroupRecord {

@@ -22,6 +22,16 @@ import { ZERO_UUID } from '../protocol/reader.js';
 export type Assignment = ReadonlyMap<string, ReadonlySet<number>>;
 export const EMPTY_ASSIGNMENT: Assignment = new Map();
 
+/**
+ * KIP-1251 (Kafka 4.3): for each partition a member holds (assigned or
+ * pending revocation), the epoch at which it was assigned to the member, by
+ * topic id. A partition keeps its epoch while the member keeps it across
+ * epoch bumps, so a commit carrying an older member epoch is still accepted
+ * for it (see validateConsumerCommit).
+ */
+export type AssignmentEpochs = ReadonlyMap<string, ReadonlyMap<number, number>>;
+export const EMPTY_ASSIGNMENT_EPOCHS: AssignmentEpochs = new Map();
+
 export const MemberState = {
   STABLE: 0,
   UNREVOKED_PARTITIONS: 1,
@@ -63,6 +73,8 @@ export interface ConsumerGroupMember {
   readonly serverAssignorName: string | null;
   readonly assignedPartitions: Assignment;
   readonly partitionsPendingRevocation: Assignment;
+  /** Covers exactly the partitions of assignedPartitions and partitionsPendingRevocation. */
+  readonly assignmentEpochs: AssignmentEpochs;
   readonly classicMemberMetadata: ClassicMemberMetadata | null;
 }
 
@@ -82,6 +94,7 @@ export function newConsumerGroupMember(memberId: string): ConsumerGroupMember {
     serverAssignorName: null,
     assignedPartitions: EMPTY_ASSIGNMENT,
     partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+    assignmentEpochs: EMPTY_ASSIGNMENT_EPOCHS,
     classicMemberMetadata: null,
   };
 }
@@ -112,8 +125,29 @@ export function sameCurrentAssignment(a: ConsumerGroupMember, b: ConsumerGroupMe
     a.previousMemberEpoch === b.previousMemberEpoch &&
     a.state === b.state &&
     sameAssignment(a.assignedPartitions, b.assignedPartitions) &&
-    sameAssignment(a.partitionsPendingRevocation, b.partitionsPendingRevocation)
+    sameAssignment(a.partitionsPendingRevocation, b.partitionsPendingRevocation) &&
+    sameAssignmentEpochs(a.assignmentEpochs, b.assignmentEpochs)
   );
+}
+
+function sameAssignmentEpochs(a: AssignmentEpochs, b: AssignmentEpochs): boolean {
+  if (a.size !== b.size) return false;
+  for (const [topicId, epochs] of a) {
+    const other = b.get(topicId);
+    if (other === undefined || other.size !== epochs.size) return false;
+    for (const [p, epoch] of epochs) if (other.get(p) !== epoch) return false;
+  }
+  return true;
+}
+
+/** The epoch at which the member was given the partition (still assigned or pending revocation), or undefined. */
+export function partitionAssignmentEpoch(member: ConsumerGroupMember, topicId: string, partition: number): number | undefined {
+  return member.assignmentEpochs.get(topicId)?.get(partition);
+}
+
+/** Every partition of `assignment` at `epoch`. */
+export function assignmentEpochsAt(assignment: Assignment, epoch: number): AssignmentEpochs {
+  return new Map([...assignment].map(([topicId, partitions]) => [topicId, new Map([...partitions].map((p) => [p, epoch]))]));
 }
 
 export function sameNames(a: readonly string[], b: readonly string[]): boolean {
@@ -151,6 +185,27 @@ export function assignmentFromList(list: readonly { topicId: string; partitions:
     const set = out.get(entry.topicId) ?? new Set<number>();
     for (const p of entry.partitions) set.add(p);
     out.set(entry.topicId, set);
+  }
+  return out;
+}
+
+/**
+ * Assignment epochs from the record form. A topic whose AssignmentEpochs
+ * are missing (written before KIP-1251) or do not match its partitions
+ * takes the member epoch (never below 0) for all of them, as Kafka does.
+ */
+export function assignmentEpochsFromList(
+  list: readonly { topicId: string; partitions: readonly number[]; assignmentEpochs: readonly number[] | null }[],
+  memberEpoch: number,
+): AssignmentEpochs {
+  const fallbackEpoch = Math.max(memberEpoch, 0);
+  const out = new Map<string, Map<number, number>>();
+  for (const { topicId, partitions, assignmentEpochs } of list) {
+    if (topicId === ZERO_UUID || partitions.length === 0) continue;
+    const epochs = out.get(topicId) ?? new Map<number, number>();
+    const matching = assignmentEpochs !== null && assignmentEpochs.length === partitions.length;
+    partitions.forEach((p, i) => epochs.set(p, matching ? assignmentEpochs[i]! : fallbackEpoch));
+    out.set(topicId, epochs);
   }
   return out;
 }

@@ -9,12 +9,17 @@
  * member and its current generation (classic: ILLEGAL_GENERATION,
  * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS while
  * CompletingRebalance) or member epoch (consumer groups: STALE_MEMBER_EPOCH).
+ * KIP-1251: a consumer group member may also commit with an older epoch, for
+ * partitions it has held since that epoch (a heartbeat bumped its epoch
+ * while the commit was in flight); one partition failing fails the whole
+ * request, as in Kafka.
  * A committed offset is the next offset to read.
  */
+import type { MetadataImage } from '../metadata/image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ZERO_UUID } from '../protocol/reader.js';
 import type { ClassicGroup } from './classic-group.js';
-import type { ConsumerGroup } from './consumer-group.js';
+import { partitionAssignmentEpoch, type ConsumerGroup } from './consumer-group.js';
 import { GroupApiError } from './errors.js';
 import type { OffsetAndMetadata } from './offsets.js';
 import { coordinatorResult, type CoordinatorResult } from './operation.js';
@@ -117,7 +122,7 @@ export class OffsetOperations {
       throw new GroupApiError(apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION, `Group ${request.groupId} not found.`);
     }
     if (group.type === 'classic') validateClassicCommit(group, request);
-    else validateConsumerCommit(group, request, apiVersion);
+    else validateConsumerCommit(group, request, { apiVersion, image: this.shard.image });
     return group;
   }
 
@@ -302,19 +307,32 @@ function validateClassicCommit(group: ClassicGroup, request: OffsetCommitInput):
   if (group.isInState('CompletingRebalance')) throw new GroupApiError(ErrorCode.REBALANCE_IN_PROGRESS);
 }
 
-function validateConsumerCommit(group: ConsumerGroup, request: OffsetCommitInput, apiVersion: number): void {
+function validateConsumerCommit(group: ConsumerGroup, request: OffsetCommitInput, context: { apiVersion: number; image: MetadataImage }): void {
   const epoch = request.generationIdOrMemberEpoch;
   if (epoch < 0 && group.members.size === 0) return;
   const member = group.members.get(request.memberId);
   if (member === undefined) throw new GroupApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${request.memberId} is not a member of group ${group.groupId}.`);
-  if (member.classicMemberMetadata === null && apiVersion < 9) {
+  const classic = member.classicMemberMetadata !== null;
+  if (!classic && context.apiVersion < 9) {
     throw new GroupApiError(ErrorCode.UNSUPPORTED_VERSION, 'OffsetCommit version 9 or above must be used by members using the modern group protocol');
   }
-  if (epoch !== member.memberEpoch) {
-    throw new GroupApiError(
-      member.classicMemberMetadata !== null ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
-      `The received member epoch ${epoch} does not match the expected member epoch ${member.memberEpoch}.`,
-    );
+  const epochError = classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
+  if (epoch === member.memberEpoch) return;
+  if (epoch > member.memberEpoch) {
+    throw new GroupApiError(epochError, `Received member epoch ${epoch} is newer than current member epoch ${member.memberEpoch}.`);
+  }
+  // KIP-1251: an older epoch is fine for a partition the member has held (assigned or pending revocation) since that epoch or before.
+  for (const topic of request.topics) {
+    const topicId = context.image.topicsByName.get(topic.name)?.id;
+    for (const { partitionIndex } of topic.partitions) {
+      const assignmentEpoch = topicId === undefined ? undefined : partitionAssignmentEpoch(member, topicId, partitionIndex);
+      if (assignmentEpoch === undefined) {
+        throw new GroupApiError(epochError, `Partition ${topic.name}-${partitionIndex} is not assigned or pending revocation for member.`);
+      }
+      if (epoch < assignmentEpoch) {
+        throw new GroupApiError(epochError, `Received member epoch ${epoch} is older than assignment epoch ${assignmentEpoch} for partition ${topic.name}-${partitionIndex}.`);
+      }
+    }
   }
 }
 

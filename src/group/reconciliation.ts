@@ -10,12 +10,12 @@
  * another member still holds.
  *
  *   STABLE ──target epoch moved──> compute next
- *   UNREVOKED_PARTITIONS ──owned no longer lists the revoked partitions──> compute next at epoch + 1
+ *   UNREVOKED_PARTITIONS ──owned no longer lists the revoked partitions──> compute next
  *   UNRELEASED_PARTITIONS ──each heartbeat──> compute next (picks up released partitions)
  */
 import { GroupApiError } from './errors.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { MemberState, type Assignment, type ConsumerGroupMember } from './consumer-group.js';
+import { MemberState, partitionAssignmentEpoch, type Assignment, type AssignmentEpochs, type ConsumerGroupMember } from './consumer-group.js';
 
 export interface OwnedTopicPartitions {
   topicId: string;
@@ -38,7 +38,8 @@ export function reconcile(member: ConsumerGroupMember, input: ReconcileInput): C
       return member;
     case MemberState.UNREVOKED_PARTITIONS:
       if (ownsAny(input.ownedTopicPartitions, member.partitionsPendingRevocation)) return member;
-      return computeNextAssignment(member, member.memberEpoch + 1, input);
+      // Kafka 4.4 keeps the epoch here (older versions moved to epoch + 1); the target epoch comes once nothing is left to revoke.
+      return computeNextAssignment(member, member.memberEpoch, input);
     case MemberState.UNRELEASED_PARTITIONS:
       return computeNextAssignment(member, member.memberEpoch, input);
     default:
@@ -70,12 +71,14 @@ function computeNextAssignment(member: ConsumerGroupMember, memberEpoch: number,
   for (const topicId of topicIds) {
     const target = input.targetAssignment.get(topicId) ?? new Set<number>();
     const current = member.assignedPartitions.get(topicId) ?? new Set<number>();
+    const revoking = member.partitionsPendingRevocation.get(topicId);
     const keep = new Set([...current].filter((p) => target.has(p)));
     const revoke = new Set([...current].filter((p) => !keep.has(p)));
     const add = new Set<number>();
     for (const p of target) {
       if (keep.has(p)) continue;
-      if (input.currentPartitionEpoch(topicId, p) !== -1) hasUnreleasedPartitions = true;
+      // A partition this member is itself revoking may come straight back to it.
+      if (input.currentPartitionEpoch(topicId, p) !== -1 && revoking?.has(p) !== true) hasUnreleasedPartitions = true;
       else add.add(p);
     }
     if (keep.size > 0) assigned.set(topicId, keep);
@@ -83,31 +86,53 @@ function computeNextAssignment(member: ConsumerGroupMember, memberEpoch: number,
     if (add.size > 0) pendingAssignment.set(topicId, add);
   }
 
+  // Kept and revoked partitions keep the epoch they were assigned at (KIP-1251).
+  const epochs = keptAssignmentEpochs(member, [assigned, pendingRevocation]);
   if (pendingRevocation.size > 0 && ownsAny(input.ownedTopicPartitions, pendingRevocation)) {
-    return withAssignment(member, MemberState.UNREVOKED_PARTITIONS, memberEpoch, assigned, pendingRevocation);
+    return withAssignment(member, { state: MemberState.UNREVOKED_PARTITIONS, memberEpoch, assigned, pendingRevocation, epochs });
   }
   for (const [topicId, partitions] of pendingAssignment) {
     const set = assigned.get(topicId) ?? new Set<number>();
-    for (const p of partitions) set.add(p);
+    const topicEpochs = epochs.get(topicId) ?? new Map<number, number>();
+    for (const p of partitions) {
+      set.add(p);
+      topicEpochs.set(p, input.targetAssignmentEpoch);
+    }
     assigned.set(topicId, set);
+    epochs.set(topicId, topicEpochs);
   }
   const state = hasUnreleasedPartitions ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE;
-  return withAssignment(member, state, input.targetAssignmentEpoch, assigned, new Map());
+  return withAssignment(member, { state, memberEpoch: input.targetAssignmentEpoch, assigned, pendingRevocation: new Map(), epochs });
+}
+
+/** The member's current assignment epochs of the partitions in `assignments`. */
+function keptAssignmentEpochs(member: ConsumerGroupMember, assignments: readonly Assignment[]): Map<string, Map<number, number>> {
+  const epochs = new Map<string, Map<number, number>>();
+  for (const assignment of assignments) {
+    for (const [topicId, partitions] of assignment) {
+      const topicEpochs = epochs.get(topicId) ?? new Map<number, number>();
+      for (const p of partitions) {
+        const epoch = partitionAssignmentEpoch(member, topicId, p);
+        if (epoch === undefined) throw new Error(`member ${member.memberId} holds ${topicId}-${p} without an assignment epoch`);
+        topicEpochs.set(p, epoch);
+      }
+      epochs.set(topicId, topicEpochs);
+    }
+  }
+  return epochs;
 }
 
 function withAssignment(
   member: ConsumerGroupMember,
-  state: number,
-  memberEpoch: number,
-  assignedPartitions: Assignment,
-  partitionsPendingRevocation: Assignment,
+  next: { state: number; memberEpoch: number; assigned: Assignment; pendingRevocation: Assignment; epochs: AssignmentEpochs },
 ): ConsumerGroupMember {
   return {
     ...member,
-    state,
+    state: next.state,
     previousMemberEpoch: member.memberEpoch,
-    memberEpoch,
-    assignedPartitions,
-    partitionsPendingRevocation,
+    memberEpoch: next.memberEpoch,
+    assignedPartitions: next.assigned,
+    partitionsPendingRevocation: next.pendingRevocation,
+    assignmentEpochs: next.epochs,
   };
 }

@@ -33,7 +33,7 @@ const topicPartitions = [
 
 const currentAssignmentTopicPartitions = [
   ...topicPartitions,
-  // KIP-1263 (Kafka 4.3): per-partition epochs at which each partition was assigned.
+  // KIP-1251 (Kafka 4.3): the epoch at which each partition was assigned to the member.
   field('assignmentEpochs', '[]int32', '0+', { nullable: '0+', default: null, tag: 0 }),
 ] as const;
 

@@ -15,7 +15,7 @@ import type { PartitionAssignor } from './assignors.js';
 import { ClassicGroup, ClassicGroupMember } from './classic-group.js';
 import { ClassicGroupProtocol } from './classic-protocol.js';
 import type { GroupCoordinatorConfig } from './config.js';
-import { assignmentFromList, ConsumerGroup, LEAVE_GROUP_MEMBER_EPOCH, newConsumerGroupMember, type ConsumerGroupMember } from './consumer-group.js';
+import { assignmentEpochsFromList, assignmentFromList, ConsumerGroup, LEAVE_GROUP_MEMBER_EPOCH, newConsumerGroupMember, type ConsumerGroupMember } from './consumer-group.js';
 import { ConsumerGroupProtocol, memberRemovalRecords } from './consumer-group-protocol.js';
 import { GroupApiError } from './errors.js';
 import { OffsetOperations } from './offset-operations.js';
@@ -311,6 +311,7 @@ export class GroupCoordinatorShard {
         previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH,
         assignedPartitions: new Map(),
         partitionsPendingRevocation: new Map(),
+        assignmentEpochs: new Map(),
       });
       return;
     }
@@ -321,6 +322,7 @@ export class GroupCoordinatorShard {
       state: value.state,
       assignedPartitions: assignmentFromList(value.assignedPartitions),
       partitionsPendingRevocation: assignmentFromList(value.partitionsPendingRevocation),
+      assignmentEpochs: assignmentEpochsFromList([...value.assignedPartitions, ...value.partitionsPendingRevocation], value.memberEpoch),
     });
   }
 

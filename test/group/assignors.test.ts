@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rangeAssignor, uniformAssignor, type AssignmentMemberSpec, type AssignmentSpec } from '../../src/group/assignors.js';
-import { MemberState, newConsumerGroupMember, type Assignment } from '../../src/group/consumer-group.js';
+import { assignmentEpochsAt, MemberState, newConsumerGroupMember, type Assignment } from '../../src/group/consumer-group.js';
 import { reconcile } from '../../src/group/reconciliation.js';
 import { SeededRandom } from '../../src/io/random.js';
 
@@ -108,7 +108,8 @@ test("range gives Kafka's contiguous ranges, static members first, extra partiti
 });
 
 test('reconciliation revokes first, then assigns only released partitions', () => {
-  const owner = { ...newConsumerGroupMember('a'), memberEpoch: 1, previousMemberEpoch: 0, assignedPartitions: new Map([['t', new Set([0, 1, 2, 3])]]) };
+  const assignedPartitions = new Map([['t', new Set([0, 1, 2, 3])]]);
+  const owner = { ...newConsumerGroupMember('a'), memberEpoch: 1, previousMemberEpoch: 0, assignedPartitions, assignmentEpochs: assignmentEpochsAt(assignedPartitions, 1) };
   const target = new Map([['t', new Set([0, 1])]]);
   const free = () => -1;
   const revoking = reconcile(owner, { targetAssignmentEpoch: 2, targetAssignment: target, currentPartitionEpoch: free, ownedTopicPartitions: [{ topicId: 't', partitions: [0, 1, 2, 3] }] });
@@ -119,6 +120,9 @@ test('reconciliation revokes first, then assigns only released partitions', () =
   assert.equal(stillOwning, revoking, 'no progress while a revoked partition is still owned');
   const done = reconcile(revoking, { targetAssignmentEpoch: 2, targetAssignment: target, currentPartitionEpoch: free, ownedTopicPartitions: [{ topicId: 't', partitions: [0, 1] }] });
   assert.deepEqual([done.state, done.memberEpoch, done.previousMemberEpoch], [MemberState.STABLE, 2, 1]);
+  // KIP-1251: what A kept stays at the epoch it was assigned at, so a commit with epoch 1 is still good for it.
+  assert.deepEqual([...revoking.assignmentEpochs.get('t')!].sort(), [[0, 1], [1, 1], [2, 1], [3, 1]]);
+  assert.deepEqual([...done.assignmentEpochs.get('t')!].sort(), [[0, 1], [1, 1]]);
 
   const newcomer = { ...newConsumerGroupMember('b'), memberEpoch: 0 };
   const ownedByA = (topicId: string, p: number) => (topicId === 't' && p === 2 ? 1 : -1);
@@ -126,4 +130,5 @@ test('reconciliation revokes first, then assigns only released partitions', () =
   assert.deepEqual([waiting.state, waiting.memberEpoch, [...waiting.assignedPartitions.get('t')!]], [MemberState.UNRELEASED_PARTITIONS, 2, [4]]);
   const released = reconcile(waiting, { targetAssignmentEpoch: 2, targetAssignment: new Map([['t', new Set([2, 4])]]), currentPartitionEpoch: free, ownedTopicPartitions: [{ topicId: 't', partitions: [4] }] });
   assert.deepEqual([released.state, [...released.assignedPartitions.get('t')!].sort()], [MemberState.STABLE, [2, 4]]);
+  assert.deepEqual([...released.assignmentEpochs.get('t')!].sort(), [[2, 2], [4, 2]], 'newly assigned partitions take the target epoch');
 });

@@ -11,10 +11,10 @@
  * commitSync throws CommitFailedException ("OffsetCommit failed with stale
  * member epoch") on Spool and never on Kafka 4.4, because a heartbeat bumped
  * the member's epoch (it kept its partitions) while its commit with the
- * previous epoch was in flight. Spool still requires the exact epoch (the
- * pre-4.3 rule), so the test is marked todo until the coordinator tracks
- * assignment epochs (ConsumerGroupCurrentMemberAssignmentValue's tagged
- * AssignmentEpochs, kept by reconciliation, checked per partition on commit).
+ * previous epoch was in flight. Spool required the exact epoch (the pre-4.3
+ * rule); it now tracks assignment epochs (ConsumerGroupCurrentMember
+ * AssignmentValue's tagged AssignmentEpochs, kept by reconciliation, checked
+ * per partition on commit).
  *
  * Over the wire against startBroker(), or SPOOL_E2E_BOOTSTRAP (passes against
  * Kafka 4.4).
@@ -44,9 +44,7 @@ async function call<A extends ApiDef>(client: WireClient, api: A, version: numbe
   return decoded.body;
 }
 
-test('KIP-1251: a commit with the previous member epoch is accepted for partitions the member kept', {
-  todo: 'Spool requires the exact member epoch on OffsetCommit (no assignment epochs yet); Kafka 4.4 accepts it',
-}, async () => {
+test('KIP-1251: a commit with the previous member epoch is accepted for partitions the member kept', async () => {
   const broker = await startTestBroker({ 'group.initial.rebalance.delay.ms': 0 });
   const admin = new Admin({ bootstrapServers: broker.bootstrapServers });
   const client = await WireClient.connect(broker.bootstrapServers);

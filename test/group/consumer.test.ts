@@ -234,6 +234,47 @@ test('OffsetCommit and OffsetFetch v9 check member epochs; DeleteGroups refuses 
   assert.equal(h.coordinator.consumerGroupDescribe(['g'])[0]!.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
 });
 
+test('KIP-1251: a commit with an older member epoch is accepted for partitions held since then, also after a reload', async () => {
+  const h = await harness();
+  await join(h, 'm1');
+  await join(h, 'm2');
+  const revoking = await beat(h, { memberId: 'm1', memberEpoch: 1, topicPartitions: owned([0, 1, 2, 3, 4, 5]) });
+  const kept = partitionsOf(revoking);
+  const given = [0, 1, 2, 3, 4, 5].filter((p) => !kept.includes(p));
+  assert.equal((await beat(h, { memberId: 'm1', memberEpoch: 1, topicPartitions: owned(kept) })).memberEpoch, 2);
+  const released = await beat(h, { memberId: 'm2', memberEpoch: 2, topicPartitions: [] });
+  assert.deepEqual(partitionsOf(released), given);
+  const commit = async (coordinator: Harness['coordinator'], memberId: string, epoch: number, partitions: number[]) => {
+    const [topic] = await coordinator.commitOffsets({
+      groupId: 'g', generationIdOrMemberEpoch: epoch, memberId, groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: 'events', partitions: partitions.map((partitionIndex) => ({ partitionIndex, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null })) }],
+    }, 9);
+    return [...new Set(topic!.partitions.map((p) => p.errorCode))];
+  };
+  const check = async (coordinator: Harness['coordinator']) => {
+    assert.deepEqual(await commit(coordinator, 'm1', 1, kept), [ErrorCode.NONE], 'm1 has held what it kept since epoch 1');
+    assert.deepEqual(await commit(coordinator, 'm1', 1, given), [ErrorCode.STALE_MEMBER_EPOCH], 'm1 gave these up');
+    assert.deepEqual(await commit(coordinator, 'm1', 1, [...kept, given[0]!]), [ErrorCode.STALE_MEMBER_EPOCH], 'one bad partition fails the request');
+    assert.deepEqual(await commit(coordinator, 'm2', 1, given), [ErrorCode.STALE_MEMBER_EPOCH], 'm2 got its partitions at epoch 2');
+    assert.deepEqual(await commit(coordinator, 'm2', 2, given), [ErrorCode.NONE]);
+  };
+  await check(h.coordinator);
+  await check(await h.reload());
+});
+
+test('KIP-1251: a static member that left (-2) and returns under a new member id may commit its partitions with any epoch up to its own', async () => {
+  const h = await harness();
+  await join(h, 'a1', { instanceId: 'app-1' });
+  await beat(h, { memberId: 'a1', memberEpoch: -2, instanceId: 'app-1' });
+  const back = await join(h, 'x1', { instanceId: 'app-1' });
+  assert.ok(back.memberEpoch > 0);
+  const [topic] = await h.coordinator.commitOffsets({
+    groupId: 'g', generationIdOrMemberEpoch: 0, memberId: 'x1', groupInstanceId: 'app-1', retentionTimeMs: -1,
+    topics: [{ name: 'events', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }],
+  }, 9);
+  assert.equal(topic!.partitions[0]!.errorCode, ErrorCode.NONE, 'its partitions went back to assignment epoch 0 when it left');
+});
+
 test('the first heartbeat to an empty classic group upgrades it to a consumer group and keeps its offsets', async () => {
   const h = await harness();
   await h.coordinator.commitOffsets(

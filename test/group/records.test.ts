@@ -104,6 +104,23 @@ test('offset commits are laid out byte for byte as Kafka 4.4 writes them', () =>
   assert.deepEqual(hex(epoch), ['0003000167', '0000000000030100080000001cbe991a14']);
 });
 
+test('a current member assignment carries its assignment epochs (KIP-1251) as Kafka 4.4 writes them', () => {
+  // Bytes printed by Kafka 4.4's MessageUtil.toVersionPrefixedBytes for a ConsumerGroupCurrentMemberAssignmentValue
+  // (epoch 3, previous 2, state 1) with partitions 0 and 2 assigned at epochs 1 and 3, partition 1 pending revocation at 2.
+  const record = groupRecord('ConsumerGroupCurrentMemberAssignment', { groupId: 'g', memberId: 'm' }, {
+    memberEpoch: 3,
+    previousMemberEpoch: 2,
+    state: 1,
+    assignedPartitions: [{ topicId, partitions: [0, 2], assignmentEpochs: [1, 3] }],
+    partitionsPendingRevocation: [{ topicId, partitions: [1], assignmentEpochs: [2] }],
+  });
+  assert.equal(
+    encodeGroupRecord(record).value?.toString('hex'),
+    '000000000003000000020102000102030405060708090a0b0c0d0e0f03000000000000000201000903000000010000000302' +
+      '000102030405060708090a0b0c0d0e0f0200000001010005020000000200',
+  );
+});
+
 test('the legacy offset commit (type 0, value v0) is read as an offset commit', () => {
   const key = Buffer.from([0, 0, 0, 1, 0x67, 0, 1, 0x74, 0, 0, 0, 9]);
   const value = Buffer.alloc(2 + 8 + 2 + 8);

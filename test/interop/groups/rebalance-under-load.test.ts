@@ -9,9 +9,9 @@
  * followed by a successful commit of that member (a commit refused during a
  * rebalance, or a kill) — at-least-once, with nothing skipped.
  *
- * Commits refused along the way are reported as diagnostics: on Spool a
- * KIP-848 Java consumer sees STALE_MEMBER_EPOCH where Kafka 4.4 accepts the
- * commit (KIP-1251; test/group/commit-assignment-epochs.test.ts).
+ * Commits refused along the way are reported as diagnostics (a KIP-848
+ * member's commit with its previous epoch is accepted for partitions it kept,
+ * KIP-1251; test/group/commit-assignment-epochs.test.ts).
  * Debian's librdkafka 2.0.2 with cooperative-sticky is left out: when
  * partitions move under load it skips records, or delivers again records it
  * had committed, against Kafka 4.4 as well (librdkafka 2.16 from PyPI does
