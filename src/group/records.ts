@@ -259,10 +259,12 @@ export function encodeGroupRecord(record: GroupRecord): { key: Buffer; value: Bu
 export type DecodedGroupRecord = { ok: true; record: GroupRecord; valueVersion: number } | { ok: false; unknownType: number };
 
 /**
- * Decodes a record. A key of an unknown type gives `{ ok: false }` (the
- * caller skips it); a malformed key or value of a known type throws
- * GroupRecordError, since only coordinators write this topic and a record
- * they cannot read is corruption.
+ * Decodes a record as Kafka 4.4's CoordinatorRecordSerde does. A key of an
+ * unknown type gives `{ ok: false }` (the caller skips it); a value version
+ * outside the type's range, or a key or value too short for its fields,
+ * throws GroupRecordError (the loader fails the partition's load, as
+ * Kafka's does). Bytes after the last known field are ignored, as Kafka's
+ * generated readers ignore them.
  */
 export function decodeGroupRecord(keyBytes: Buffer, valueBytes: Buffer | null): DecodedGroupRecord {
   const keyReader = new Reader(keyBytes);
@@ -286,7 +288,6 @@ export function decodeGroupRecord(keyBytes: Buffer, valueBytes: Buffer | null): 
 }
 
 function finishRead(reader: Reader, what: string): void {
-  if (reader.error === null && reader.remaining !== 0) reader.fail(`${reader.remaining} trailing bytes`);
   const error = reader.error as Error | null;
   if (error !== null) throw new GroupRecordError(`${what}: ${error.message}`);
 }

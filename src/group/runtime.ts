@@ -15,7 +15,13 @@
  * from its start to its end and every record replayed through the same
  * `replay` the writes use; control batches commit or abort transactional
  * offsets. Requests meanwhile get COORDINATOR_LOAD_IN_PROGRESS; requests
- * for a partition this node does not lead get NOT_COORDINATOR. Unloading
+ * for a partition this node does not lead get NOT_COORDINATOR. Records of a
+ * type Spool does not know are skipped; a record of a known type it cannot
+ * read (a value version out of range, a truncated value) or cannot replay
+ * fails the load, as in Kafka 4.4 (CoordinatorLoaderImpl): the shard is
+ * dropped and its groups answer NOT_COORDINATOR, like any partition this
+ * node does not serve, until the partition's next leader epoch loads it
+ * again. Unloading
  * (leadership lost) cancels the shard's timers and answers parked
  * JoinGroup/SyncGroup calls with NOT_COORDINATOR.
  */
@@ -109,7 +115,8 @@ export class CoordinatorRuntime {
   /** This node leads the partition at `leaderEpoch`: load its shard (again, if the epoch moved on). */
   becomeLeader(partition: number, leaderEpoch: number): void {
     const existing = this.shards.get(partition);
-    if (existing !== undefined && existing.leaderEpoch >= leaderEpoch && existing.status !== 'closed' && existing.status !== 'failed') return;
+    // A failed load is retried only at a newer leader epoch, as Kafka's runtime does.
+    if (existing !== undefined && existing.leaderEpoch >= leaderEpoch && existing.status !== 'closed') return;
     if (existing !== undefined) this.close(existing);
     const context = this.newContext(partition, leaderEpoch);
     this.shards.set(partition, context);
@@ -154,12 +161,17 @@ export class CoordinatorRuntime {
 
   private close(context: ShardContext): void {
     if (context.status === 'closed') return;
-    context.status = 'closed';
+    this.unload(context, 'closed');
+    if (this.shards.get(context.partition) === context) this.shards.delete(context.partition);
+  }
+
+  /** Stops the shard's timers and drops what it parked; a failed shard stays known (with its epoch) but serves nothing. */
+  private unload(context: ShardContext, status: 'closed' | 'failed'): void {
+    context.status = status;
     for (const entry of context.timers.values()) entry.handle.cancel();
     context.timers.clear();
     context.cleanupTimer?.cancel();
     context.shard.onUnloaded();
-    if (this.shards.get(context.partition) === context) this.shards.delete(context.partition);
   }
 
   private async load(context: ShardContext): Promise<void> {
@@ -182,7 +194,7 @@ export class CoordinatorRuntime {
         offset = end;
       }
     } catch (error) {
-      context.status = 'failed';
+      this.unload(context, 'failed');
       this.options.logger.error(`loading group coordinator __consumer_offsets-${context.partition} failed: ${(error as Error).message}`);
       return;
     }
@@ -362,8 +374,7 @@ export class CoordinatorRuntime {
 }
 
 function unavailableError(context: ShardContext | undefined): number | null {
-  if (context === undefined || context.status === 'closed') return ErrorCode.NOT_COORDINATOR;
+  if (context === undefined || context.status === 'closed' || context.status === 'failed') return ErrorCode.NOT_COORDINATOR;
   if (context.status === 'loading') return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
-  if (context.status === 'failed') return ErrorCode.COORDINATOR_NOT_AVAILABLE;
   return null;
 }

@@ -3,8 +3,8 @@
  * encode/decode, tombstones have null values, the key starts with Kafka's
  * record type and the value with the version Kafka 4.x writes, byte layouts
  * match Kafka's (checked field by field for an offset commit), the legacy
- * type-0 offset commit is read, unknown types are reported for skipping, and
- * malformed known records throw. Also the consumer protocol's embedded
+ * type-0 offset commit is read, unknown types are reported for skipping,
+ * malformed known records throw and bytes after the last field are ignored. Also the consumer protocol's embedded
  * subscription and assignment, including a newer version than Spool knows.
  */
 import { test } from 'node:test';
@@ -135,13 +135,18 @@ test('the legacy offset commit (type 0, value v0) is read as an offset commit', 
   assert.equal(decoded.record.value?.offset, 77);
 });
 
-test('unknown record types are skipped; malformed known ones are corruption', () => {
+test('unknown record types are skipped; malformed known ones are corruption; trailing bytes are ignored', () => {
   const shareKey = Buffer.from([0, 10, 0, 1, 0x67]);
   assert.deepEqual(decodeGroupRecord(shareKey, null), { ok: false, unknownType: 10 });
   assert.throws(() => decodeGroupRecord(Buffer.from([0, 2, 0, 5, 0x67]), null), GroupRecordError);
   const { key } = encodeGroupRecord(samples[0]!);
   assert.throws(() => decodeGroupRecord(key, Buffer.from([0, 9, 1, 2])), GroupRecordError);
   assert.throws(() => decodeGroupRecord(key, Buffer.from([0, 3, 1])), GroupRecordError);
+  // Bytes after the last known field are ignored, as Kafka's generated readers ignore them.
+  const { value } = encodeGroupRecord(samples[0]!);
+  const padded = decodeGroupRecord(Buffer.concat([key, Buffer.from([1, 2])]), Buffer.concat([value!, Buffer.from([3])]));
+  assert.ok(padded.ok);
+  assert.deepEqual(padded.record, samples[0]);
 });
 
 test('consumer protocol subscription and assignment round-trip at every version; newer versions are read', () => {
