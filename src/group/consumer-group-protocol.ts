@@ -24,7 +24,8 @@
  * ((?P<name>)) or read with JavaScript's meaning (\pN, \Q..\E), and
  * JS-only syntax (lookarounds, backreferences) is accepted where Kafka
  * would refuse it. See docs/SKIPPED.md.
- * Internal topics never match. Resolution happens inline (Kafka resolves in
+ * Internal topics match like any other (Kafka 4.4's TopicRegexResolver does
+ * not exclude them). Resolution happens inline (Kafka resolves in
  * the background) and is written as ConsumerGroupRegularExpressionValue.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -84,7 +85,6 @@ export interface HeartbeatContext {
 
 /** ConsumerGroupHeartbeat v1 requires the client to generate its member id (KIP-1082). */
 const CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION = 1;
-const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 export const sessionTimeoutKey = (groupId: string, memberId: string) => `session-timeout-${groupId}-${memberId}`;
 export const rebalanceTimeoutKey = (groupId: string, memberId: string) => `rebalance-timeout-${groupId}-${memberId}`;
@@ -505,11 +505,11 @@ function isSubset(owned: readonly OwnedTopicPartitions[] | null, assignment: Ass
   });
 }
 
-/** Topics of the image matching a regex (full match), internal topics excluded, sorted. */
+/** Topics of the image matching a regex (full match), internal ones included as in Kafka, sorted. */
 export function resolveRegex(regex: string, image: MetadataImage): string[] {
   const pattern = compileTopicRegex(regex);
   if (pattern === null) return [];
-  return [...image.topicsByName.keys()].filter((name) => !INTERNAL_TOPICS.has(name) && pattern.test(name)).sort();
+  return [...image.topicsByName.keys()].filter((name) => pattern.test(name)).sort();
 }
 
 export function memberTopicNames(member: ConsumerGroupMember, resolved: ReadonlyMap<string, ResolvedRegularExpression>): string[] {

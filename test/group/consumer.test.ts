@@ -9,7 +9,7 @@
  * member and give its partitions away; a static member's temporary leave (-2)
  * keeps its partitions for its return under a new member id, and a second
  * instance is UNRELEASED_INSTANCE_ID; the range assignor; regex
- * subscriptions following topic creation; request validation; member epoch
+ * subscriptions following topic creation (internal topics included); request validation; member epoch
  * checks of OffsetCommit/OffsetFetch v9; ConsumerGroupDescribe; DeleteGroups
  * NON_EMPTY_GROUP; and the upgrade of an empty classic group that keeps its
  * offsets.
@@ -175,9 +175,12 @@ test('the range assignor is used when members ask for it', async () => {
   assert.equal(refused.errorCode, ErrorCode.UNSUPPORTED_ASSIGNOR);
 });
 
-test('a regex subscription follows the topics that match it, internal topics excluded', async () => {
+test('a regex subscription follows the topics that match it, internal topics included as in Kafka', async () => {
   const h = await harness({ topics: [{ name: 'orders-eu', partitions: 2 }, { name: 'payments', partitions: 1 }, { name: '__consumer_offsets', partitions: 4 }] });
-  const first = await join(h, 'm1', { subscribedTopicNames: null, subscribedTopicRegex: 'orders-.*|__.*' });
+  const internal = await join(h, 'm0', { subscribedTopicNames: null, subscribedTopicRegex: '__consumer_off.*' });
+  assert.deepEqual(internal.assignment?.topicPartitions, [{ topicId: topicIdFor('__consumer_offsets'), partitions: [0, 1, 2, 3] }], 'Kafka 4.4 assigns internal topics too');
+  await beat(h, { memberId: 'm0', memberEpoch: -1 });
+  const first = await join(h, 'm1', { subscribedTopicNames: null, subscribedTopicRegex: 'orders-.*' });
   assert.deepEqual(first.assignment?.topicPartitions, [{ topicId: topicIdFor('orders-eu'), partitions: [0, 1] }]);
   h.setImage(imageWith([{ name: 'orders-eu', partitions: 2 }, { name: 'orders-us', partitions: 1 }, { name: 'payments', partitions: 1 }], 2));
   const grown = await beat(h, { memberId: 'm1', memberEpoch: first.memberEpoch, topicPartitions: owned([0, 1], topicIdFor('orders-eu')) });
