@@ -102,6 +102,34 @@ test('a commit during CompletingRebalance is REBALANCE_IN_PROGRESS', async () =>
   assert.equal(result[0]!.partitions[0]!.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
 });
 
+test('after another member left, a commit with the current generation is accepted while the group prepares its rebalance, refused once it moved on', async () => {
+  // Issue 9 reported Kafka 4.4 refusing a librdkafka member's commit from its revoke callback after another member
+  // left. Kafka 4.4's ClassicGroup.validateOffsetCommit accepts the current generation in PreparingRebalance, and a
+  // real librdkafka 2.0.2 member (eager range, sync commit in on_revoke, 0 or 5 s after the other member closed or was
+  // killed) got NO_ERROR from Kafka 4.4 and from Spool alike. This pins that rule and the refusals after the rejoin.
+  const h = await harness();
+  const ctx = { clientId: 'c', clientHost: '/h', apiVersion: 9 };
+  const request = { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: encodeSubscription({ topics: ['events'] }) }], reason: null };
+  const [a, b] = await Promise.all([h.coordinator.joinGroup(ctx, request), h.coordinator.joinGroup(ctx, request)]);
+  const joins = [h.coordinator.joinGroup(ctx, { ...request, memberId: a.memberId }), h.coordinator.joinGroup(ctx, { ...request, memberId: b.memberId })];
+  // group.initial.rebalance.delay.ms (3 s), once more because the second member came during the first delay.
+  await h.advance(6000);
+  const [joinedA, joinedB] = await Promise.all(joins);
+  await Promise.all([joinedA!, joinedB!].map((member) =>
+    h.coordinator.syncGroup({ groupId: 'g', generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] })));
+  const generation = joinedA!.generationId;
+  await h.coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: joinedB!.memberId, groupInstanceId: null, reason: null }] });
+  await h.advance(5000);
+  const fromRevoke = await h.coordinator.commitOffsets(commit({ memberId: joinedA!.memberId, generationIdOrMemberEpoch: generation }), 8);
+  assert.equal(fromRevoke[0]!.partitions[0]!.errorCode, ErrorCode.NONE, 'PreparingRebalance, current generation: accepted');
+  const rejoined = await h.coordinator.joinGroup(ctx, { ...request, memberId: joinedA!.memberId });
+  assert.equal(rejoined.generationId, generation + 1);
+  const stale = await h.coordinator.commitOffsets(commit({ memberId: joinedA!.memberId, generationIdOrMemberEpoch: generation }), 8);
+  assert.equal(stale[0]!.partitions[0]!.errorCode, ErrorCode.ILLEGAL_GENERATION);
+  const beforeSync = await h.coordinator.commitOffsets(commit({ memberId: joinedA!.memberId, generationIdOrMemberEpoch: rejoined.generationId }), 8);
+  assert.equal(beforeSync[0]!.partitions[0]!.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
+});
+
 test('metadata longer than offset.metadata.max.bytes fails only its partition', async () => {
   const h = await harness({ config: { offsetMetadataMaxBytes: 5 } });
   const request = commit();
