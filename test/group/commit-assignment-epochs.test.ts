@@ -22,8 +22,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
+import type { ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { OffsetCommit } from '../../src/protocol/schemas/08-offset-commit.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
@@ -31,18 +30,7 @@ import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-g
 import { Admin } from '../../src/client/admin.js';
 import { WireClient } from '../server/wire-client.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
-
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'kip-1251' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  return decoded.body;
-}
+import { wireCall as call } from './wire-call.js';
 
 test('KIP-1251: a commit with the previous member epoch is accepted for partitions the member kept', async () => {
   const broker = await startTestBroker({ 'group.initial.rebalance.delay.ms': 0 });

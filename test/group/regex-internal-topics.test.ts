@@ -12,29 +12,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
 import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 import { Admin } from '../../src/client/admin.js';
 import { WireClient } from '../server/wire-client.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
+import { wireCall as call } from './wire-call.js';
 
 /** Heartbeats a client would send before giving up on seeing the assignment. */
 const HEARTBEATS_MAX = 50;
 const HEARTBEAT_EVERY_MS = 100;
-
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: ++correlationId, clientId: 'regex-internal' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  return decoded.body;
-}
 
 test('a subscription regex matching __consumer_offsets is assigned its partitions, as in Kafka 4.4', async () => {
   const broker = await startTestBroker({ 'group.initial.rebalance.delay.ms': 0 });
