@@ -28,9 +28,8 @@ import { OffsetCommit } from '../../src/protocol/schemas/08-offset-commit.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
 import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 import { Admin } from '../../src/client/admin.js';
-import { WireClient } from '../server/wire-client.js';
+import { call, WireClient } from '../server/wire-client.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
-import { wireCall as call } from './wire-call.js';
 
 test('KIP-1251: a commit with the previous member epoch is accepted for partitions the member kept', async () => {
   const broker = await startTestBroker({ 'group.initial.rebalance.delay.ms': 0 });

@@ -16,9 +16,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
 import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 import { Admin } from '../../src/client/admin.js';
-import { WireClient } from '../server/wire-client.js';
+import { call, WireClient } from '../server/wire-client.js';
 import { startTestBroker, uniqueTopic } from '../client/broker-fixture.js';
-import { wireCall as call } from './wire-call.js';
 
 /** Heartbeats a client would send before giving up on seeing the assignment. */
 const HEARTBEATS_MAX = 50;
