@@ -19,6 +19,11 @@
  * Handles opened before a crash fail afterwards, as a restarted process would
  * not have them.
  *
+ * Power cuts: `schedulePowerCut` crashes the disk at the n-th call from now
+ * (that call and every later one fail with EIO, as if the process died with
+ * the machine) until `powerOn`; a test then restarts its system on what
+ * survived, at any point of its I/O rather than only between operations.
+ *
  * Faults: `injectFault` fails chosen calls with ENOSPC or EIO (a failing write
  * may first write part of its bytes); `setCapacityBytes` turns every write
  * that would grow the disk past a limit into a short write plus ENOSPC;
@@ -148,6 +153,10 @@ export class SimFileSystem implements FileSystem {
   private nextInode = 1;
   private generation = 0;
   private capacityBytes: number | null = null;
+  private powerCut: { callsLeft: number; options: SimCrashOptions } | null = null;
+  private poweredOff = false;
+  /** What the last scheduled power cut dropped (null before one happens). */
+  lastPowerCut: SimCrashReport | null = null;
   /** Calls per operation, for tests that want to know a path was exercised. */
   readonly callCounts = new Map<SimOperation, number>();
 
@@ -164,6 +173,28 @@ export class SimFileSystem implements FileSystem {
 
   clearFaults(): void {
     this.faults = [];
+  }
+
+  /** Crashes (as `crash(options)`) at the `afterCalls`-th FileSystem call from now; 0 cuts at the next call. */
+  schedulePowerCut(options: SimCrashOptions & { afterCalls: number }): void {
+    this.powerCut = { callsLeft: options.afterCalls, options };
+  }
+
+  get isPoweredOff(): boolean {
+    return this.poweredOff;
+  }
+
+  /** Ends a power cut (or cancels one not reached yet): calls work again, on what was durable. */
+  powerOn(): void {
+    this.poweredOff = false;
+    this.powerCut = null;
+  }
+
+  /** FileSystem calls so far, every operation together. */
+  get totalCalls(): number {
+    let total = 0;
+    for (const count of this.callCounts.values()) total += count;
+    return total;
   }
 
   /** Total bytes the disk holds (volatile view); `null` for unlimited. */
@@ -333,6 +364,12 @@ export class SimFileSystem implements FileSystem {
   /** Throws an injected fault for this call, if one matches (with `partialBytes` for a short write). */
   enter(operation: SimOperation, path: string): void {
     this.callCounts.set(operation, (this.callCounts.get(operation) ?? 0) + 1);
+    if (this.powerCut !== null && this.powerCut.callsLeft-- <= 0) {
+      this.lastPowerCut = this.crash(this.powerCut.options);
+      this.powerCut = null;
+      this.poweredOff = true;
+    }
+    if (this.poweredOff) throw errnoError('EIO', operation, `${path} (power is off)`);
     for (const fault of this.faults) {
       if (fault.operation !== operation || fault.countLeft <= 0) continue;
       if (fault.pathIncludes !== undefined && !path.includes(fault.pathIncludes)) continue;

@@ -1,0 +1,332 @@
+/**
+ * Crash safety of a whole node, randomized: a seeded workload drives one
+ * broker on the simulated disk (metadata log and snapshots, topic creation,
+ * idempotent and plain produce with segment rolls and producer snapshots,
+ * leader-epoch, recovery-point and high-watermark checkpoints, offset
+ * commits into `__consumer_offsets`, time passing) with
+ * log.flush.interval.messages=1, and the power is cut at a chosen file-system
+ * call; unsynced writes are dropped (a random prefix kept, the last one torn).
+ * A new node then starts on what was fsynced. It must start, and
+ *   - every topic whose creation was acknowledged exists, with its partitions;
+ *   - every acknowledged batch is in its log at its offset, unchanged, and
+ *     each log reads as whole, contiguous batches;
+ *   - every acknowledged offset commit is fetched back (or the commit that was
+ *     in flight at the cut, if it survived);
+ *   - the retry of the idempotent batch in flight at the cut is acknowledged
+ *     and the log holds no sequence twice;
+ *   - new appends are acknowledged.
+ * Each workload seed is first run without a cut to count its calls; its cut
+ * points spread over them. SPOOL_CRASH_POINTS sets how many points run (a
+ * bounded number by default, for CI's time budget); SPOOL_CRASH_SEED the
+ * first seed. A failure prints the seed and call number to replay it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SeededRandom } from '../../src/io/env.js';
+import { SimFileSystem } from '../../src/io/sim-fs.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/records.js';
+import { iterateBatches, readBatchHeader } from '../../src/protocol/records/batch.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../../src/group/placement.js';
+import type { Broker } from '../../src/server/broker.js';
+import { settle, simBroker, type SimNode } from './sim-broker.js';
+
+const POINTS = Number(process.env.SPOOL_CRASH_POINTS ?? 240);
+const FIRST_SEED = Number(process.env.SPOOL_CRASH_SEED ?? 0x5eed);
+const POINTS_PER_WORKLOAD = 8;
+const CONFIG = {
+  'log.flush.interval.messages': 1,
+  'log.segment.bytes': 1500,
+  'offsets.topic.num.partitions': 2,
+  'metadata.log.segment.bytes': 2000,
+  'metadata.log.max.record.bytes.between.snapshots': 1500,
+};
+const GROUPS = ['g0', 'g1', 'g2'];
+
+interface AckedBatch {
+  topic: string;
+  partition: number;
+  offset: number;
+  crc: number;
+}
+
+interface IdempotentSend {
+  topic: string;
+  partition: number;
+  records: Buffer;
+}
+
+/** What the workload was told, and what was in flight when the power went. */
+interface Expectations {
+  topics: Map<string, number>;
+  batches: AckedBatch[];
+  commits: Map<string, number>;
+  /** A commit whose answer never came: either value may be fetched back. */
+  commitInFlight: { key: string; offset: number } | null;
+  produceInFlight: IdempotentSend | null;
+  /** Next sequence per idempotent producer (one per partition). */
+  sequences: Map<string, number>;
+}
+
+const commitKey = (group: string, topic: string, partition: number) => `${group}/${topic}/${partition}`;
+const producerIdOf = (topic: string, partition: number) => 1000 + Number(topic.slice(1)) * 10 + partition;
+
+async function createTopic(node: SimNode, expected: Expectations, random: SeededRandom): Promise<boolean> {
+  const name = `t${expected.topics.size}`;
+  const partitions = 1 + random.nextInt(2);
+  const [result] = await node.broker.metadata.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], {
+    validateOnly: false,
+  });
+  if (result?.errorCode !== ErrorCode.NONE) return false;
+  expected.topics.set(name, partitions);
+  return true;
+}
+
+function pickPartition(expected: Expectations, random: SeededRandom): { topic: string; partition: number } | null {
+  const topics = [...expected.topics];
+  if (topics.length === 0) return null;
+  const [topic, partitions] = topics[random.nextInt(topics.length)]!;
+  return { topic, partition: random.nextInt(partitions) };
+}
+
+async function produce(node: SimNode, expected: Expectations, random: SeededRandom): Promise<boolean> {
+  const target = pickPartition(expected, random);
+  if (target === null) return true;
+  const key = `${target.topic}-${target.partition}`;
+  const idempotent = random.nextInt(3) !== 0;
+  const sequence = expected.sequences.get(key) ?? 0;
+  const count = 1 + random.nextInt(4);
+  const records = buildBatch({
+    records: Array.from({ length: count }, (_, i) => ({ key: `k${i}`, value: random.bytes(random.nextInt(300)), timestamp: node.clock.nowMs() })),
+    ...(idempotent ? { producerId: producerIdOf(target.topic, target.partition), producerEpoch: 0, baseSequence: sequence } : {}),
+  });
+  if (idempotent) expected.produceInFlight = { ...target, records: Buffer.from(records) };
+  const result = await appendOne(node.broker, target, records);
+  if (result.errorCode !== ErrorCode.NONE) return false;
+  expected.produceInFlight = null;
+  if (idempotent) expected.sequences.set(key, sequence + count);
+  expected.batches.push({ ...target, offset: result.baseOffset, crc: readBatchHeader(records, 0).crc });
+  return true;
+}
+
+async function appendOne(broker: Broker, target: { topic: string; partition: number }, records: Buffer) {
+  const results = await broker.replicaManager.appendRecords({
+    timeoutMs: 1000,
+    requiredAcks: -1,
+    internalTopicsAllowed: false,
+    entries: [{ topicPartition: target, records }],
+  });
+  return results.get(`${target.topic}-${target.partition}`)!;
+}
+
+async function commit(node: SimNode, expected: Expectations, random: SeededRandom): Promise<boolean> {
+  const target = pickPartition(expected, random);
+  if (target === null) return true;
+  const group = GROUPS[random.nextInt(GROUPS.length)]!;
+  const offset = random.nextInt(1000);
+  const key = commitKey(group, target.topic, target.partition);
+  expected.commitInFlight = { key, offset };
+  const errorCode = await commitOnce(node, group, target, offset);
+  if (errorCode !== ErrorCode.NONE) return false;
+  expected.commitInFlight = null;
+  expected.commits.set(key, offset);
+  return true;
+}
+
+/** One OffsetCommit, retried (as a client does) while the coordinator is still loading after a start. */
+async function commitOnce(node: SimNode, group: string, target: { topic: string; partition: number }, offset: number): Promise<number | undefined> {
+  for (;;) {
+    const errorCode = await commitRequest(node, group, target, offset);
+    if (errorCode !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) return errorCode;
+    await settle(node.clock, 1);
+  }
+}
+
+async function commitRequest(node: SimNode, group: string, target: { topic: string; partition: number }, offset: number): Promise<number | undefined> {
+  const response = await node.broker.groupCoordinator.commitOffsets(
+    {
+      groupId: group,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [{ name: target.topic, partitions: [{ partitionIndex: target.partition, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    },
+    8,
+  );
+  return response[0]?.partitions[0]?.errorCode;
+}
+
+/**
+ * Runs the workload until it ends or the power goes; any failure while the
+ * power is on is a bug. Returns the expectations and the node last running
+ * (a clean restart in the middle replaces it).
+ */
+async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promise<{ expected: Expectations; node: SimNode }> {
+  const random = new SeededRandom(seed);
+  let node = first;
+  const expected: Expectations = { topics: new Map(), batches: [], commits: new Map(), commitInFlight: null, produceInFlight: null, sequences: new Map() };
+  const steps = 10 + random.nextInt(70);
+  const run = async (what: string, operation: () => Promise<boolean>) => {
+    let ok: boolean;
+    try {
+      ok = await operation();
+    } catch (error) {
+      if (!fs.isPoweredOff) throw error;
+      ok = false;
+    }
+    assert.ok(ok || fs.isPoweredOff, `${what} failed while the power was on`);
+    return ok;
+  };
+  if (!(await run('start', async () => (await node.broker.start(), true)))) return { expected, node };
+  const offsets = await run('creating __consumer_offsets', async () => (await node.broker.metadata.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode === ErrorCode.NONE);
+  if (!offsets) return { expected, node };
+  for (let step = 0; step < steps && !fs.isPoweredOff; step++) {
+    const choice = random.nextInt(100);
+    if (choice < 10) await run('create topic', () => createTopic(node, expected, random));
+    else if (choice < 70) await run('produce', () => produce(node, expected, random));
+    else if (choice < 85) await run('commit', () => commit(node, expected, random));
+    else if (choice < 97) {
+      node.clock.advance(random.nextInt(70_000));
+      await settle(node.clock);
+    } else {
+      const stopped = node;
+      await run('clean stop', async () => (await stopped.broker.stop(), true));
+      if (fs.isPoweredOff) break;
+      node = simBroker(fs, { config: CONFIG, seed: seed + step, startMs: stopped.clock.nowMs() + 1000 });
+      await run('restart', async () => (await node.broker.start(), true));
+    }
+  }
+  await settle(node.clock);
+  return { expected, node };
+}
+
+/** Every batch of a partition's log as offset -> header, checking the batches are whole and contiguous. */
+async function readPartition(broker: Broker, topic: string, partition: number) {
+  const hosted = broker.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === topic && p.topicPartition.partition === partition);
+  assert.ok(hosted !== undefined, `${topic}-${partition} is hosted after the restart`);
+  const log = hosted.log;
+  const batches = new Map<number, ReturnType<typeof readBatchHeader>>();
+  let offset = log.logStartOffset;
+  while (offset < log.logEndOffset) {
+    const { records } = await log.read(offset, { maxBytes: 1 << 20, minOneMessage: true });
+    let progressed = false;
+    for (const { header } of iterateBatches(records)) {
+      assert.equal(header.baseOffset, offset, `${topic}-${partition}: batches are contiguous at ${offset}`);
+      batches.set(header.baseOffset, header);
+      offset = header.lastOffset + 1;
+      progressed = true;
+    }
+    assert.ok(progressed, `${topic}-${partition}: a whole batch at offset ${offset}`);
+  }
+  return batches;
+}
+
+async function awaitOffsetsLoaded(node: SimNode): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const loading = GROUPS.some((groupId) => {
+      const result = node.broker.groupCoordinator.fetchOffsets({ groupId, memberId: null, memberEpoch: -1, topics: null, requireStable: false });
+      return result.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || result.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    });
+    if (!loading) return;
+    await settle(node.clock, 1);
+  }
+  assert.fail('the offsets of __consumer_offsets never loaded');
+}
+
+function fetchedOffset(node: SimNode, group: string, topic: string, partition: number): number {
+  const result = node.broker.groupCoordinator.fetchOffsets({ groupId: group, memberId: null, memberEpoch: -1, topics: [{ name: topic, partitionIndexes: [partition] }], requireStable: false });
+  assert.equal(result.errorCode, ErrorCode.NONE);
+  return result.topics[0]?.partitions[0]?.committedOffset ?? -1;
+}
+
+async function verify(node: SimNode, expected: Expectations): Promise<void> {
+  const image = node.broker.metadata.image;
+  for (const [name, partitions] of expected.topics) {
+    assert.equal(image.topicsByName.get(name)?.partitions.size, partitions, `acknowledged topic ${name} with ${partitions} partitions`);
+  }
+  const logs = new Map<string, Awaited<ReturnType<typeof readPartition>>>();
+  for (const [name, partitions] of expected.topics) {
+    for (let partition = 0; partition < partitions; partition++) logs.set(`${name}-${partition}`, await readPartition(node.broker, name, partition));
+  }
+  for (const acked of expected.batches) {
+    const found = logs.get(`${acked.topic}-${acked.partition}`)!.get(acked.offset);
+    assert.equal(found?.crc, acked.crc, `acknowledged batch at ${acked.topic}-${acked.partition}@${acked.offset}`);
+  }
+  await awaitOffsetsLoaded(node);
+  for (const [key, offset] of expected.commits) {
+    const [group, topic, partition] = key.split('/') as [string, string, string];
+    const fetched = fetchedOffset(node, group, topic, Number(partition));
+    const inFlight = expected.commitInFlight?.key === key ? expected.commitInFlight.offset : offset;
+    assert.ok(fetched === offset || fetched === inFlight, `committed offset of ${key}: ${fetched}, acknowledged ${offset}`);
+  }
+  await verifyIdempotentRetry(node, expected);
+  for (const [name, partitions] of expected.topics) {
+    for (let partition = 0; partition < partitions; partition++) {
+      const result = await appendOne(node.broker, { topic: name, partition }, buildBatch({ records: [{ value: 'after restart' }] }));
+      assert.equal(result.errorCode, ErrorCode.NONE, `a new append to ${name}-${partition}`);
+    }
+  }
+}
+
+/** The batch in flight at the cut, sent again, is acknowledged; no producer sequence is in a log twice. */
+async function verifyIdempotentRetry(node: SimNode, expected: Expectations): Promise<void> {
+  const retry = expected.produceInFlight;
+  if (retry !== null && expected.topics.has(retry.topic)) {
+    const result = await appendOne(node.broker, retry, Buffer.from(retry.records));
+    assert.equal(result.errorCode, ErrorCode.NONE, `the retry of the idempotent batch in flight to ${retry.topic}-${retry.partition}`);
+  }
+  for (const [name, partitions] of expected.topics) {
+    for (let partition = 0; partition < partitions; partition++) {
+      const seen = new Set<string>();
+      for (const header of (await readPartition(node.broker, name, partition)).values()) {
+        if (header.producerId < 0) continue;
+        const id = `${header.producerId}:${header.baseSequence}`;
+        assert.ok(!seen.has(id), `${name}-${partition} holds producer ${id} twice`);
+        seen.add(id);
+      }
+    }
+  }
+}
+
+/** One cut: the workload of `seed` until call `cutAtCall`, then a restart on what was durable. */
+async function runPoint(seed: number, cutAtCall: number): Promise<void> {
+  const fs = new SimFileSystem(new SeededRandom(seed ^ 0x5a5a5a5a));
+  fs.schedulePowerCut({ afterCalls: cutAtCall, keepUnsyncedPrefix: new SeededRandom(seed + cutAtCall).nextInt(4) !== 0 });
+  const { expected, node: last } = await workload(simBroker(fs, { config: CONFIG, seed }), fs, seed);
+  if (!fs.isPoweredOff) fs.schedulePowerCut({ afterCalls: 0 });
+  await last.broker.stop().catch(() => undefined);
+  await settle(last.clock);
+  fs.powerOn();
+  const second = simBroker(fs, { config: CONFIG, seed: seed - 1, startMs: last.clock.nowMs() + 1000 });
+  await second.broker.start();
+  try {
+    await verify(second, expected);
+  } finally {
+    await second.broker.stop();
+  }
+}
+
+/** The calls a workload makes when nothing cuts it. */
+async function callsOf(seed: number): Promise<number> {
+  const fs = new SimFileSystem(new SeededRandom(seed ^ 0x5a5a5a5a));
+  const { node } = await workload(simBroker(fs, { config: CONFIG, seed }), fs, seed);
+  const calls = fs.totalCalls;
+  await node.broker.stop();
+  return calls;
+}
+
+test(`a node restarts after ${POINTS} power cuts with everything acknowledged under flush.messages=1 (first seed ${FIRST_SEED})`, async () => {
+  for (let done = 0, seed = FIRST_SEED; done < POINTS; seed++) {
+    const calls = await callsOf(seed);
+    const cuts = new SeededRandom(seed * 31 + 7);
+    for (let point = 0; point < POINTS_PER_WORKLOAD && done < POINTS; point++, done++) {
+      const cutAtCall = cuts.nextInt(calls);
+      try {
+        await runPoint(seed, cutAtCall);
+      } catch (error) {
+        throw new Error(`power cut failed: seed ${seed}, cut at call ${cutAtCall} of ${calls}: ${error instanceof Error ? error.stack : String(error)}`);
+      }
+    }
+  }
+});
