@@ -2,7 +2,9 @@
  * SimFileSystem: reads see every write; a crash keeps only what was synced
  * (file data by FileHandle.sync, directory entries by syncDir), or a random
  * prefix of the unsynced operations with the last write torn; injected
- * faults and the capacity limit fail calls like ENOSPC / EIO would.
+ * faults and the capacity limit fail calls like ENOSPC / EIO would; a
+ * scheduled power cut crashes at the chosen call and fails calls until
+ * power is back.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,6 +87,23 @@ describe('SimFileSystem', () => {
     fs.injectFault({ operation: 'sync', code: 'EIO', skip: 1 });
     await handle.sync();
     await assert.rejects(handle.sync(), { code: 'EIO' });
+  });
+
+  it('a scheduled power cut crashes at the chosen call, fails every call until powerOn, and keeps what was synced', async () => {
+    const fs = await freshFs();
+    const handle = await fs.open('/d/f', 'readWrite');
+    await handle.write([Buffer.from('synced')], 0);
+    await handle.sync();
+    await fs.syncDir('/d');
+    fs.schedulePowerCut({ afterCalls: 1 });
+    await handle.write([Buffer.from('-lost')], 6);
+    await assert.rejects(handle.sync(), /EIO/);
+    assert.equal(fs.isPoweredOff, true);
+    await assert.rejects(fs.readFile('/d/f'), /EIO/);
+    assert.deepEqual(fs.lastPowerCut, { pendingOperations: 1, keptOperations: 0, tornWriteBytes: -1 });
+    fs.powerOn();
+    assert.deepEqual(await fs.readFile('/d/f'), Buffer.from('synced'));
+    await assert.rejects(handle.write([Buffer.from('x')], 0), /EBADF/, 'handles from before the cut are gone');
   });
 
   it('the capacity limit turns a growing write into a short write plus ENOSPC', async () => {
