@@ -54,7 +54,8 @@ export type SimOperation =
   | 'syncDir';
 
 export interface SimFault {
-  operation: SimOperation;
+  /** 'any': every call counts, whatever its operation. */
+  operation: SimOperation | 'any';
   code: SimFaultCode;
   /** Only calls whose path contains this string. */
   pathIncludes?: string;
@@ -155,6 +156,8 @@ export class SimFileSystem implements FileSystem {
   private capacityBytes: number | null = null;
   private powerCut: { callsLeft: number; options: SimCrashOptions } | null = null;
   private poweredOff = false;
+  /** Injected faults that have failed a call so far. */
+  faultsFired = 0;
   /** What the last scheduled power cut dropped (null before one happens). */
   lastPowerCut: SimCrashReport | null = null;
   /** Calls per operation, for tests that want to know a path was exercised. */
@@ -371,13 +374,14 @@ export class SimFileSystem implements FileSystem {
     }
     if (this.poweredOff) throw errnoError('EIO', operation, `${path} (power is off)`);
     for (const fault of this.faults) {
-      if (fault.operation !== operation || fault.countLeft <= 0) continue;
+      if ((fault.operation !== operation && fault.operation !== 'any') || fault.countLeft <= 0) continue;
       if (fault.pathIncludes !== undefined && !path.includes(fault.pathIncludes)) continue;
       if (fault.skipLeft > 0) {
         fault.skipLeft--;
         continue;
       }
       fault.countLeft--;
+      this.faultsFired++;
       throw Object.assign(errnoError(fault.code, operation, path), { partialBytes: fault.partialBytes ?? 0 });
     }
   }

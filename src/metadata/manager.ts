@@ -19,6 +19,7 @@
  * metadata.log.max.record.bytes.between.snapshots, the image is written as a
  * snapshot (outside the commit path).
  */
+import { isIoError } from '../storage/errors.js';
 import type { Broker } from '../server/broker.js';
 import type { Logger } from '../server/logger.js';
 import { SECURITY_PROTOCOL_IDS } from '../server/listeners.js';
@@ -241,7 +242,15 @@ export class MetadataManager {
     this.snapshotting = this.snapshotting
       .then(() => raft.createSnapshot(id, imageToRecords(image), batch.appendTimestamp))
       .then(() => this.log.info(`metadata: wrote snapshot ${id.offset}-${id.epoch}`))
-      .catch((error: unknown) => this.log.error(`metadata: snapshot ${id.offset}-${id.epoch} failed: ${String(error)}`));
+      .catch((error: unknown) => this.onSnapshotFailure(error, `metadata: snapshot ${id.offset}-${id.epoch} failed`));
+  }
+
+  /** A snapshot that could not be written for a disk error takes the metadata log directory offline (the node then stops). */
+  private onSnapshotFailure(error: unknown, message: string): void {
+    const { config } = this.broker;
+    const metadataDir = config.string('metadata.log.dir') ?? config.logDirs[0]!;
+    if (isIoError(error)) this.broker.logDirFailureChannel?.maybeAddOfflineLogDir(metadataDir, message, error);
+    else this.log.error(`${message}: ${String(error)}`);
   }
 
   /** Resolves when snapshots started so far are written (tests, shutdown). */

@@ -18,6 +18,10 @@
  *   - the retry of the idempotent batch in flight at the cut is acknowledged
  *     and the log holds no sequence twice;
  *   - new appends are acknowledged.
+ * The same points with a disk error (EIO at that call) instead: the node
+ * must stop by itself (its only log directory went offline), and after the
+ * power goes and it restarts, the same holds; a failed write is never
+ * acknowledged, so its retry is never a duplicate.
  * Each workload seed is first run without a cut to count its calls; its cut
  * points spread over them. SPOOL_CRASH_POINTS sets how many points run (a
  * bounded number by default, for CI's time budget); SPOOL_CRASH_SEED the
@@ -36,6 +40,7 @@ import { settle, simBroker, type SimNode } from './sim-broker.js';
 
 const POINTS = Number(process.env.SPOOL_CRASH_POINTS ?? 200);
 const FIRST_SEED = Number(process.env.SPOOL_CRASH_SEED ?? 0x5eed);
+const FAULT_POINTS = Math.ceil(POINTS / 2);
 const POINTS_PER_WORKLOAD = 8;
 /** Roughly the calls of a start on a small disk: a second cut falls within it or not at all. */
 const STARTUP_CALLS_MAX = 300;
@@ -175,6 +180,7 @@ async function commitRequest(node: SimNode, group: string, target: { topic: stri
  * (a clean restart in the middle replaces it).
  */
 async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promise<{ expected: Expectations; node: SimNode }> {
+  const diskFailed = () => fs.isPoweredOff || fs.faultsFired > 0;
   const random = new SeededRandom(seed);
   let node = first;
   const expected: Expectations = {
@@ -192,16 +198,17 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
     try {
       ok = await operation();
     } catch (error) {
-      if (!fs.isPoweredOff) throw error;
+      if (!diskFailed()) throw error;
       ok = false;
     }
-    assert.ok(ok || fs.isPoweredOff, `${what} failed while the power was on`);
+    assert.ok(ok || diskFailed(), `${what} failed while the disk worked`);
     return ok;
   };
   if (!(await run('start', async () => (await node.broker.start(), true)))) return { expected, node };
   const offsets = await run('creating __consumer_offsets', async () => (await node.broker.metadata.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode === ErrorCode.NONE);
   if (!offsets) return { expected, node };
   for (let step = 0; step < steps && !fs.isPoweredOff; step++) {
+    if (diskFailed() && !node.broker.running) break; // stopped by the disk error, or it failed its start
     const choice = random.nextInt(100);
     if (choice < 10) await run('create topic', () => createTopic(node, expected, random));
     else if (choice < 70) await run('produce', () => produce(node, expected, random));
@@ -212,7 +219,7 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
     } else {
       const stopped = node;
       await run('clean stop', async () => (await stopped.broker.stop(), true));
-      if (fs.isPoweredOff) break;
+      if (diskFailed()) break;
       for (const batch of expected.batches) batch.durable = true;
       node = simBroker(fs, { config: CONFIG, seed: seed + step, startMs: stopped.clock.nowMs() + 1000 });
       await run('restart', async () => (await node.broker.start(), true));
@@ -316,16 +323,28 @@ async function verifyIdempotentRetry(node: SimNode, expected: Expectations): Pro
   }
 }
 
-/** One cut: the workload of `seed` until call `cutAtCall`, then a restart on what was durable. */
-async function runPoint(seed: number, cutAtCall: number): Promise<void> {
+/**
+ * One point: the workload of `seed` until call `atCall`, where the power
+ * goes ('power cut') or that call fails with EIO ('disk error': the node
+ * must stop by itself; the power goes at the end); then a restart on what
+ * was durable.
+ */
+async function runPoint(seed: number, atCall: number, kind: 'power cut' | 'disk error'): Promise<void> {
   const fs = new SimFileSystem(new SeededRandom(seed ^ 0x5a5a5a5a));
-  fs.schedulePowerCut({ afterCalls: cutAtCall, keepUnsyncedPrefix: new SeededRandom(seed + cutAtCall).nextInt(4) !== 0 });
+  const keepUnsyncedPrefix = new SeededRandom(seed + atCall).nextInt(4) !== 0;
+  if (kind === 'power cut') fs.schedulePowerCut({ afterCalls: atCall, keepUnsyncedPrefix });
+  else fs.injectFault({ operation: 'any', code: 'EIO', skip: atCall });
   const { expected, node: last } = await workload(simBroker(fs, { config: CONFIG, seed }), fs, seed);
-  if (!fs.isPoweredOff) fs.schedulePowerCut({ afterCalls: 0 });
+  if (kind === 'disk error') {
+    await settle(last.clock);
+    assert.equal(fs.faultsFired === 0 || !last.broker.running, true, 'after a disk error in its only log directory the node stops');
+  }
+  fs.clearFaults();
+  if (!fs.isPoweredOff) fs.schedulePowerCut({ afterCalls: 0, keepUnsyncedPrefix });
   await last.broker.stop().catch(() => undefined);
   await settle(last.clock);
   fs.powerOn();
-  const second = await restart(fs, { seed, startMs: last.clock.nowMs() + 1000, cutAgain: new SeededRandom(seed - cutAtCall).nextInt(4) === 0 });
+  const second = await restart(fs, { seed, startMs: last.clock.nowMs() + 1000, cutAgain: new SeededRandom(seed - atCall).nextInt(4) === 0 });
   try {
     await verify(second, expected);
   } finally {
@@ -371,17 +390,26 @@ async function callsOf(seed: number): Promise<number> {
   return calls;
 }
 
-test(`a node restarts after ${POINTS} power cuts with everything acknowledged under flush.messages=1 (first seed ${FIRST_SEED})`, async () => {
-  for (let done = 0, seed = FIRST_SEED; done < POINTS; seed++) {
+/** Runs `points` points of `kind`, POINTS_PER_WORKLOAD per workload seed, spread over each workload's calls. */
+async function runPoints(kind: 'power cut' | 'disk error', points: number, firstSeed: number): Promise<void> {
+  for (let done = 0, seed = firstSeed; done < points; seed++) {
     const calls = await callsOf(seed);
-    const cuts = new SeededRandom(seed * 31 + 7);
-    for (let point = 0; point < POINTS_PER_WORKLOAD && done < POINTS; point++, done++) {
-      const cutAtCall = cuts.nextInt(calls);
+    const picks = new SeededRandom(seed * 31 + 7);
+    for (let point = 0; point < POINTS_PER_WORKLOAD && done < points; point++, done++) {
+      const atCall = picks.nextInt(calls);
       try {
-        await runPoint(seed, cutAtCall);
+        await runPoint(seed, atCall, kind);
       } catch (error) {
-        throw new Error(`power cut failed: seed ${seed}, cut at call ${cutAtCall} of ${calls}: ${error instanceof Error ? error.stack : String(error)}`);
+        throw new Error(`${kind} failed: seed ${seed}, at call ${atCall} of ${calls}: ${error instanceof Error ? error.stack : String(error)}`);
       }
     }
   }
+}
+
+test(`a node restarts after ${POINTS} power cuts with everything acknowledged under flush.messages=1 (first seed ${FIRST_SEED})`, async () => {
+  await runPoints('power cut', POINTS, FIRST_SEED);
+});
+
+test(`a disk error at any of ${FAULT_POINTS} calls stops the node without acknowledging what failed (first seed ${FIRST_SEED + POINTS})`, async () => {
+  await runPoints('disk error', FAULT_POINTS, FIRST_SEED + POINTS);
 });
