@@ -24,6 +24,11 @@ export class FrameAssembler {
 
   constructor(private readonly limits: FrameLimits) {}
 
+  /** True while the start of a frame has arrived but not its end. */
+  get holdingPartialFrame(): boolean {
+    return this.partialBytes > 0;
+  }
+
   /** The frames (without their size prefix) that `data` completes, in order. */
   push(data: Buffer): FrameResult {
     const buffer = this.joinPartialFrame(data);

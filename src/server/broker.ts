@@ -85,6 +85,7 @@ export class Broker {
         queuedBytesMax: PIPELINED_REQUEST_BYTES_MAX,
         idleMs: config.int('connections.max.idle.ms'),
         pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX,
+        requestPoolBytes: config.int('queued.max.request.bytes'),
         connectionQuotas: connectionQuotaConfigFrom(config),
       },
       this.log,

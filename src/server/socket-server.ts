@@ -10,6 +10,9 @@
  * and `PIPELINED_REQUEST_BYTES_MAX` bytes; beyond that the socket is paused,
  * so a flooding client is slowed down by TCP rather than held in memory.
  * Connections pass Kafka's connection quotas (connection-quotas.ts) first.
+ * Across connections, the requests read and not yet answered hold
+ * `queued.max.request.bytes` (request-memory-pool.ts): while that pool is
+ * exhausted, no connection starts reading another request.
  *
  * Responses: Kafka mutes a connection until its response is sent, so a
  * client that never reads holds at most one response in the broker. Spool
@@ -24,6 +27,7 @@ import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
 import { ConnectionGate, type AdmittedConnection, type ConnectionQuotaConfig } from './connection-quotas.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
 import { FrameAssembler } from '../protocol/framing.js';
+import { RequestMemoryPool } from './request-memory-pool.js';
 import type { RequestHandlerTable } from './request-handler.js';
 import type { Logger } from './logger.js';
 
@@ -50,6 +54,8 @@ export interface SocketServerLimits {
   idleMs: number;
   /** While this many response bytes wait for the socket, neither read nor handle the connection's next request. */
   pendingResponseBytesMax: number;
+  /** queued.max.request.bytes: bytes of read, unanswered requests across all connections; -1 or 0 for no bound. */
+  requestPoolBytes: number;
   /** max.connections, max.connections.per.ip and their kin. */
   connectionQuotas: ConnectionQuotaConfig;
 }
@@ -60,6 +66,7 @@ export class SocketServer {
   private nextConnectionId = 0;
   private stopping = false;
   private readonly gate: ConnectionGate;
+  private readonly requestPool: RequestMemoryPool;
 
   constructor(
     private readonly env: Env,
@@ -68,6 +75,13 @@ export class SocketServer {
     private readonly log: Logger,
   ) {
     this.gate = new ConnectionGate(limits.connectionQuotas, log, (name, connection) => this.open(name, connection), () => this.connections);
+    this.requestPool = new RequestMemoryPool(limits.requestPoolBytes);
+    this.requestPool.onChange((exhausted) => {
+      for (const connection of this.connections) {
+        if (exhausted) connection.pauseForMemory();
+        else connection.maybeResume();
+      }
+    });
   }
 
   async listen(name: string, host: string, port: number): Promise<Listener> {
@@ -89,6 +103,7 @@ export class SocketServer {
     const id = `${name}-${this.nextConnectionId++}`;
     const handler = new ConnectionHandler(id, name, connection, this);
     this.connections.add(handler);
+    handler.pauseForMemory();
     connection.onClose(() => this.connections.delete(handler));
   }
 
@@ -107,7 +122,7 @@ export class SocketServer {
   }
 
   /** @internal */ get context() {
-    return { env: this.env, handlers: this.handlers, limits: this.limits, log: this.log };
+    return { env: this.env, handlers: this.handlers, limits: this.limits, log: this.log, requestPool: this.requestPool };
   }
 }
 
@@ -135,6 +150,7 @@ class ConnectionHandler implements AdmittedConnection {
     connection.onClose(() => {
       this.closed = true;
       this.idleTimer?.cancel();
+      this.dropQueue();
       this.wakeDrainWaiter();
     });
     connection.onDrain(() => {
@@ -177,9 +193,23 @@ class ConnectionHandler implements AdmittedConnection {
     for (const frame of result.frames) {
       this.queue.push(frame);
       this.queuedBytes += frame.length;
+      this.server.context.requestPool.take(frame.length);
     }
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) this.pause();
+    this.pauseForMemory();
     this.pump();
+  }
+
+  /** Stops reading while the request pool is exhausted, unless a request is half read (it is read to its end). */
+  pauseForMemory(): void {
+    if (this.server.context.requestPool.exhausted && !this.frames.holdingPartialFrame) this.pause();
+  }
+
+  /** Frames read but never to be served (the connection is closing) give their bytes back to the pool. */
+  private dropQueue(): void {
+    this.server.context.requestPool.give(this.queuedBytes);
+    this.queue.length = 0;
+    this.queuedBytes = 0;
   }
 
   private pause(): void {
@@ -188,10 +218,11 @@ class ConnectionHandler implements AdmittedConnection {
     this.connection.pause();
   }
 
-  private maybeResume(): void {
-    const { limits } = this.server.context;
+  maybeResume(): void {
+    const { limits, requestPool } = this.server.context;
     if (!this.paused || this.closed) return;
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) return;
+    if (requestPool.exhausted) return;
     if (this.responsesBacklogged()) return;
     this.paused = false;
     this.connection.resume();
@@ -241,7 +272,11 @@ class ConnectionHandler implements AdmittedConnection {
       }
       const frame = this.queue.shift()!;
       this.queuedBytes -= frame.length;
-      await this.handleFrame(frame);
+      try {
+        await this.handleFrame(frame);
+      } finally {
+        this.server.context.requestPool.give(frame.length);
+      }
       this.maybeResume();
     }
   }
@@ -268,7 +303,7 @@ class ConnectionHandler implements AdmittedConnection {
   /** Finishes the request in hand; responses the client is not reading are dropped rather than waited for. */
   async drainAndClose(): Promise<void> {
     this.pause();
-    this.queue.length = 0;
+    this.dropQueue();
     this.wakeDrainWaiter();
     if (this.processing !== null) await this.processing;
     if (this.responsesBacklogged()) this.connection.destroy();

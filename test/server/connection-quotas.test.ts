@@ -32,7 +32,7 @@ async function startServer(quotas: Partial<ConnectionQuotaConfig>, listenerNames
   (fakeBroker as { handlers: RequestHandlerTable }).handlers = table;
   const net = new WatchedNetwork();
   const server = new SocketServer({ ...realEnv, net }, table, {
-    requestBytesMax: 1 << 20, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20,
+    requestBytesMax: 1 << 20, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, requestPoolBytes: -1,
     connectionQuotas: { ...UNLIMITED_CONNECTIONS, ...quotas },
   }, silentLogger);
   const addresses = new Map<string, string>();

@@ -22,7 +22,7 @@ import type { Broker } from '../../src/server/broker.js';
 import { WireClient } from './wire-client.js';
 
 const REQUEST_BYTES_MAX = 1024;
-const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, connectionQuotas: UNLIMITED_CONNECTIONS };
+const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, requestPoolBytes: -1, connectionQuotas: UNLIMITED_CONNECTIONS };
 
 interface ServerOptions {
   handlers?: (broker: Broker) => ApiHandler[];
@@ -214,4 +214,66 @@ test('a response that cannot be encoded closes that connection; the broker serve
     process.off('unhandledRejection', onUnhandled);
     await server.shutdown();
   }
+});
+
+/** A Fetch handler that holds each request until the test lets it go, and logs when each starts and ends. */
+class HeldFetches {
+  readonly events: string[] = [];
+  private readonly held: (() => void)[] = [];
+  private onHeld: (() => void) | null = null;
+
+  handler(): ApiHandler {
+    return defineHandler({
+      api: Fetch,
+      handle: async (_request, context) => {
+        this.events.push(`${context.clientId} handled`);
+        await new Promise<void>((resolve) => {
+          this.held.push(resolve);
+          this.onHeld?.();
+        });
+        this.events.push(`${context.clientId} answered`);
+        return { responses: [] };
+      },
+    }) as unknown as ApiHandler;
+  }
+
+  /** Lets the oldest held request go, once there is one. */
+  async releaseNext(): Promise<void> {
+    if (this.held.length === 0) await new Promise<void>((resolve) => (this.onHeld = resolve));
+    this.onHeld = null;
+    this.held.shift()!();
+  }
+}
+
+function namedFetch(clientId: string) {
+  return encodeRequest(Fetch, { apiVersion: 12, correlationId: 1, clientId }, {
+    maxWaitMs: 0, minBytes: 1, maxBytes: 1024, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+    topics: [{ topic: 'pooled', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1024 }] }],
+  } as never);
+}
+
+// Regression: queued.max.request.bytes was accepted but not enforced. Kafka's pool admits a request while any memory
+// is left (overdrawing it), then reads no new request on any connection until answered requests return their bytes.
+test('queued.max.request.bytes: once read requests exhaust the pool, no connection reads another until one is answered', async () => {
+  const net = new WatchedNetwork();
+  const fetches = new HeldFetches();
+  const { server, address } = await startServer({ net, handlers: () => [fetches.handler()], limits: { requestPoolBytes: 10 } });
+  const first = await WireClient.connect(address);
+  const firstPaused = net.nextPause();
+  first.send(namedFetch('first'));
+  await firstPaused;
+  assert.deepEqual(fetches.events, ['first handled'], 'the first request overdraws the pool and is served');
+
+  const secondPaused = net.nextPause();
+  const second = await WireClient.connect(address);
+  await secondPaused;
+  second.send(namedFetch('second'));
+  await fetches.releaseNext();
+  assert.ok(await first.next(), 'the first request is answered');
+  await fetches.releaseNext();
+  assert.ok(await second.next(), 'the second request is answered once the pool has memory again');
+  assert.deepEqual(fetches.events, ['first handled', 'first answered', 'second handled', 'second answered']);
+  first.close();
+  second.close();
+  await server.shutdown();
 });
