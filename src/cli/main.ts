@@ -13,9 +13,11 @@ const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
+  // `on`, not `once`: the handlers stay while the node stops, so a second signal (npm forwards to its child the
+  // SIGTERM or Ctrl-C that the whole process group already got) cannot kill it before its clean shutdown.
   untilSignal: () => new Promise((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.on('SIGINT', () => resolve('SIGINT'));
+    process.on('SIGTERM', () => resolve('SIGTERM'));
   }),
 };
 

@@ -47,8 +47,10 @@ export function registerStart(program: Command, io: CliIo): void {
       const config = broker.config;
       await broker.start();
       const listener = broker.clientListener;
+      // The signal handlers are in place before the node says it is ready, so a stop right after that is clean.
+      const signalled = io.untilSignal().then(() => null);
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
-      const halted = await Promise.race([io.untilSignal().then(() => null), broker.halted]);
+      const halted = await Promise.race([signalled, broker.halted]);
       await broker.stop();
       if (halted !== null) throw new CliError(`Spool stopped: ${halted}`);
     });
