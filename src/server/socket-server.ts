@@ -200,9 +200,14 @@ class ConnectionHandler implements AdmittedConnection {
     this.pump();
   }
 
-  /** Stops reading while the request pool is exhausted, unless a request is half read (it is read to its end). */
+  /** Stops reading while the request pool is exhausted (see waitsForMemory). */
   pauseForMemory(): void {
-    if (this.server.context.requestPool.exhausted && !this.frames.holdingPartialFrame) this.pause();
+    if (this.waitsForMemory()) this.pause();
+  }
+
+  /** The request pool is exhausted and this connection is between requests (a half-read request is read to its end). */
+  private waitsForMemory(): boolean {
+    return this.server.context.requestPool.exhausted && !this.frames.holdingPartialFrame;
   }
 
   /** Frames read but never to be served (the connection is closing) give their bytes back to the pool. */
@@ -219,10 +224,10 @@ class ConnectionHandler implements AdmittedConnection {
   }
 
   maybeResume(): void {
-    const { limits, requestPool } = this.server.context;
+    const { limits } = this.server.context;
     if (!this.paused || this.closed) return;
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) return;
-    if (requestPool.exhausted) return;
+    if (this.waitsForMemory()) return;
     if (this.responsesBacklogged()) return;
     this.paused = false;
     this.connection.resume();
