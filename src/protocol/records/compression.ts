@@ -138,10 +138,8 @@ export function openInflater(compression: number, data: Buffer, options: Decompr
       return guarded(snappyInflater(data, limit), 'snappy');
     case Compression.zstd:
       return zstdInflater(data, limit);
-    default: {
-      let done = false;
-      return { next: () => (done ? null : ((done = true), decompress(compression, data, options))) };
-    }
+    default:
+      return once(() => decompress(compression, data, options));
   }
 }
 
@@ -158,9 +156,10 @@ function guarded(inflater: Inflater, name: string): Inflater {
   };
 }
 
-function failed(error: BatchError): Inflater {
+/** An inflater whose one chunk (or error) is `result()`. */
+function once(result: () => Buffer | BatchError): Inflater {
   let done = false;
-  return { next: () => (done ? null : ((done = true), error)) };
+  return { next: () => (done ? null : ((done = true), result())) };
 }
 
 /** Every chunk of `inflater`, copied into one buffer of at most `limit` bytes. */
@@ -241,11 +240,8 @@ function isXerial(data: Buffer): boolean {
  * one raw snappy block (librdkafka may write that).
  */
 function snappyInflater(data: Buffer, limit: number): Inflater {
-  if (!isXerial(data)) {
-    let done = false;
-    return { next: () => (done ? null : ((done = true), snappyRawBlock(data, limit))) };
-  }
-  if (data.length < XERIAL_HEADER_BYTES) return failed(corrupt('snappy stream header is truncated'));
+  if (!isXerial(data)) return once(() => snappyRawBlock(data, limit));
+  if (data.length < XERIAL_HEADER_BYTES) return once(() => corrupt('snappy stream header is truncated'));
   let position = XERIAL_HEADER_BYTES;
   return {
     next() {
@@ -391,9 +387,9 @@ function zstdInflater(data: Buffer, limit: number): Inflater {
   try {
     declared = data.length > 0 ? zstdBinding().getFrameContentSize(data) : 0;
   } catch (error) {
-    return failed(corrupt(`zstd data is corrupt: ${(error as Error).message}`));
+    return once(() => corrupt(`zstd data is corrupt: ${(error as Error).message}`));
   }
-  if (declared !== null && declared > limit) return failed(tooLarge(declared, limit));
+  if (declared !== null && declared > limit) return once(() => tooLarge(declared, limit));
   const shared = !zstdSharedInUse;
   const context = shared ? (zstdContext ??= new (zstdBinding().DCtx)()) : new (zstdBinding().DCtx)();
   const window = shared ? (zstdWindow ??= Buffer.allocUnsafe(ZSTD_WINDOW_BYTES)) : Buffer.allocUnsafe(ZSTD_WINDOW_BYTES);
