@@ -4,5 +4,6 @@
  *
  *   import { startBroker, Producer, Consumer, Admin } from 'spool';
  */
-export { startBroker, Broker, type StartBrokerOptions, type RunningBroker } from './server/broker.js';
+export { startBroker, type StartBrokerOptions, type RunningBroker } from './node/embedded.js';
+export { SpoolNode } from './node/node.js';
 export * from './client/index.js';

@@ -8,7 +8,7 @@
  * apply (SINGLE_NODE_DEFAULTS), so groups and transactions work on one node.
  */
 import type { Command } from 'commander';
-import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../server/config.js';
+import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../common/config.js';
 import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
 
 /** The explicit properties of `spool start`: file first, overrides last. */
@@ -36,10 +36,10 @@ export function registerStart(program: Command, io: CliIo): void {
     .action(async (file: string | undefined, flags: { override: string[] }) => {
       const properties = await loadStartProperties(io, file, flags.override);
       // Loaded here so the client-side commands do not load the broker.
-      const { Broker } = await import('../server/broker.js');
-      let broker: InstanceType<typeof Broker>;
+      const { SpoolNode } = await import('../node/node.js');
+      let broker: InstanceType<typeof SpoolNode>;
       try {
-        broker = new Broker(new BrokerConfig(properties), io.env);
+        broker = new SpoolNode(new BrokerConfig(properties), io.env);
       } catch (error) {
         if (error instanceof ConfigError) throw new CliError(error.message);
         throw error;

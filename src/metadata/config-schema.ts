@@ -11,7 +11,7 @@
  */
 import type { ConfigEntryDescription, ConfigResourceRef, ConfigSchema, StaticConfig } from '../controller/context.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { BROKER_CONFIGS, brokerConfigDef, type ConfigDef } from '../server/config.js';
+import { BROKER_CONFIGS, brokerConfigDef, type ConfigDef } from '../common/config.js';
 import { ConfigResourceType } from './delta.js';
 import type { MetadataImage, TopicImage } from './image.js';
 import {

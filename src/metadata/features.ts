@@ -19,3 +19,8 @@ export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'metadata.version', minVersion: METADATA_VERSION_MIN, maxVersion: METADATA_VERSION_LATEST },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
 ];
+
+/** The supported ranges as BrokerRegistration and ControllerRegistration carry them. */
+export function supportedFeatureRanges(): { name: string; minSupportedVersion: number; maxSupportedVersion: number }[] {
+  return SUPPORTED_FEATURES.map((f) => ({ name: f.name, minSupportedVersion: f.minVersion, maxSupportedVersion: f.maxVersion }));
+}

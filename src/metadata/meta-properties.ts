@@ -24,7 +24,7 @@ import type { Clock } from '../io/clock.js';
 import type { FileSystem } from '../io/fs.js';
 import type { Random } from '../io/random.js';
 import { ZERO_UUID } from '../protocol/reader.js';
-import { parseProperties } from '../server/config.js';
+import { parseProperties } from '../common/config.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 

@@ -21,10 +21,9 @@
  */
 import { int64FromBigInt, int64Text, parseInt64 } from '../protocol/int64.js';
 
-/** Kafka's ConfigDef types; topic configs use the first six. */
-export type ConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list' | 'short' | 'password' | 'class';
-export type TopicConfigType = 'boolean' | 'string' | 'int' | 'long' | 'double' | 'list';
-export type TopicConfigValue = number | boolean | string | readonly string[];
+import { describeValue, parseConfigValue, type ConfigType, type TopicConfigType, type TopicConfigValue } from '../common/config-value.js';
+
+export { describeValue, parseConfigValue, type ConfigType, type ParseResult, type TopicConfigType, type TopicConfigValue } from '../common/config-value.js';
 
 export interface ConfigSynonym {
   /** The broker config name. */
@@ -142,55 +141,6 @@ const SYNONYM_DEFAULTS: ReadonlyMap<string, TopicConfigValue> = new Map<string, 
 const SYNONYM_TYPES: ReadonlyMap<string, TopicConfigType> = new Map(
   TOPIC_CONFIGS.flatMap((def) => def.synonyms.map((synonym) => [synonym.name, synonym.scale === undefined ? def.type : 'long'] as const)),
 );
-
-/** A parsed value and its text as DescribeConfigs shows it, or Kafka's error message. */
-export type ParseResult = { value: TopicConfigValue; text: string } | { error: string };
-
-/** The range of each integral type (Java's short, int and long). */
-const INTEGRAL_BITS = { short: 16, int: 32, long: 64 } as const;
-
-/** Parses text as Kafka's ConfigDef does for `type` (trimmed; lists split on commas). */
-export function parseConfigValue(name: string, type: ConfigType, raw: string): ParseResult {
-  const text = raw.trim();
-  const invalid = (reason: string): ParseResult => ({ error: `Invalid value ${raw} for configuration ${name}: ${reason}` });
-  switch (type) {
-    case 'boolean': {
-      const lower = text.toLowerCase();
-      if (lower === 'true' || lower === 'false') return { value: lower === 'true', text: lower };
-      return invalid('Expected value to be either true or false');
-    }
-    case 'short':
-    case 'int':
-    case 'long': {
-      const exact = parseInt64(text);
-      if (exact === null || BigInt.asIntN(INTEGRAL_BITS[type], exact) !== exact) return invalid(`Not a number of type ${type.toUpperCase()}`);
-      return { value: int64FromBigInt(exact), text: exact.toString() };
-    }
-    case 'double': {
-      const value = Number(text);
-      if (text === '' || !Number.isFinite(value) || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[dDfF]?$/.test(text)) {
-        return invalid('Not a number of type DOUBLE');
-      }
-      return { value, text: describeValue(type, value) };
-    }
-    case 'list': {
-      const value = text === '' ? [] : text.split(/\s*,\s*/);
-      return { value, text: describeValue(type, value) };
-    }
-    case 'string':
-    case 'password':
-    case 'class':
-      return { value: text, text };
-  }
-}
-
-/** Renders a value as Kafka's DescribeConfigs shows it (exact for longs within ±2^53 and for Long.MAX/MIN_VALUE). */
-export function describeValue(type: ConfigType, value: TopicConfigValue): string {
-  if (type === 'list') return (value as readonly string[]).join(',');
-  if (type === 'long') return int64Text(value as number);
-  if (type === 'double' && Number.isInteger(value)) return `${value}.0`;
-  return String(value);
-}
 
 export interface ConfigProblem {
   /** INVALID_CONFIG, or INVALID_REQUEST for null values where Kafka says so. */

@@ -20,8 +20,8 @@
  * against the same limits.
  */
 import type { Connection } from '../io/env.js';
-import { ConfigError, type BrokerConfig } from './config.js';
-import type { Logger } from './logger.js';
+import { ConfigError, type BrokerConfig } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
 
 export interface ConnectionQuotaConfig {
   /** max.connections */

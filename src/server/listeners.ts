@@ -11,7 +11,7 @@
  * (and advertise it so), so such a configuration is refused before anything
  * binds, until those protocols exist.
  */
-import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from './config.js';
+import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from '../common/config.js';
 
 /** Kafka's SecurityProtocol names and ids (the ids travel in broker and controller registrations). */
 export const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;

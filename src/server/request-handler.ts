@@ -21,7 +21,7 @@ import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '.
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
 import { CloseConnection, type ApiHandler, type ListenerRole, type RequestContext } from './handler.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../common/logger.js';
 
 export type Outcome =
   | { kind: 'close'; reason: string }
@@ -44,6 +44,8 @@ export interface AdvertisedVersion {
 export interface RequestHandlerTableOptions {
   /** controller.listener.names: the listeners that serve the controller's APIs. */
   controllerListenerNames?: readonly string[];
+  /** process.roles: a handler is served only on the listeners of roles this node has (default both). */
+  roles?: ReadonlySet<ListenerRole>;
 }
 
 export class RequestHandlerTable {
@@ -56,8 +58,9 @@ export class RequestHandlerTable {
     options: RequestHandlerTableOptions = {},
   ) {
     this.controllerListenerNames = new Set(options.controllerListenerNames ?? []);
+    const roles = options.roles ?? new Set<ListenerRole>(['broker', 'controller']);
     for (const handler of handlers) {
-      for (const role of handler.listeners ?? handler.api.listeners) {
+      for (const role of (handler.listeners ?? handler.api.listeners).filter((r) => roles.has(r))) {
         if (!handler.api.listeners.includes(role)) throw new Error(`${handler.api.name} is not an API of the ${role} listener`);
         const byKey = this.byRole[role];
         if (byKey.has(handler.api.key)) throw new Error(`two ${role} handlers for API key ${handler.api.key}`);
@@ -69,6 +72,11 @@ export class RequestHandlerTable {
   /** The role a listener serves. */
   roleOf(listenerName: string): ListenerRole {
     return this.controllerListenerNames.has(listenerName) ? 'controller' : 'broker';
+  }
+
+  /** The handler a role serves for an API key (the in-process controller channel dispatches through it). */
+  handlerFor(role: ListenerRole, apiKey: number): ApiHandler | undefined {
+    return this.byRole[role].get(apiKey);
   }
 
   /** The ranges ApiVersions advertises on a listener: exactly the handlers it serves. */

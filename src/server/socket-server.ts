@@ -29,7 +29,7 @@ import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/
 import { FrameAssembler } from '../protocol/framing.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
 import type { RequestHandlerTable } from './request-handler.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../common/logger.js';
 
 /**
  * Unsent response bytes past which a connection is neither read nor served

@@ -18,7 +18,7 @@ export async function startTestBroker(config: Record<string, string | number | b
   const external = process.env.SPOOL_E2E_BOOTSTRAP;
   if (external !== undefined && external !== '') return { bootstrapServers: external, stop: async () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'spool-e2e-'));
-  const { startBroker } = await import('../../src/server/broker.js');
+  const { startBroker } = await import('../../src/node/embedded.js');
   const running = await startBroker({ config: { 'log.dirs': dir, 'num.partitions': 1, ...config } });
   return {
     bootstrapServers: running.bootstrapServers,

@@ -5,7 +5,7 @@
  * registration operations.
  */
 import { SeededRandom } from '../../src/io/random.js';
-import { BrokerConfig } from '../../src/server/config.js';
+import { BrokerConfig } from '../../src/common/config.js';
 import type { ControllerContext } from '../../src/controller/context.js';
 import { registerBroker, unfenceBroker } from '../../src/controller/cluster-control.js';
 import type { ControllerResult } from '../../src/controller/result.js';

@@ -16,8 +16,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBroker, type RunningBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -63,7 +63,7 @@ async function start(dir: string, config: Record<string, string | number> = {}):
 }
 
 async function createTopic(running: RunningBroker, name: string, partitions: number): Promise<string> {
-  const [created] = await running.broker.metadata.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
+  const [created] = await running.broker.controller.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
   assert.equal(created!.errorCode, ErrorCode.NONE);
   return created!.topicId;
 }

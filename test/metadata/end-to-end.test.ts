@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBroker, type RunningBroker } from '../../src/server/broker.js';
+import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -24,7 +24,7 @@ import { CreatePartitions } from '../../src/protocol/schemas/37-create-partition
 import { DeleteTopics } from '../../src/protocol/schemas/20-delete-topics.js';
 import { DescribeCluster } from '../../src/protocol/schemas/60-describe-cluster.js';
 import { DescribeTopicPartitions } from '../../src/protocol/schemas/75-describe-topic-partitions.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { WireClient } from '../server/wire-client.js';
 
 let correlationId = 0;

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { TOOL, kafkaSkipReason, runKafkaTool } from '../interop/kafka/kafka.js';
 
 const skip = kafkaSkipReason();
@@ -21,7 +21,7 @@ test('Kafka\'s DumpLogSegments decodes Spool\'s metadata log and snapshot', { sk
   const dir = mkdtempSync(join(tmpdir(), 'spool-metadata-dump-'));
   try {
     const broker = await startBroker({ config: { 'log.dirs': dir, 'metadata.log.max.record.bytes.between.snapshots': 1 }, logger: silentLogger });
-    const [created] = await broker.broker.metadata.createTopics(
+    const [created] = await broker.broker.controller.createTopics(
       [{ name: 'dumped', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [{ name: 'retention.ms', value: '4242' }] }],
       { validateOnly: false },
     );

@@ -19,7 +19,7 @@ import { DescribeGroups } from '../../src/protocol/schemas/15-describe-groups.js
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { Metadata } from '../../src/protocol/schemas/03-metadata.js';
 import { Writer } from '../../src/protocol/writer.js';
-import { brokerConfigDef } from '../../src/server/config.js';
+import { brokerConfigDef } from '../../src/common/config.js';
 
 const SOCKET_REQUEST_BYTES_MAX = brokerConfigDef('socket.request.max.bytes')!.default as number;
 

@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBroker, type RunningBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { encodeRequest } from '../../src/protocol/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
@@ -29,7 +29,7 @@ import { WireClient, call, fetchBody, produceBody } from '../server/wire-client.
 
 async function startWithTopic(dir: string, topic = 'events', partitions = 1): Promise<RunningBroker> {
   const running = await startBroker({ config: { 'log.dirs': dir, 'node.id': 1 }, logger: silentLogger });
-  const [created] = await running.broker.metadata.createTopics(
+  const [created] = await running.broker.controller.createTopics(
     [{ name: topic, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
     { validateOnly: false },
   );

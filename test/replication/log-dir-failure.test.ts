@@ -16,8 +16,9 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
 import { iterateBatches } from '../../src/protocol/records/batch.js';
 import { describeLogDirsHandler } from '../../src/server/apis/35-describe-log-dirs.js';
-import type { Broker } from '../../src/server/broker.js';
+import type { SpoolNode } from '../../src/node/node.js';
 import type { RequestContext } from '../../src/server/handler.js';
+import type { ApiContext } from '../../src/server/api-context.js';
 import { settle, simBroker, type SimNode } from '../server/sim-broker.js';
 
 const PRODUCER_ID = 4000;
@@ -31,15 +32,15 @@ function idempotentBatch(sequence: number, valueBytes = 120): Buffer {
   });
 }
 
-async function createTopic(broker: Broker, name: string, options: { partitions?: number; configs?: Record<string, string> } = {}): Promise<void> {
+async function createTopic(broker: SpoolNode, name: string, options: { partitions?: number; configs?: Record<string, string> } = {}): Promise<void> {
   const configs = Object.entries(options.configs ?? {}).map(([configName, value]) => ({ name: configName, value }));
-  const [result] = await broker.metadata.createTopics([{ name, numPartitions: options.partitions ?? 1, replicationFactor: 1, assignments: [], configs }], {
+  const [result] = await broker.controller.createTopics([{ name, numPartitions: options.partitions ?? 1, replicationFactor: 1, assignments: [], configs }], {
     validateOnly: false,
   });
   assert.equal(result!.errorCode, ErrorCode.NONE);
 }
 
-async function produce(broker: Broker, topic: string, records: Buffer, partition = 0) {
+async function produce(broker: SpoolNode, topic: string, records: Buffer, partition = 0) {
   const results = await broker.replicaManager.appendRecords({
     timeoutMs: 1000,
     requiredAcks: -1,
@@ -49,14 +50,14 @@ async function produce(broker: Broker, topic: string, records: Buffer, partition
   return results.get(`${topic}-${partition}`)!;
 }
 
-async function fetchError(broker: Broker, topic: string, partition = 0): Promise<number> {
+async function fetchError(broker: SpoolNode, topic: string, partition = 0): Promise<number> {
   const params = { replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolation: 'highWatermark' as const, fetchOnlyFromLeader: true };
   const info = { topicPartition: { topic, partition }, fetchOffset: 0, logStartOffset: -1, maxBytes: 1 << 20, currentLeaderEpoch: -1, lastFetchedEpoch: -1 };
   const [data] = await broker.replicaManager.fetchMessages(params, [info]);
   return data!.errorCode;
 }
 
-async function listOffsetsError(broker: Broker, topic: string): Promise<number> {
+async function listOffsetsError(broker: SpoolNode, topic: string): Promise<number> {
   const result = await broker.replicaManager.fetchOffsetForTimestamp({
     topicPartition: { topic, partition: 0 },
     timestamp: -1,
@@ -67,8 +68,8 @@ async function listOffsetsError(broker: Broker, topic: string): Promise<number> 
   return result.errorCode;
 }
 
-async function describeLogDirs(broker: Broker) {
-  const response = await describeLogDirsHandler(broker).handle({ topics: null } as never, {} as RequestContext);
+async function describeLogDirs(broker: SpoolNode) {
+  const response = await describeLogDirsHandler({ replicaManager: broker.replicaManager } as ApiContext).handle({ topics: null } as never, {} as RequestContext);
   return (response as { results: { logDir: string; errorCode: number; topics: unknown[] }[] }).results;
 }
 
@@ -79,7 +80,7 @@ async function start(fs: SimFileSystem, config: Record<string, string | number> 
 }
 
 /** Sequence numbers of the batches in a partition's log, in offset order. */
-async function sequencesInLog(broker: Broker, topic: string): Promise<number[]> {
+async function sequencesInLog(broker: SpoolNode, topic: string): Promise<number[]> {
   const log = broker.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === topic)!.log;
   const sequences: number[] = [];
   for (let offset = log.logStartOffset; offset < log.logEndOffset; ) {

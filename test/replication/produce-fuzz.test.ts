@@ -25,8 +25,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
 import { compress, decompress } from '../../src/protocol/records/compression.js';
 import { BATCH_FIELD, BATCH_HEADER_BYTES, BATCH_OVERHEAD_BYTES, iterateBatches, readBatchHeader, validateBatch, writeCrc } from '../../src/protocol/records/batch.js';
-import { BrokerConfig } from '../../src/server/config.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { BrokerConfig } from '../../src/common/config.js';
+import { silentLogger } from '../../src/common/logger.js';
 import type { MetadataImage, PartitionRegistration, TopicImage } from '../../src/metadata/image.js';
 import { ReplicaManager } from '../../src/replication/replica-manager.js';
 

@@ -35,7 +35,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
 import { iterateBatches, readBatchHeader } from '../../src/protocol/records/batch.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../../src/group/placement.js';
-import type { Broker } from '../../src/server/broker.js';
+import type { SpoolNode } from '../../src/node/node.js';
 import { settle, simBroker, type SimNode } from './sim-broker.js';
 
 const POINTS = Number(process.env.SPOOL_CRASH_POINTS ?? 200);
@@ -90,7 +90,7 @@ async function createTopic(node: SimNode, expected: Expectations, random: Seeded
   const partitions = 1 + random.nextInt(2);
   const lazy = random.nextInt(3) === 0;
   const configs = lazy ? [{ name: 'flush.messages', value: '1000000' }] : [];
-  const [result] = await node.broker.metadata.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs }], {
+  const [result] = await node.broker.controller.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs }], {
     validateOnly: false,
   });
   if (result?.errorCode !== ErrorCode.NONE) return false;
@@ -126,7 +126,7 @@ async function produce(node: SimNode, expected: Expectations, random: SeededRand
   return true;
 }
 
-async function appendOne(broker: Broker, target: { topic: string; partition: number }, records: Buffer) {
+async function appendOne(broker: SpoolNode, target: { topic: string; partition: number }, records: Buffer) {
   const results = await broker.replicaManager.appendRecords({
     timeoutMs: 1000,
     requiredAcks: -1,
@@ -205,7 +205,7 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
     return ok;
   };
   if (!(await run('start', async () => (await node.broker.start(), true)))) return { expected, node };
-  const offsets = await run('creating __consumer_offsets', async () => (await node.broker.metadata.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode === ErrorCode.NONE);
+  const offsets = await run('creating __consumer_offsets', async () => (await node.broker.brokerServer!.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode === ErrorCode.NONE);
   if (!offsets) return { expected, node };
   for (let step = 0; step < steps && !fs.isPoweredOff; step++) {
     if (diskFailed() && !node.broker.running) break; // stopped by the disk error, or it failed its start
@@ -230,7 +230,7 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
 }
 
 /** Every batch of a partition's log as offset -> header, checking the batches are whole and contiguous. */
-async function readPartition(broker: Broker, topic: string, partition: number) {
+async function readPartition(broker: SpoolNode, topic: string, partition: number) {
   const hosted = broker.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === topic && p.topicPartition.partition === partition);
   assert.ok(hosted !== undefined, `${topic}-${partition} is hosted after the restart`);
   const log = hosted.log;

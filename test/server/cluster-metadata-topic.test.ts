@@ -27,8 +27,8 @@ import { ListOffsets } from '../../src/protocol/schemas/02-list-offsets.js';
 import { Metadata } from '../../src/protocol/schemas/03-metadata.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
 import { DeleteTopics } from '../../src/protocol/schemas/20-delete-topics.js';
-import { startBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { startTestBroker } from '../client/broker-fixture.js';
 import { WireClient, call } from './wire-client.js';
 

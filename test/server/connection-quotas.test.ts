@@ -18,18 +18,18 @@ import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { RequestHandlerTable } from '../../src/server/request-handler.js';
 import { SocketServer } from '../../src/server/socket-server.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { apiVersionsHandler } from '../../src/server/apis/18-api-versions.js';
-import { BrokerConfig, ConfigError } from '../../src/server/config.js';
+import { BrokerConfig, ConfigError } from '../../src/common/config.js';
 import { UNLIMITED_CONNECTIONS, connectionQuotaConfigFrom, type ConnectionQuotaConfig } from '../../src/server/connection-quotas.js';
-import type { Broker } from '../../src/server/broker.js';
+import type { ApiContext } from '../../src/server/api-context.js';
 import { WireClient } from './wire-client.js';
 import { WatchedNetwork } from './watched-network.js';
 
 async function startServer(quotas: Partial<ConnectionQuotaConfig>, listenerNames: readonly string[] = ['PLAINTEXT']) {
-  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map() } } } as unknown as Broker;
+  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map() } } } as unknown as ApiContext;
   const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker)], silentLogger);
-  (fakeBroker as { handlers: RequestHandlerTable }).handlers = table;
+  (fakeBroker as unknown as { handlers: RequestHandlerTable }).handlers = table;
   const net = new WatchedNetwork();
   const server = new SocketServer({ ...realEnv, net }, table, {
     requestBytesMax: 1 << 20, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, requestPoolBytes: -1,

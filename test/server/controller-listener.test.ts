@@ -29,8 +29,8 @@ import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
 import { Vote } from '../../src/protocol/schemas/52-vote.js';
 import { DescribeCluster } from '../../src/protocol/schemas/60-describe-cluster.js';
-import { startBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { uniqueTopic } from '../client/broker-fixture.js';
 import { WireClient, call, callOrClosed } from './wire-client.js';
 
@@ -120,13 +120,13 @@ test('DescribeCluster answers by the listener\'s endpoint type, with Kafka\'s co
   }
 });
 
-test('Spool\'s controller listener serves ApiVersions, topic and config admin, and DescribeCluster; not the broker\'s Fetch', async () => {
+test('Spool\'s controller listener serves ApiVersions, topic and config admin, DescribeCluster, and brokers\' registrations, heartbeats and producer-id blocks; not the broker\'s Fetch', async () => {
   if (process.env.SPOOL_E2E_BOOTSTRAP) return; // Kafka's controller serves many more (Raft, registrations, ACLs, ...)
   const endpoints = await startEndpoints();
   try {
     const controller = await WireClient.connect(endpoints.controller);
     const advertised = (await apiVersions(controller)).apiKeys.map((k) => apiOf(k.apiKey).name);
-    assert.deepEqual(advertised, ['ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'CreatePartitions', 'IncrementalAlterConfigs', 'DescribeCluster']);
+    assert.deepEqual(advertised, ['ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'CreatePartitions', 'IncrementalAlterConfigs', 'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'AllocateProducerIds']);
     const topic = uniqueTopic('via-controller');
     const created = await call(controller, CreateTopics, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1 }], timeoutMs: 30_000 });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);

@@ -35,8 +35,8 @@ import { DeleteRecords } from '../../src/protocol/schemas/21-delete-records.js';
 import { DescribeConfigs } from '../../src/protocol/schemas/32-describe-configs.js';
 import { AlterConfigs } from '../../src/protocol/schemas/33-alter-configs.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
-import { startBroker, type RunningBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { WireClient, call, fetchBody, produceBody } from './wire-client.js';
 
 const LONG_MAX = '9223372036854775807';
@@ -65,7 +65,7 @@ async function withBroker(t: { after: (fn: () => Promise<void>) => void }, confi
 }
 
 async function createTopic(running: RunningBroker, name: string, configs: Record<string, string> = {}): Promise<void> {
-  const [created] = await running.broker.metadata.createTopics(
+  const [created] = await running.broker.controller.createTopics(
     [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([key, value]) => ({ name: key, value })) }],
     { validateOnly: false },
   );

@@ -13,10 +13,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrokerConfig, ConfigError } from '../../src/server/config.js';
+import { BrokerConfig, ConfigError } from '../../src/common/config.js';
 import { brokerListeners, listenerSecurityProtocols } from '../../src/server/listeners.js';
-import { startBroker } from '../../src/server/broker.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { startBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
 
 const config = (settings: Record<string, string>) => BrokerConfig.fromObject(settings);
 

@@ -7,9 +7,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ManualClock, SeededRandom } from '../../src/io/env.js';
 import type { Network } from '../../src/io/net.js';
 import type { SimFileSystem } from '../../src/io/sim-fs.js';
-import { Broker } from '../../src/server/broker.js';
-import { BrokerConfig, SINGLE_NODE_DEFAULTS } from '../../src/server/config.js';
-import { silentLogger, type Logger } from '../../src/server/logger.js';
+import { SpoolNode } from '../../src/node/node.js';
+import { BrokerConfig, SINGLE_NODE_DEFAULTS } from '../../src/common/config.js';
+import { silentLogger, type Logger } from '../../src/common/logger.js';
 
 export const SIM_LOG_DIR = '/kafka-logs';
 
@@ -24,7 +24,7 @@ export const unreachableNetwork: Network = {
 };
 
 export interface SimNode {
-  broker: Broker;
+  broker: SpoolNode;
   clock: ManualClock;
 }
 
@@ -41,7 +41,7 @@ export function simBroker(
     ...options.config,
   });
   const env = { fs, clock, timers: clock, random: new SeededRandom(options.seed ?? 1), net: unreachableNetwork };
-  return { broker: new Broker(config, env, options.logger ?? silentLogger), clock };
+  return { broker: new SpoolNode(config, env, options.logger ?? silentLogger), clock };
 }
 
 /** Lets every queued promise and 0 ms timer run (the simulated disk never blocks, so this drains the node). */

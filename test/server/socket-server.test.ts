@@ -16,24 +16,24 @@ import { SocketServer, type SocketServerLimits } from '../../src/server/socket-s
 import { UNLIMITED_CONNECTIONS } from '../../src/server/connection-quotas.js';
 import { defineHandler, type ApiHandler } from '../../src/server/handler.js';
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { apiVersionsHandler } from '../../src/server/apis/18-api-versions.js';
-import type { Broker } from '../../src/server/broker.js';
+import type { ApiContext } from '../../src/server/api-context.js';
 import { WireClient } from './wire-client.js';
 
 const REQUEST_BYTES_MAX = 1024;
 const LIMITS: SocketServerLimits = { requestBytesMax: REQUEST_BYTES_MAX, queuedRequestsMax: 100, queuedBytesMax: 1 << 20, idleMs: 60_000, pendingResponseBytesMax: 1 << 20, requestPoolBytes: -1, connectionQuotas: UNLIMITED_CONNECTIONS };
 
 interface ServerOptions {
-  handlers?: (broker: Broker) => ApiHandler[];
+  handlers?: (broker: ApiContext) => ApiHandler[];
   limits?: Partial<SocketServerLimits>;
   net?: Network;
 }
 
 async function startServer(options: ServerOptions = {}) {
-  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } } } as unknown as Broker;
+  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } } } as unknown as ApiContext;
   const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker), ...(options.handlers?.(fakeBroker) ?? [])], silentLogger);
-  (fakeBroker as { handlers: RequestHandlerTable }).handlers = table;
+  (fakeBroker as unknown as { handlers: RequestHandlerTable }).handlers = table;
   const env = { ...realEnv, net: options.net ?? realEnv.net };
   const server = new SocketServer(env, table, { ...LIMITS, ...options.limits }, silentLogger);
   const listener = await server.listen('PLAINTEXT', '127.0.0.1', 0);

@@ -27,7 +27,7 @@ import { topicPartitionKey } from '../../protocol/topic-partition.js';
 import { validateProduceRecords } from '../../replication/record-validator.js';
 import { produceError, type ProduceEntry, type ProducePartitionResult } from '../../replication/replica-manager.js';
 import { CloseConnection, defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 /** Kafka's AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics. */
 const ADMIN_CLIENT_ID = '__admin_client';
@@ -45,7 +45,7 @@ interface TopicSlot {
   partitions: PartitionSlot[];
 }
 
-export function produceHandler(broker: Broker) {
+export function produceHandler(broker: ApiContext) {
   return defineHandler({
     api: Produce,
     versions: { min: 3, max: 13 },

@@ -31,7 +31,7 @@ import { partitionKey, type FetchResponsePartition, type PartitionFetchRequest, 
 import type { FetchParams } from '../../replication/delayed-fetch.js';
 import { fetchError, type FetchPartitionData, type FetchPartitionInfo } from '../../replication/replica-manager.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -50,7 +50,7 @@ interface ResponsePartition {
   records: Buffer;
 }
 
-export function fetchHandler(broker: Broker) {
+export function fetchHandler(broker: ApiContext) {
   return defineHandler({
     api: Fetch,
     // The broker's Fetch. A controller listener's Fetch is the Raft one (followers copying __cluster_metadata).
@@ -119,7 +119,7 @@ export function fetchHandler(broker: Broker) {
 
 /** Checks each partition against the image, then reads the known ones through the replica manager. */
 async function readPartitions(
-  broker: Broker,
+  broker: ApiContext,
   request: FetchRequestBody,
   context: RequestContext,
   image: MetadataImage,

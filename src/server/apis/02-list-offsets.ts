@@ -18,7 +18,7 @@
 import { ListOffsets } from '../../protocol/schemas/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
 /** The first ListOffsets version that knows each special timestamp (Kafka's table). */
@@ -40,7 +40,7 @@ export function isListOffsetsTimestampUnsupported(timestamp: number, version: nu
   return minVersion === undefined || version < minVersion;
 }
 
-export function listOffsetsHandler(broker: Broker) {
+export function listOffsetsHandler(broker: ApiContext) {
   return defineHandler({
     api: ListOffsets,
     async handle(request, context) {

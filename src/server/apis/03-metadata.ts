@@ -39,7 +39,7 @@ import {
 } from '../../metadata/cluster-view.js';
 import { isInternalTopic, topicNameError } from '../../controller/topic-names.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 type TopicResult = {
   errorCode: number;
@@ -50,7 +50,7 @@ type TopicResult = {
   topicAuthorizedOperations: number;
 };
 
-export function metadataHandler(broker: Broker) {
+export function metadataHandler(broker: ApiContext) {
   return defineHandler({
     api: Metadata,
     async handle(request, context) {
@@ -107,7 +107,7 @@ function partitionsOf(topic: TopicImage, image: MetadataImage, context: RequestC
 }
 
 async function requestedTopics(
-  broker: Broker,
+  broker: ApiContext,
   requested: readonly { topicId: string; name: string | null }[],
   options: { version: number; allowAutoCreation: boolean; describe: (topic: TopicImage, image: MetadataImage) => TopicResult; topicOperations: number },
 ): Promise<TopicResult[]> {
@@ -124,7 +124,7 @@ async function requestedTopics(
   const toCreate = names.filter((name) => !broker.metadata.image.topicsByName.has(name) && topicNameError(name) === null);
   const refused = new Set<string>();
   if (options.allowAutoCreation && toCreate.length > 0) {
-    for (const result of await broker.metadata.autoCreateTopics(toCreate)) {
+    for (const result of await broker.autoTopicCreation.autoCreateTopics(toCreate)) {
       if (result.errorCode !== ErrorCode.NONE && result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) refused.add(result.name);
     }
   }

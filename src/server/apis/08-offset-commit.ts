@@ -16,12 +16,12 @@
 import { OffsetCommit } from '../../protocol/schemas/08-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import type { OffsetCommitInput } from '../../group/offset-operations.js';
 
 type RequestTopic = { name: string; topicId: string; partitions: { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[] };
 
-export function offsetCommitHandler(broker: Broker) {
+export function offsetCommitHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetCommit,
     async handle(request, context) {

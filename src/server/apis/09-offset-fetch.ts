@@ -16,7 +16,7 @@ import { OffsetFetch } from '../../protocol/schemas/09-offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import type { MetadataImage } from '../../metadata/image.js';
 import type { OffsetFetchResult } from '../../group/offset-operations.js';
 
@@ -33,7 +33,7 @@ interface GroupResponse {
   topics: { name: string; topicId: string; partitions: OffsetFetchResult['topics'][number]['partitions'] }[];
 }
 
-export function offsetFetchHandler(broker: Broker) {
+export function offsetFetchHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetFetch,
     handle(request, context) {
@@ -60,7 +60,7 @@ export function offsetFetchHandler(broker: Broker) {
   });
 }
 
-function fetchGroup(broker: Broker, group: GroupRequest, requireStable: boolean, byId: boolean): GroupResponse {
+function fetchGroup(broker: ApiContext, group: GroupRequest, requireStable: boolean, byId: boolean): GroupResponse {
   const image = broker.metadata.image;
   const unknownIds: { topicId: string; partitionIndexes: number[] }[] = [];
   let topics: { name: string; partitionIndexes: number[] }[] | null = null;

@@ -28,7 +28,7 @@ import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { brokersOnListener } from '../../metadata/cluster-view.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partitionFor } from '../../group/placement.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 const KEY_TYPE_GROUP = 0;
 const KEY_TYPE_TRANSACTION = 1;
@@ -44,7 +44,7 @@ interface Coordinator {
 
 const NO_NODE = { nodeId: -1, host: '', port: -1 };
 
-export function findCoordinatorHandler(broker: Broker) {
+export function findCoordinatorHandler(broker: ApiContext) {
   return defineHandler({
     api: FindCoordinator,
     async handle(request, context) {
@@ -65,7 +65,7 @@ export function findCoordinatorHandler(broker: Broker) {
   });
 }
 
-async function findCoordinator(broker: Broker, key: string, keyType: number, context: RequestContext): Promise<Coordinator> {
+async function findCoordinator(broker: ApiContext, key: string, keyType: number, context: RequestContext): Promise<Coordinator> {
   const fail = (errorCode: number): Coordinator => ({ key, errorCode, ...NO_NODE });
   if (keyType === KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
   if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
@@ -75,7 +75,7 @@ async function findCoordinator(broker: Broker, key: string, keyType: number, con
     if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     let created;
     try {
-      [created] = await broker.metadata.autoCreateTopics([topicName]);
+      [created] = await broker.autoTopicCreation.autoCreateTopics([topicName]);
     } catch (error) {
       broker.log.warn(`cannot create ${topicName}: ${(error as Error).message}`);
       return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);

@@ -16,11 +16,11 @@
  */
 import { JoinGroup } from '../../protocol/schemas/11-join-group.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import type { JoinGroupResponseData } from '../../group/classic-group.js';
 import { groupRequestContext } from './group-request.js';
 
-export function joinGroupHandler(broker: Broker) {
+export function joinGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: JoinGroup,
     async handle(request, context) {

@@ -9,9 +9,9 @@
  */
 import { Heartbeat } from '../../protocol/schemas/12-heartbeat.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function heartbeatHandler(broker: Broker) {
+export function heartbeatHandler(broker: ApiContext) {
   return defineHandler({
     api: Heartbeat,
     async handle(request) {

@@ -10,9 +10,9 @@
 import { LeaveGroup } from '../../protocol/schemas/13-leave-group.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function leaveGroupHandler(broker: Broker) {
+export function leaveGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: LeaveGroup,
     async handle(request, context) {

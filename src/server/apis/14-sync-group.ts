@@ -11,11 +11,11 @@
 import { SyncGroup } from '../../protocol/schemas/14-sync-group.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 const EMPTY = Buffer.alloc(0);
 
-export function syncGroupHandler(broker: Broker) {
+export function syncGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: SyncGroup,
     async handle(request, context) {

@@ -12,10 +12,10 @@
 import { DescribeGroups } from '../../protocol/schemas/15-describe-groups.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from './group-request.js';
 
-export function describeGroupsHandler(broker: Broker) {
+export function describeGroupsHandler(broker: ApiContext) {
   return defineHandler({
     api: DescribeGroups,
     handle(request, context) {

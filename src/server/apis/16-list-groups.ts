@@ -9,9 +9,9 @@
  */
 import { ListGroups } from '../../protocol/schemas/16-list-groups.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function listGroupsHandler(broker: Broker) {
+export function listGroupsHandler(broker: ApiContext) {
   return defineHandler({
     api: ListGroups,
     handle(request, context) {

@@ -14,12 +14,12 @@ import { ApiVersions } from '../../protocol/schemas/18-api-versions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { SUPPORTED_FEATURES } from '../../metadata/features.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
 /** Kafka's rule for client software names and versions. */
 const SOFTWARE_TEXT = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
-export function apiVersionsHandler(broker: Broker) {
+export function apiVersionsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: ApiVersions,
     handle(request, context) {

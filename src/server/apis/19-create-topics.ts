@@ -21,15 +21,15 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
-export function createTopicsHandler(broker: Broker) {
+export function createTopicsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: CreateTopics,
     async handle(request, context) {
       let results;
       try {
-        results = await broker.metadata.createTopics(request.topics, { validateOnly: request.validateOnly });
+        results = await broker.controller.createTopics(request.topics, { validateOnly: request.validateOnly });
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return errorResponse(request.topics, ErrorCode.NOT_CONTROLLER);

@@ -20,20 +20,20 @@ import { ZERO_UUID } from '../../protocol/reader.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import type { DeletableTopic } from '../../controller/replication-control.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
 function requestedTopics(request: { topics: readonly { name: string | null; topicId: string }[]; topicNames: readonly string[] }, version: number): DeletableTopic[] {
   if (version >= 6) return request.topics.map((t) => ({ name: t.name, topicId: t.topicId }));
   return request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
 }
 
-export function deleteTopicsHandler(broker: Broker) {
+export function deleteTopicsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DeleteTopics,
     async handle(request, context) {
       const topics = requestedTopics(request, context.apiVersion);
       try {
-        const results = await broker.metadata.deleteTopics(topics);
+        const results = await broker.controller.deleteTopics(topics);
         return { throttleTimeMs: 0, responses: results.map((r) => responseEntry(r, context.apiVersion)) };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;

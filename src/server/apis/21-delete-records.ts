@@ -12,9 +12,9 @@
  */
 import { DeleteRecords } from '../../protocol/schemas/21-delete-records.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function deleteRecordsHandler(broker: Broker) {
+export function deleteRecordsHandler(broker: ApiContext) {
   return defineHandler({
     api: DeleteRecords,
     async handle(request) {

@@ -18,14 +18,14 @@ import { InitProducerId } from '../../protocol/schemas/22-init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ProducerIdManager } from '../../txn/producer-id-manager.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 const NO_PRODUCER_ID = -1;
 const NO_PRODUCER_EPOCH = -1;
 
-export function initProducerIdHandler(broker: Broker) {
+export function initProducerIdHandler(broker: ApiContext) {
   const producerIds = new ProducerIdManager(broker.nodeId, {
-    allocateProducerIdBlock: (brokerId) => broker.metadata.allocateProducerIdBlock(brokerId),
+    allocateProducerIdBlock: (brokerId) => broker.producerIds.allocateProducerIdBlock(brokerId),
   });
   const failure = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH });
   return defineHandler({

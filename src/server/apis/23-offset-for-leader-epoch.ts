@@ -11,9 +11,9 @@
  */
 import { OffsetForLeaderEpoch } from '../../protocol/schemas/23-offset-for-leader-epoch.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function offsetForLeaderEpochHandler(broker: Broker) {
+export function offsetForLeaderEpochHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetForLeaderEpoch,
     handle(request) {

@@ -21,7 +21,7 @@ import { ConfigResourceType } from '../../metadata/delta.js';
 import { brokerLayers, describeBrokerConfigs, describeTopicConfigs, type DescribedConfig } from '../../metadata/config-schema.js';
 import { topicNameError } from '../../controller/topic-names.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
 interface Resource {
   resourceType: number;
@@ -31,7 +31,7 @@ interface Resource {
 
 type Outcome = { errorCode: number; errorMessage: string | null; configs: DescribedConfig[] };
 
-export function describeConfigsHandler(broker: Broker) {
+export function describeConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DescribeConfigs,
     async handle(request) {
@@ -49,7 +49,7 @@ export function describeConfigsHandler(broker: Broker) {
   });
 }
 
-function describe(broker: Broker, resource: Resource, includeSynonyms: boolean): Outcome {
+function describe(broker: ControllerApiContext, resource: Resource, includeSynonyms: boolean): Outcome {
   const image = broker.metadata.image;
   const options = { keys: resource.configurationKeys, includeSynonyms };
   const failed = (errorCode: number, errorMessage: string): Outcome => ({ errorCode, errorMessage, configs: [] });

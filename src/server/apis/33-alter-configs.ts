@@ -18,14 +18,14 @@ import { AlterConfigs } from '../../protocol/schemas/33-alter-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
-export function alterConfigsHandler(broker: Broker) {
+export function alterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: AlterConfigs,
     async handle(request) {
       try {
-        const responses = await broker.metadata.alterConfigs(request.resources, { validateOnly: request.validateOnly });
+        const responses = await broker.controller.alterConfigs(request.resources, { validateOnly: request.validateOnly });
         return { throttleTimeMs: 0, responses };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;

@@ -12,12 +12,12 @@
 import { DescribeLogDirs } from '../../protocol/schemas/35-describe-log-dirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
 const UNKNOWN_VOLUME_BYTES = -1;
 
-export function describeLogDirsHandler(broker: Broker) {
+export function describeLogDirsHandler(broker: ApiContext) {
   return defineHandler({
     api: DescribeLogDirs,
     handle(request) {

@@ -17,14 +17,14 @@ import { CreatePartitions } from '../../protocol/schemas/37-create-partitions.js
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
-export function createPartitionsHandler(broker: Broker) {
+export function createPartitionsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: CreatePartitions,
     async handle(request) {
       try {
-        const results = await broker.metadata.createPartitions(request.topics, { validateOnly: request.validateOnly });
+        const results = await broker.controller.createPartitions(request.topics, { validateOnly: request.validateOnly });
         return { throttleTimeMs: 0, results };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;

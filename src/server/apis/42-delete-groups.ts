@@ -8,9 +8,9 @@
  */
 import { DeleteGroups } from '../../protocol/schemas/42-delete-groups.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function deleteGroupsHandler(broker: Broker) {
+export function deleteGroupsHandler(broker: ApiContext) {
   return defineHandler({
     api: DeleteGroups,
     async handle(request) {

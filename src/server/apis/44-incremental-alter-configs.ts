@@ -19,14 +19,14 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
 import { configResourcesError } from './33-alter-configs.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
-export function incrementalAlterConfigsHandler(broker: Broker) {
+export function incrementalAlterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: IncrementalAlterConfigs,
     async handle(request) {
       try {
-        const responses = await broker.metadata.incrementalAlterConfigs(request.resources, { validateOnly: request.validateOnly });
+        const responses = await broker.controller.incrementalAlterConfigs(request.resources, { validateOnly: request.validateOnly });
         return { throttleTimeMs: 0, responses };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;

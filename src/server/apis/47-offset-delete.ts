@@ -11,9 +11,9 @@
 import { OffsetDelete } from '../../protocol/schemas/47-offset-delete.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function offsetDeleteHandler(broker: Broker) {
+export function offsetDeleteHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetDelete,
     async handle(request) {

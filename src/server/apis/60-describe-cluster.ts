@@ -25,12 +25,12 @@ import {
   controllersOnListener,
 } from '../../metadata/cluster-view.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ControllerApiContext } from '../api-context.js';
 
 const BROKER_ENDPOINTS = 1;
 const CONTROLLER_ENDPOINTS = 2;
 
-export function describeClusterHandler(broker: Broker) {
+export function describeClusterHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DescribeCluster,
     async handle(request, context) {

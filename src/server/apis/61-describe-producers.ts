@@ -12,9 +12,9 @@ import { DescribeProducers } from '../../protocol/schemas/61-describe-producers.
 import { ErrorCode } from '../../protocol/errors.js';
 import { Partition } from '../../replication/partition.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
-export function describeProducersHandler(broker: Broker) {
+export function describeProducersHandler(broker: ApiContext) {
   return defineHandler({
     api: DescribeProducers,
     handle(request) {

@@ -14,10 +14,10 @@
 import { ConsumerGroupHeartbeat } from '../../protocol/schemas/68-consumer-group-heartbeat.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { groupRequestContext } from './group-request.js';
 
-export function consumerGroupHeartbeatHandler(broker: Broker) {
+export function consumerGroupHeartbeatHandler(broker: ApiContext) {
   return defineHandler({
     api: ConsumerGroupHeartbeat,
     async handle(request, context) {

@@ -11,10 +11,10 @@
 import { ConsumerGroupDescribe } from '../../protocol/schemas/69-consumer-group-describe.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from './group-request.js';
 
-export function consumerGroupDescribeHandler(broker: Broker) {
+export function consumerGroupDescribeHandler(broker: ApiContext) {
   return defineHandler({
     api: ConsumerGroupDescribe,
     handle(request) {

@@ -18,7 +18,7 @@ import type { MetadataImage, TopicImage } from '../../metadata/image.js';
 import { TOPIC_AUTHORIZED_OPERATIONS, partitionView } from '../../metadata/cluster-view.js';
 import { isInternalTopic } from '../../controller/topic-names.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext } from '../api-context.js';
 
 /** Kafka's max.request.partition.size.limit default. */
 const PARTITIONS_PER_RESPONSE_MAX = 2000;
@@ -28,7 +28,7 @@ interface Cursor {
   partitionIndex: number;
 }
 
-export function describeTopicPartitionsHandler(broker: Broker) {
+export function describeTopicPartitionsHandler(broker: ApiContext) {
   return defineHandler({
     api: DescribeTopicPartitions,
     async handle(request, context) {

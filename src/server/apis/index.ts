@@ -1,9 +1,12 @@
 /**
- * Every API handler the broker serves, one file per API key (STYLE.md §2).
- * ApiVersions advertises exactly this list.
+ * Every API handler a node serves, one file per API key (STYLE.md §2), in
+ * three groups by the roles that serve them: APIs both roles serve (each
+ * node serves them on the listeners of its roles), the controller's own,
+ * and the broker's own. ApiVersions advertises exactly what a listener's
+ * role serves.
  */
 import type { ApiHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { ApiContext, ControllerApiContext } from '../api-context.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { metadataHandler } from './03-metadata.js';
 import { createTopicsHandler } from './19-create-topics.js';
@@ -35,18 +38,33 @@ import { deleteGroupsHandler } from './42-delete-groups.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
+import { brokerRegistrationHandler } from './62-broker-registration.js';
+import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
+import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
 
-export function createHandlers(broker: Broker): ApiHandler[] {
+/** APIs both roles serve: ApiVersions, topic and config admin, DescribeCluster. */
+export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
-    apiVersionsHandler(broker),
+    apiVersionsHandler(node),
+    createTopicsHandler(node),
+    deleteTopicsHandler(node),
+    describeConfigsHandler(node),
+    alterConfigsHandler(node),
+    createPartitionsHandler(node),
+    incrementalAlterConfigsHandler(node),
+    describeClusterHandler(node),
+  ] as ApiHandler[];
+}
+
+/** The controller's own APIs (what brokers send it). */
+export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
+  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node)] as ApiHandler[];
+}
+
+/** The broker's own APIs: metadata, the data plane, groups. */
+export function brokerHandlers(broker: ApiContext): ApiHandler[] {
+  return [
     metadataHandler(broker),
-    createTopicsHandler(broker),
-    deleteTopicsHandler(broker),
-    describeConfigsHandler(broker),
-    alterConfigsHandler(broker),
-    createPartitionsHandler(broker),
-    incrementalAlterConfigsHandler(broker),
-    describeClusterHandler(broker),
     describeTopicPartitionsHandler(broker),
     produceHandler(broker),
     fetchHandler(broker),

@@ -7,7 +7,7 @@
  * Kafka does, so a file written for Kafka never stops Spool from starting.
  * Values are parsed by the one config parser, parseConfigValue.
  */
-import { parseConfigValue, type ConfigType } from '../metadata/topic-config.js';
+import { parseConfigValue, type ConfigType } from './config-value.js';
 import { int64Text } from '../protocol/int64.js';
 
 export type { ConfigType };
@@ -107,6 +107,7 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'metadata.log.max.record.bytes.between.snapshots', type: 'long', default: 20971520 },
   { name: 'broker.heartbeat.interval.ms', type: 'int', default: 2000 },
   { name: 'broker.session.timeout.ms', type: 'int', default: 9000 },
+  { name: 'request.timeout.ms', type: 'int', default: 30000 },
 ];
 
 const DEFS = new Map(BROKER_CONFIGS.map((def) => [def.name, def]));

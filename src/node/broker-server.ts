@@ -1,0 +1,132 @@
+/**
+ * BrokerServer: the broker role of a node (Kafka's BrokerServer): the
+ * replica manager and the group coordinator (both MetadataLoader
+ * publishers), the broker lifecycle (registration and unfencing), and the
+ * broker's own requests to the controller, all through the controller
+ * channel: auto topic creation (Kafka's AutoTopicCreationManager) and
+ * producer-id blocks (Kafka's RPCProducerIdManager).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { AllocateProducerIds } from '../protocol/schemas/67-allocate-producer-ids.js';
+import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
+import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+import { GroupCoordinator } from '../group/coordinator.js';
+import { groupCoordinatorConfigFrom } from '../group/config.js';
+import { coordinatorLogOver } from '../group/partition-log.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
+import type { ProducerIdBlock, ProducerIdBlockSource } from '../txn/producer-id-manager.js';
+import type { AutoTopicCreation } from '../server/api-context.js';
+import type { BrokerEndpoint } from '../metadata/image.js';
+import type { ControllerChannel } from './controller-channel.js';
+import { BrokerLifecycleManager } from './broker-lifecycle.js';
+import type { SharedServer } from './shared-server.js';
+
+/** Kafka's transaction.state.log.segment.bytes default. */
+const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
+
+export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
+  readonly replicaManager: ReplicaManager;
+  readonly groupCoordinator: GroupCoordinator;
+  private lifecycle: BrokerLifecycleManager | null = null;
+
+  constructor(
+    private readonly shared: SharedServer,
+    private readonly channel: ControllerChannel,
+  ) {
+    const { nodeId, config, env, log, logDirFailureChannel, loader } = shared;
+    this.replicaManager = new ReplicaManager({ nodeId, config, env, log, metadata: loader, logDirFailureChannel });
+    const groupConfig = groupCoordinatorConfigFrom(config);
+    this.groupCoordinator = new GroupCoordinator({
+      nodeId,
+      config: groupConfig,
+      env,
+      logger: log,
+      log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
+      image: () => loader.image,
+    });
+  }
+
+  /** This broker's epoch from its registration, -1 before. */
+  get brokerEpoch(): number {
+    return this.lifecycle?.brokerEpoch ?? -1;
+  }
+
+  /** Before the metadata log is replayed: the publishers, and the logs already on disk. */
+  async startUp(): Promise<void> {
+    this.shared.loader.addPublisher(this.replicaManager);
+    this.shared.loader.addPublisher(this.groupCoordinator);
+    await this.replicaManager.start();
+  }
+
+  /** Once the metadata log is replayed: registers with the controller and asks to be unfenced. */
+  async register(listeners: readonly BrokerEndpoint[]): Promise<void> {
+    const { nodeId, config, env, loader } = this.shared;
+    const lifecycle = new BrokerLifecycleManager({ nodeId, clusterId: this.shared.clusterId, rack: config.string('broker.rack'), random: env.random, channel: this.channel });
+    this.lifecycle = lifecycle;
+    await lifecycle.register({ listeners, logDirIds: this.shared.logDirIds });
+    await lifecycle.unfence(loader.image.offset);
+  }
+
+  beginShutdown(): void {
+    this.replicaManager.beginShutdown();
+  }
+
+  async stop(): Promise<void> {
+    await this.groupCoordinator.shutdown();
+    await this.replicaManager.stop();
+  }
+
+  // ---- the broker's requests to the controller
+
+  /**
+   * auto.create.topics.enable: creates missing topics with the broker
+   * defaults; the coordinators' internal topics get their own partition
+   * counts, replication factors and configs, as Kafka's
+   * AutoTopicCreationManager gives them.
+   */
+  async autoCreateTopics(names: readonly string[]) {
+    const response = await this.channel.send(CreateTopics, {
+      topics: names.map((name) => this.creatableTopic(name)),
+      timeoutMs: this.shared.config.int('request.timeout.ms'),
+      validateOnly: false,
+    });
+    return response.topics;
+  }
+
+  private creatableTopic(name: string) {
+    const config = this.shared.config;
+    const compacted = (entries: Record<string, string>) => Object.entries({ 'cleanup.policy': 'compact', ...entries }).map(([key, value]) => ({ name: key, value }));
+    if (name === GROUP_METADATA_TOPIC_NAME) {
+      return {
+        name,
+        numPartitions: config.int('offsets.topic.num.partitions'),
+        replicationFactor: config.int('offsets.topic.replication.factor'),
+        assignments: [],
+        configs: compacted({ 'compression.type': 'producer', 'segment.bytes': String(config.int('offsets.topic.segment.bytes')) }),
+      };
+    }
+    if (name === TRANSACTION_STATE_TOPIC_NAME) {
+      return {
+        name,
+        numPartitions: config.int('transaction.state.log.num.partitions'),
+        replicationFactor: config.int('transaction.state.log.replication.factor'),
+        assignments: [],
+        configs: compacted({
+          'compression.type': 'uncompressed',
+          'min.insync.replicas': String(config.int('transaction.state.log.min.isr')),
+          'segment.bytes': config.explicit.get('transaction.state.log.segment.bytes') ?? String(TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT),
+          'unclean.leader.election.enable': 'false',
+        }),
+      };
+    }
+    return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] };
+  }
+
+  /** A block of producer ids for this broker (AllocateProducerIds); throws when none can be had. */
+  async allocateProducerIdBlock(brokerId: number): Promise<ProducerIdBlock> {
+    const block = await this.channel.send(AllocateProducerIds, { brokerId, brokerEpoch: this.brokerEpoch });
+    if (block.errorCode !== ErrorCode.NONE) throw new Error(`producer id block allocation failed with error ${block.errorCode}`);
+    return { firstProducerId: block.producerIdStart, size: block.producerIdLen };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * ControllerServer: the controller role of a node (Kafka's ControllerServer).
+ * It owns the QuorumController, registered on the shared Raft client before
+ * Raft starts so it replays the whole log; once this node leads, it writes a
+ * new cluster's bootstrap records and registers this controller's endpoints
+ * (KIP-919).
+ *
+ * Its operations (ControllerOperations) answer once their records are
+ * committed and in this node's image, so a combined node's handlers and its
+ * in-process controller channel see their own writes at once.
+ */
+import type { ControllerOperations } from '../server/api-context.js';
+import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
+import type { BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
+import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
+import type { CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
+import { KafkaConfigSchema } from '../metadata/config-schema.js';
+import type { BrokerEndpoint } from '../metadata/image.js';
+import { METADATA_VERSION_LATEST, supportedFeatureRanges } from '../metadata/features.js';
+import { randomUuid } from '../metadata/meta-properties.js';
+import type { SharedServer } from './shared-server.js';
+
+export class ControllerServer implements ControllerOperations {
+  private controllerValue: QuorumController | null = null;
+
+  constructor(private readonly shared: SharedServer) {}
+
+  get controller(): QuorumController {
+    if (this.controllerValue === null) throw new Error('controller not started');
+    return this.controllerValue;
+  }
+
+  /** Creates the controller and registers it on Raft; call between SharedServer.open and SharedServer.startRaft. */
+  attach(): void {
+    const { config, env, nodeId } = this.shared;
+    const controller = new QuorumController({
+      nodeId,
+      clusterId: this.shared.clusterId,
+      config,
+      configSchema: new KafkaConfigSchema(config, nodeId),
+      random: env.random,
+      raft: this.shared.raft,
+      bootstrapMetadataVersion: METADATA_VERSION_LATEST,
+    });
+    this.shared.raft.register(controller);
+    this.controllerValue = controller;
+  }
+
+  /** After Raft elected this node: the bootstrap records, then this controller's registration. */
+  async activate(listeners: readonly BrokerEndpoint[]): Promise<void> {
+    await this.controller.activate();
+    const registered = await this.registerController({
+      controllerId: this.shared.nodeId,
+      incarnationId: randomUuid(this.shared.env.random),
+      listeners,
+      features: supportedFeatureRanges(),
+    });
+    if (registered.errorCode !== 0) throw new Error(`controller registration failed: ${registered.errorMessage ?? registered.errorCode}`);
+  }
+
+  // ---- ControllerOperations
+
+  createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }) {
+    return this.adminResponse(() => this.controller.createTopics(topics, options));
+  }
+
+  deleteTopics(topics: readonly DeletableTopic[]) {
+    return this.adminResponse(() => this.controller.deleteTopics(topics));
+  }
+
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }) {
+    return this.adminResponse(() => this.controller.createPartitions(topics, options));
+  }
+
+  alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }) {
+    return this.adminResponse(() => this.controller.alterConfigs(resources, options));
+  }
+
+  incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }) {
+    return this.adminResponse(() => this.controller.incrementalAlterConfigs(resources, options));
+  }
+
+  registerBroker(request: BrokerRegistrationRequest) {
+    return this.response(() => this.controller.registerBroker(request));
+  }
+
+  unfenceBroker(brokerId: number, brokerEpoch: number) {
+    return this.response(() => this.controller.unfenceBroker(brokerId, brokerEpoch));
+  }
+
+  registerController(request: ControllerRegistrationRequest) {
+    return this.response(() => this.controller.registerController(request));
+  }
+
+  allocateProducerIds(brokerId: number, brokerEpoch: number) {
+    return this.response(() => this.controller.allocateProducerIds(brokerId, brokerEpoch));
+  }
+
+  /** Requests from clients wait for the node's first image, as every handler does; registrations must not (they come before it). */
+  private async adminResponse<T>(operation: () => Promise<Written<T>>): Promise<T> {
+    await this.shared.loader.whenReady();
+    return this.response(operation);
+  }
+
+  /** The response once its records (if any) are committed and in this node's image. */
+  private async response<T>(operation: () => Promise<Written<T>>): Promise<T> {
+    if (this.controllerValue === null) throw new NotControllerError(`node ${this.shared.nodeId} has not started its controller`);
+    const outcome = await operation();
+    const image = this.shared.loader.image;
+    if (outcome.lastOffset !== null && image.offset < outcome.lastOffset) {
+      throw new Error(`records up to ${outcome.lastOffset} committed but the image is at ${image.offset}`);
+    }
+    return outcome.response;
+  }
+}
+
+/** The operations of a node without a controller role: every one is NOT_CONTROLLER until requests are forwarded. */
+export const NO_LOCAL_CONTROLLER: ControllerOperations = new Proxy({} as ControllerOperations, {
+  get: (_target, name) => () => Promise.reject(new NotControllerError(`this node has no controller role (${String(name)})`)),
+});

@@ -1,0 +1,242 @@
+/**
+ * SpoolNode: one Spool process's composition root (Kafka's KafkaRaftServer).
+ * process.roles decides which rooms it runs: the SharedServer (config,
+ * meta.properties, the metadata log, Raft, the MetadataLoader) always; the
+ * ControllerServer for `controller`; the BrokerServer for `broker`. One
+ * SocketServer serves every listener, each with its role's handlers.
+ *
+ * Start order: bind listeners (so port 0 resolves to real ports before the
+ * node registers its advertised endpoints); open the broker's logs; format
+ * or check the log directories and open the metadata log; start Raft (which
+ * replays the log into the controller and the loader and, as the only voter,
+ * elects this node); the controller writes a new cluster's bootstrap
+ * records and registers itself; the broker registers and is unfenced
+ * through the controller channel; only then is the first image published
+ * (the replica manager opens logs and becomes leader) and requests served.
+ * Stop order (SIGTERM or stop()): stop accepting, finish in-flight requests,
+ * stop the broker (flush, checkpoints, clean-shutdown marker), stop Raft.
+ * Disk failure: an I/O error takes its log directory offline (storage's
+ * LogDirFailureChannel); once the metadata log directory or every log
+ * directory is offline the node stops on its own (Kafka halts the process)
+ * and `halted` resolves with the reason.
+ */
+import { realEnv, type Env } from '../io/env.js';
+import { BrokerConfig, parseListeners } from '../common/config.js';
+import { createLogger, type Logger } from '../common/logger.js';
+import type { BrokerEndpoint } from '../metadata/image.js';
+import { brokerListeners, SECURITY_PROTOCOL_IDS, type BrokerListener } from '../server/listeners.js';
+import { PENDING_RESPONSE_BYTES_MAX, PIPELINED_REQUEST_BYTES_MAX, SocketServer } from '../server/socket-server.js';
+import { RequestHandlerTable } from '../server/request-handler.js';
+import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
+import { brokerHandlers, controllerHandlers, sharedHandlers } from '../server/apis/index.js';
+import type { ApiContext, ControllerApiContext, ControllerOperations } from '../server/api-context.js';
+import type { ListenerRole } from '../server/handler.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { GroupCoordinator } from '../group/coordinator.js';
+import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
+import { SharedServer } from './shared-server.js';
+import { ControllerServer, NO_LOCAL_CONTROLLER } from './controller-server.js';
+import { BrokerServer } from './broker-server.js';
+import { InProcessControllerChannel, type ControllerChannel } from './controller-channel.js';
+import type { MetadataLoader } from './metadata-loader.js';
+import { processRoles } from './roles.js';
+
+export interface BoundListener extends BrokerListener {
+  /** The address clients are told to use (advertised.listeners, else the bound address). */
+  advertisedHost: string;
+  advertisedPort: number;
+}
+
+export class SpoolNode {
+  readonly nodeId: number;
+  readonly roles: ReadonlySet<ListenerRole>;
+  readonly shared: SharedServer;
+  /** The controller role, or null on a broker-only node. */
+  readonly controllerServer: ControllerServer | null;
+  /** The broker role, or null on a controller-only node. */
+  readonly brokerServer: BrokerServer | null;
+  readonly handlers: RequestHandlerTable;
+  readonly logDirFailureChannel: LogDirFailureChannel;
+  /** Resolves with the reason when the node stopped itself after its log directories failed. */
+  readonly halted: Promise<string>;
+  private haltReason: string | null = null;
+  private resolveHalted!: (reason: string) => void;
+  private readonly socketServer: SocketServer;
+  /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
+  private readonly listenerSpecs: readonly BrokerListener[];
+  private bound: BoundListener[] = [];
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+
+  constructor(
+    readonly config: BrokerConfig,
+    readonly env: Env = realEnv,
+    readonly log: Logger = createLogger({ name: `spool[${config.int('node.id')}]` }),
+  ) {
+    this.nodeId = config.int('node.id');
+    this.roles = processRoles(config);
+    this.listenerSpecs = brokerListeners(config);
+    this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
+    this.logDirFailureChannel = new LogDirFailureChannel(log);
+    this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel });
+    this.controllerServer = this.roles.has('controller') ? new ControllerServer(this.shared) : null;
+    this.brokerServer = this.roles.has('broker') ? new BrokerServer(this.shared, this.controllerChannel()) : null;
+    // After the replica manager's listener: its partitions are offline before the node decides to stop.
+    this.logDirFailureChannel.onOfflineLogDir((logDir) => this.onLogDirFailure(logDir));
+    this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles });
+    this.socketServer = new SocketServer(
+      env,
+      this.handlers,
+      {
+        requestBytesMax: config.int('socket.request.max.bytes'),
+        queuedRequestsMax: config.int('queued.max.requests'),
+        queuedBytesMax: PIPELINED_REQUEST_BYTES_MAX,
+        idleMs: config.int('connections.max.idle.ms'),
+        pendingResponseBytesMax: PENDING_RESPONSE_BYTES_MAX,
+        requestPoolBytes: config.int('queued.max.request.bytes'),
+        connectionQuotas: connectionQuotaConfigFrom(config),
+      },
+      this.log,
+    );
+  }
+
+  /** A node that runs the controller talks to it in-process; a broker-only node needs the RPC channel. */
+  private controllerChannel(): ControllerChannel {
+    if (this.controllerServer === null) throw new Error('process.roles=broker needs a controller channel over RPC, which Spool does not have yet');
+    const listenerName = this.config.list('controller.listener.names')[0] ?? 'CONTROLLER';
+    return new InProcessControllerChannel((apiKey) => this.handlers.handlerFor('controller', apiKey), { nodeId: this.nodeId, listenerName });
+  }
+
+  private createHandlers() {
+    const base: ControllerApiContext = {
+      nodeId: this.nodeId,
+      config: this.config,
+      log: this.log,
+      metadata: this.shared.loader,
+      controller: this.controller,
+      handlers: { roleOf: (name) => this.handlers.roleOf(name), advertisedVersions: (name) => this.handlers.advertisedVersions(name) },
+    };
+    const handlers = [...sharedHandlers(base)];
+    if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
+    const broker = this.brokerServer;
+    if (broker !== null) {
+      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, producerIds: broker };
+      handlers.push(...brokerHandlers(context));
+    }
+    return handlers;
+  }
+
+  /** The controller's operations: this node's controller, or NOT_CONTROLLER for all on a broker-only node. */
+  get controller(): ControllerOperations {
+    return this.controllerServer ?? NO_LOCAL_CONTROLLER;
+  }
+
+  /** The published metadata image and topic configs. */
+  get metadata(): MetadataLoader {
+    return this.shared.loader;
+  }
+
+  get replicaManager(): ReplicaManager {
+    return this.requireBroker().replicaManager;
+  }
+
+  get groupCoordinator(): GroupCoordinator {
+    return this.requireBroker().groupCoordinator;
+  }
+
+  private requireBroker(): BrokerServer {
+    if (this.brokerServer === null) throw new Error(`node ${this.nodeId} has no broker role (process.roles=${[...this.roles].join(',')})`);
+    return this.brokerServer;
+  }
+
+  /** Listeners as bound, with the endpoints advertised for each. */
+  get listeners(): readonly BoundListener[] {
+    return this.bound;
+  }
+
+  /** The listener that clients use: the first non-controller listener (a controller-only node's first listener). */
+  get clientListener(): BoundListener {
+    const controllerNames = new Set(this.config.list('controller.listener.names'));
+    const listener = this.bound.find((l) => !controllerNames.has(l.name)) ?? this.bound[0];
+    if (listener === undefined) throw new Error('node has no listeners');
+    return listener;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`cannot start a node that is ${this.state}`);
+    this.state = 'starting';
+    await this.bindListeners();
+    try {
+      await this.brokerServer?.startUp();
+      await this.shared.open();
+      this.controllerServer?.attach();
+      await this.shared.startRaft();
+      await this.controllerServer?.activate(this.endpoints('controller'));
+      await this.brokerServer?.register(this.endpoints('broker'));
+      await this.shared.loader.publishFirst();
+      this.log.info(`node ${this.nodeId} (${[...this.roles].join(',')}): cluster ${this.shared.clusterId}, leader epoch ${this.shared.raft.leaderAndEpoch.epoch}, image at offset ${this.shared.loader.image.offset}`);
+    } catch (error) {
+      this.shared.loader.fail(error as Error);
+      throw error;
+    }
+    this.state = 'running';
+    if (this.haltReason !== null) {
+      await this.stop();
+      throw new Error(`node stopped during start: ${this.haltReason}`);
+    }
+  }
+
+  private async bindListeners(): Promise<void> {
+    const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
+    for (const spec of this.listenerSpecs) {
+      const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port);
+      const announced = advertised.get(spec.name);
+      this.bound.push({
+        ...spec,
+        port: listener.port,
+        advertisedHost: announced?.host || spec.host || '127.0.0.1',
+        advertisedPort: announced?.port || listener.port,
+      });
+    }
+  }
+
+  /** The advertised endpoints of the listeners serving `role`, as registrations carry them. */
+  private endpoints(role: ListenerRole): BrokerEndpoint[] {
+    return this.bound
+      .filter((listener) => this.handlers.roleOf(listener.name) === role)
+      .map((listener) => ({
+        name: listener.name,
+        host: listener.advertisedHost,
+        port: listener.advertisedPort,
+        securityProtocol: SECURITY_PROTOCOL_IDS[listener.securityProtocol],
+      }));
+  }
+
+  /** Kafka halts when the metadata log directory fails, or the last log directory does. */
+  private onLogDirFailure(logDir: string): void {
+    const live = this.config.logDirs.filter((dir) => !this.logDirFailureChannel.hasOfflineLogDir(dir));
+    if (logDir === this.shared.metadataLogDir) this.halt(`the metadata log directory ${logDir} has failed`);
+    else if (live.length === 0) this.halt(`all log directories (${this.config.logDirs.join(', ')}) have failed`);
+  }
+
+  private halt(reason: string): void {
+    if (this.haltReason !== null) return;
+    this.haltReason = reason;
+    this.log.error(`shutting down the node: ${reason}`);
+    this.resolveHalted(reason);
+    if (this.state === 'running') this.stop().catch((error: unknown) => this.log.error(`stop after a log directory failure: ${String(error)}`));
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    this.state = 'stopping';
+    this.brokerServer?.beginShutdown();
+    await this.socketServer.shutdown();
+    await this.brokerServer?.stop();
+    await this.shared.stop();
+    this.state = 'stopped';
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * SharedServer: what a node's roles share (Kafka's SharedServer): the
+ * environment, the config, the log-directory failure channel, the formatted
+ * log directories (meta.properties), the `__cluster_metadata` log with its
+ * Raft client, and the MetadataLoader that publishes the image.
+ *
+ * Start is in three steps so each role can hook in between:
+ *   open()      checks or writes meta.properties in every log directory and
+ *               opens the metadata log and the Raft client;
+ *   (the controller role registers its QuorumController on Raft here)
+ *   startRaft() registers the loader and starts Raft, which loads the latest
+ *               snapshot, replays the log and, as the only voter, elects
+ *               this node.
+ */
+import type { BrokerConfig } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import type { Env } from '../io/env.js';
+import { ensureMetaProperties } from '../metadata/meta-properties.js';
+import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
+import { KafkaRaftClient } from '../raft/raft-client.js';
+import { RaftLog } from '../raft/raft-log.js';
+import { isIoError } from '../storage/errors.js';
+import type { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
+import { MetadataLoader } from './metadata-loader.js';
+
+/** Kafka's default metadata.log.segment.ms (7 days). */
+const METADATA_LOG_SEGMENT_MS = 604_800_000;
+
+export interface SharedServerOptions {
+  nodeId: number;
+  config: BrokerConfig;
+  env: Env;
+  log: Logger;
+  logDirFailureChannel: LogDirFailureChannel;
+}
+
+export class SharedServer {
+  readonly nodeId: number;
+  readonly config: BrokerConfig;
+  readonly env: Env;
+  readonly log: Logger;
+  readonly logDirFailureChannel: LogDirFailureChannel;
+  readonly loader: MetadataLoader;
+  private raftValue: KafkaRaftClient<MetadataRecord> | null = null;
+  private clusterIdValue: string | null = null;
+  private directoryIds = new Map<string, string>();
+
+  constructor(options: SharedServerOptions) {
+    this.nodeId = options.nodeId;
+    this.config = options.config;
+    this.env = options.env;
+    this.log = options.log;
+    this.logDirFailureChannel = options.logDirFailureChannel;
+    this.loader = new MetadataLoader({
+      nodeId: this.nodeId,
+      config: this.config,
+      log: this.log,
+      onSnapshotFailure: (error, message) => this.onSnapshotFailure(error, message),
+    });
+  }
+
+  /** metadata.log.dir, else the first log directory (Kafka's rule). */
+  get metadataLogDir(): string {
+    return this.config.string('metadata.log.dir') ?? this.config.logDirs[0]!;
+  }
+
+  get raft(): KafkaRaftClient<MetadataRecord> {
+    if (this.raftValue === null) throw new Error('the metadata log is not open');
+    return this.raftValue;
+  }
+
+  get clusterId(): string {
+    if (this.clusterIdValue === null) throw new Error('the log directories are not formatted yet');
+    return this.clusterIdValue;
+  }
+
+  /** directory.id of each of log.dirs, in order (BrokerRegistration's logDirs). */
+  get logDirIds(): string[] {
+    return this.config.logDirs.map((dir) => this.directoryIds.get(dir)!);
+  }
+
+  async open(): Promise<void> {
+    const { config, env, nodeId } = this;
+    const metadataDir = this.metadataLogDir;
+    const dirs = [...new Set([...config.logDirs, metadataDir])];
+    const formatted = await ensureMetaProperties(env, { dirs, nodeId, configuredClusterId: config.string('cluster.id') });
+    this.clusterIdValue = formatted.clusterId;
+    this.directoryIds = formatted.directoryIds;
+    const raftLog = await RaftLog.open(env, {
+      logDir: metadataDir,
+      segmentBytes: config.int('metadata.log.segment.bytes'),
+      segmentMs: METADATA_LOG_SEGMENT_MS,
+      retentionBytes: config.int('metadata.max.retention.bytes'),
+      logger: this.log,
+      onIoError: (error) => this.logDirFailureChannel.maybeAddOfflineLogDir(metadataDir, `${metadataDir}: I/O error in the metadata log`, error),
+    });
+    this.logDirFailureChannel.onOfflineLogDir((logDir) => {
+      if (logDir === metadataDir) raftLog.markOffline(this.logDirFailureChannel.offlineCause(logDir)!);
+    });
+    const raft = new KafkaRaftClient<MetadataRecord>({
+      nodeId,
+      voters: this.voters(),
+      directoryId: formatted.directoryIds.get(metadataDir)!,
+      log: raftLog,
+      serde: { encode: encodeMetadataRecord, decode: decodeMetadataRecord },
+      env,
+      logger: this.log,
+    });
+    this.raftValue = raft;
+    this.loader.open(formatted.clusterId, raft);
+  }
+
+  /** Registers the loader after any other Raft listener, and starts Raft. */
+  async startRaft(): Promise<void> {
+    this.raft.register(this.loader);
+    await this.raft.start();
+  }
+
+  /** controller.quorum.voters ids, or this node alone (a combined single node). */
+  private voters(): number[] {
+    const configured = this.config.list('controller.quorum.voters');
+    if (configured.length === 0) return [this.nodeId];
+    return configured.map((entry) => Number(entry.split('@')[0]));
+  }
+
+  /** A snapshot that could not be written for a disk error takes the metadata log directory offline (the node then stops). */
+  private onSnapshotFailure(error: unknown, message: string): void {
+    if (isIoError(error)) this.logDirFailureChannel.maybeAddOfflineLogDir(this.metadataLogDir, message, error);
+    else this.log.error(`${message}: ${String(error)}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.loader.awaitSnapshots();
+    await this.raftValue?.close();
+  }
+}

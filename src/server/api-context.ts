@@ -1,0 +1,77 @@
+/**
+ * What an API handler may use of its node: the narrow context each handler
+ * factory receives instead of the whole node (src/node/node.ts builds it).
+ * A handler reads metadata from the published image, writes metadata only
+ * through the controller (ControllerOperations: the local controller, or
+ * NOT_CONTROLLER where there is none), and reaches the data plane through
+ * the replica manager and the group coordinator.
+ */
+import type { BrokerConfig } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import type { MetadataImage } from '../metadata/image.js';
+import type { TopicConfig } from '../metadata/topic-config.js';
+import type { BrokerRegistrationReply, BrokerRegistrationRequest, ControllerRegistrationRequest, ProducerIdBlock } from '../controller/cluster-control.js';
+import type { AlterableConfig, ConfigResourceChange, ConfigResourceResult, IncrementalAlterableConfig } from '../controller/configuration-control.js';
+import type {
+  CreatableTopic,
+  CreatableTopicResult,
+  CreatePartitionsTopic,
+  CreatePartitionsTopicResult,
+  DeletableTopic,
+  DeletableTopicResult,
+} from '../controller/replication-control.js';
+import type { ApiError } from '../controller/result.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { GroupCoordinator } from '../group/coordinator.js';
+import type { ProducerIdBlockSource } from '../txn/producer-id-manager.js';
+import type { RequestHandlerTable } from './request-handler.js';
+
+/** The published metadata image and topic configs resolved against it. */
+export interface MetadataView {
+  readonly image: MetadataImage;
+  /** Resolves once the node published its first image. */
+  whenReady(): Promise<void>;
+  topicConfig(topicName: string, image?: MetadataImage): TopicConfig;
+}
+
+/**
+ * The controller's operations, answered once their records are committed
+ * and in this node's image. Each rejects with NotControllerError where this
+ * node's controller is not active (or the node has none).
+ */
+export interface ControllerOperations {
+  createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }): Promise<CreatableTopicResult[]>;
+  deleteTopics(topics: readonly DeletableTopic[]): Promise<DeletableTopicResult[]>;
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<CreatePartitionsTopicResult[]>;
+  alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
+  incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
+  registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
+  /** A broker that caught up asks to be unfenced (BrokerHeartbeat with wantFence false). */
+  unfenceBroker(brokerId: number, brokerEpoch: number): Promise<ApiError>;
+  registerController(request: ControllerRegistrationRequest): Promise<ApiError>;
+  allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlock>;
+}
+
+/** Topic creation on a broker's own behalf (Kafka's AutoTopicCreationManager), through the controller channel. */
+export interface AutoTopicCreation {
+  autoCreateTopics(names: readonly string[]): Promise<readonly { name: string; errorCode: number; errorMessage: string | null }[]>;
+}
+
+/** What the controller's API handlers use. */
+export interface ControllerApiContext {
+  readonly nodeId: number;
+  readonly config: BrokerConfig;
+  readonly log: Logger;
+  readonly metadata: MetadataView;
+  readonly controller: ControllerOperations;
+  readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions'>;
+}
+
+/** What the broker's API handlers use (a combined node's handlers serve both roles from it). */
+export interface ApiContext extends ControllerApiContext {
+  readonly replicaManager: ReplicaManager;
+  readonly groupCoordinator: GroupCoordinator;
+  readonly autoTopicCreation: AutoTopicCreation;
+  /** Producer-id blocks from the controller (AllocateProducerIds), for InitProducerId. */
+  readonly producerIds: ProducerIdBlockSource;
+}
