@@ -45,7 +45,12 @@ export function registerStart(program: Command, io: CliIo): void {
         throw error;
       }
       const config = broker.config;
-      await broker.start();
+      try {
+        await broker.start();
+      } catch (error) {
+        if (error instanceof ConfigError) throw new CliError(error.message);
+        throw error;
+      }
       const listener = broker.clientListener;
       // The signal handlers are in place before the node says it is ready, so a stop right after that is clean.
       const signalled = io.untilSignal().then(() => null);

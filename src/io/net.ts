@@ -4,6 +4,7 @@
  * drop or partition traffic.
  */
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 
 export interface Connection {
   readonly remoteAddress: string;
@@ -16,12 +17,36 @@ export interface Connection {
   /** Stops delivering data until resume() (backpressure on a reader). */
   pause(): void;
   resume(): void;
+  /** On a TLS connection, what the handshake established about the client; null on plain TCP. */
+  readonly tlsPeer: TlsPeer | null;
   /** Bytes queued for sending but not yet handed to the kernel. */
   readonly pendingWriteBytes: number;
   /** Closes after queued bytes are sent. */
   end(): void;
   /** Closes at once. */
   destroy(): void;
+}
+
+export interface TlsPeer {
+  /** The client's certificate (DER), or null when it presented none. */
+  readonly certificate: Buffer | null;
+  /** True when the certificate chains to a trusted CA (false without a certificate). */
+  readonly authorized: boolean;
+}
+
+/** The TLS server settings a listener may carry (a subset of Node's tls options). */
+export interface TlsListenOptions {
+  key?: string;
+  cert?: string;
+  pfx?: Buffer;
+  passphrase?: string;
+  ca?: string[];
+  requestCert: boolean;
+  rejectUnauthorized: boolean;
+  minVersion?: tls.SecureVersion;
+  maxVersion?: tls.SecureVersion;
+  /** OpenSSL cipher names; TLS 1.3 suites (TLS_...) may be among them. */
+  ciphers?: string;
 }
 
 export interface Listener {
@@ -39,16 +64,40 @@ export interface ListenOptions {
    * keeps listening.
    */
   onAcceptError(error: Error): void;
+  /** Serve TLS: connections are handed over once their handshake completed. */
+  tls?: TlsListenOptions;
+}
+
+/** A TLS client's settings (a subset of Node's tls.connect options). */
+export interface TlsConnectOptions {
+  ca?: string[];
+  cert?: string;
+  key?: string;
+  /** The name the server's certificate must carry; the host when unset. */
+  servername?: string;
+  /** false skips verifying the server's certificate (Kafka's empty ssl.endpoint.identification.algorithm is narrower). */
+  rejectUnauthorized?: boolean;
+  maxVersion?: tls.SecureVersion;
+}
+
+export interface ConnectOptions {
+  host: string;
+  port: number;
+  /** Speak TLS: resolves once the handshake completed. */
+  tls?: TlsConnectOptions;
 }
 
 export interface Network {
   listen(options: ListenOptions, onConnection: (connection: Connection) => void): Promise<Listener>;
-  connect(options: { host: string; port: number }): Promise<Connection>;
+  connect(options: ConnectOptions): Promise<Connection>;
 }
 
 class TcpConnection implements Connection {
+  readonly tlsPeer: TlsPeer | null;
+
   constructor(private readonly socket: net.Socket) {
     socket.setNoDelay(true);
+    this.tlsPeer = socket instanceof tls.TLSSocket ? tlsPeerOf(socket) : null;
   }
 
   get remoteAddress(): string {
@@ -105,10 +154,23 @@ class TcpConnection implements Connection {
   }
 }
 
+function tlsPeerOf(socket: tls.TLSSocket): TlsPeer {
+  const certificate = socket.getPeerX509Certificate()?.raw ?? null;
+  return { certificate, authorized: certificate !== null && socket.authorized };
+}
+
+function createServer(options: ListenOptions, onSocket: (socket: net.Socket) => void): net.Server {
+  if (options.tls === undefined) return net.createServer(onSocket);
+  const server = tls.createServer(options.tls, onSocket);
+  // A failed handshake (a plaintext client, an untrusted certificate) costs only that socket, which Node destroys.
+  server.on('tlsClientError', () => undefined);
+  return server;
+}
+
 export const realNetwork: Network = {
   listen(options, onConnection) {
     return new Promise((resolve, reject) => {
-      const server = net.createServer((socket) => {
+      const server = createServer(options, (socket) => {
         socket.on('error', () => undefined);
         onConnection(new TcpConnection(socket));
       });
@@ -128,9 +190,9 @@ export const realNetwork: Network = {
   },
   connect(options) {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(options.port, options.host);
+      const socket = options.tls === undefined ? net.connect(options.port, options.host) : tls.connect({ ...options.tls, port: options.port, host: options.host });
       socket.once('error', reject);
-      socket.once('connect', () => {
+      socket.once(options.tls === undefined ? 'connect' : 'secureConnect', () => {
         socket.off('error', reject);
         resolve(new TcpConnection(socket));
       });

@@ -25,6 +25,7 @@ import { BrokerConfig, parseListeners } from '../common/config.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import { brokerListeners, SECURITY_PROTOCOL_IDS, type BrokerListener } from '../server/listeners.js';
+import { listenerSecurity } from '../security/listener-security.js';
 import { PENDING_RESPONSE_BYTES_MAX, PIPELINED_REQUEST_BYTES_MAX, SocketServer } from '../server/socket-server.js';
 import { RequestHandlerTable } from '../server/request-handler.js';
 import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
@@ -187,8 +188,10 @@ export class SpoolNode {
 
   private async bindListeners(): Promise<void> {
     const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
-    for (const spec of this.listenerSpecs) {
-      const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port);
+    // Keystores load before anything binds, so a bad one stops the start with nothing to undo.
+    const securities = await Promise.all(this.listenerSpecs.map((spec) => listenerSecurity(this.config, spec, this.env.fs)));
+    for (const [index, spec] of this.listenerSpecs.entries()) {
+      const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port, securities[index]);
       const announced = advertised.get(spec.name);
       this.bound.push({
         ...spec,

@@ -6,10 +6,10 @@
  * some listener or controller listener is named SSL or SASL_*. A listener
  * with no protocol stops the start, with Kafka's message.
  *
- * Spool speaks PLAINTEXT only. A listener whose protocol is SSL, SASL_PLAINTEXT
- * or SASL_SSL would bind a plain socket that clients were told is secure
- * (and advertise it so), so such a configuration is refused before anything
- * binds, until those protocols exist.
+ * Spool speaks PLAINTEXT and SSL (src/security). A listener whose protocol
+ * is SASL_PLAINTEXT or SASL_SSL would serve clients that were told it
+ * authenticates them without doing so, so such a configuration is refused
+ * before anything binds, until SASL exists.
  */
 import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from '../common/config.js';
 
@@ -18,7 +18,7 @@ export const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, 
 export type SecurityProtocol = keyof typeof SECURITY_PROTOCOL_IDS;
 
 /** The protocols Spool implements. */
-const SPOKEN_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT']);
+const SPOKEN_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT', 'SSL']);
 
 const MAP_CONFIG = 'listener.security.protocol.map';
 
@@ -70,8 +70,8 @@ export function brokerListeners(config: BrokerConfig): BrokerListener[] {
     }
     if (!SPOKEN_PROTOCOLS.has(securityProtocol)) {
       throw new ConfigError(
-        `Listener ${spec.name} uses security protocol ${securityProtocol}, which Spool does not implement yet (only PLAINTEXT); ` +
-          `it would serve plaintext while clients are told it is ${securityProtocol}. Remove it from listeners, or map it to PLAINTEXT in ${MAP_CONFIG}.`,
+        `Listener ${spec.name} uses security protocol ${securityProtocol}, which Spool does not implement yet (only PLAINTEXT and SSL); ` +
+          `it would serve clients unauthenticated while they are told it is ${securityProtocol}. Remove it from listeners, or map it to PLAINTEXT or SSL in ${MAP_CONFIG}.`,
       );
     }
     return { ...spec, securityProtocol };

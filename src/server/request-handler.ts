@@ -32,6 +32,8 @@ export interface ConnectionInfo {
   connectionId: string;
   listenerName: string;
   clientAddress: string;
+  /** The connection's authenticated principal (`User:ANONYMOUS` when it did not authenticate). */
+  principal: string;
   requestBytes: number;
 }
 
@@ -112,7 +114,7 @@ export class RequestHandlerTable {
       connectionId: connection.connectionId,
       clientAddress: connection.clientAddress,
       listenerName: connection.listenerName,
-      principal: 'User:ANONYMOUS',
+      principal: connection.principal,
       requestBytes: connection.requestBytes,
     };
     const respond = (body: Record<string, unknown>): Outcome => ({

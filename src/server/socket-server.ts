@@ -24,6 +24,7 @@
  * A connection idle for `connections.max.idle.ms` is closed.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
+import { ANONYMOUS_PRINCIPAL, type ListenerSecurity } from '../security/listener-security.js';
 import { ConnectionGate, type AdmittedConnection, type ConnectionQuotaConfig } from './connection-quotas.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
 import { FrameAssembler } from '../protocol/framing.js';
@@ -67,6 +68,7 @@ export class SocketServer {
   private stopping = false;
   private readonly gate: ConnectionGate;
   private readonly requestPool: RequestMemoryPool;
+  private readonly securityByListener = new Map<string, ListenerSecurity>();
 
   constructor(
     private readonly env: Env,
@@ -84,10 +86,12 @@ export class SocketServer {
     });
   }
 
-  async listen(name: string, host: string, port: number): Promise<Listener> {
+  async listen(name: string, host: string, port: number, security: ListenerSecurity = {}): Promise<Listener> {
     const onAcceptError = (error: Error) => this.log.error(`listener ${name} could not accept a connection: ${error.message}`);
     this.gate.addListener(name);
-    const listener = await this.env.net.listen({ host, port, onAcceptError }, (connection) => {
+    this.securityByListener.set(name, security);
+    const tls = security.tls === undefined ? {} : { tls: security.tls };
+    const listener = await this.env.net.listen({ host, port, onAcceptError, ...tls }, (connection) => {
       if (this.stopping) connection.destroy();
       else this.gate.offer(name, connection);
     });
@@ -100,8 +104,14 @@ export class SocketServer {
       connection.destroy();
       return;
     }
+    const authentication = this.securityByListener.get(name)?.transportPrincipal?.(connection) ?? { principal: ANONYMOUS_PRINCIPAL };
+    if ('refused' in authentication) {
+      this.log.info(`refused a connection on listener ${name} from ${connection.remoteAddress}: ${authentication.refused}`);
+      connection.destroy();
+      return;
+    }
     const id = `${name}-${this.nextConnectionId++}`;
-    const handler = new ConnectionHandler(id, name, connection, this);
+    const handler = new ConnectionHandler({ id, listenerName: name, principal: authentication.principal }, connection, this);
     this.connections.add(handler);
     handler.pauseForMemory();
     connection.onClose(() => this.connections.delete(handler));
@@ -139,12 +149,19 @@ class ConnectionHandler implements AdmittedConnection {
   private idleTimer: TimerHandle | null = null;
   lastActiveMs = 0;
 
+  readonly id: string;
+  readonly listenerName: string;
+  /** The authenticated principal (`User:ANONYMOUS` until authentication says otherwise). */
+  private readonly principal: string;
+
   constructor(
-    readonly id: string,
-    readonly listenerName: string,
+    identity: { id: string; listenerName: string; principal: string },
     readonly connection: Connection,
     private readonly server: SocketServer,
   ) {
+    this.id = identity.id;
+    this.listenerName = identity.listenerName;
+    this.principal = identity.principal;
     this.frames = new FrameAssembler({ frameBytesMin: 0, frameBytesMax: server.context.limits.requestBytesMax });
     connection.onData((data) => this.onData(data));
     connection.onClose(() => {
@@ -293,6 +310,7 @@ class ConnectionHandler implements AdmittedConnection {
       connectionId: this.id,
       listenerName: this.listenerName,
       clientAddress: this.connection.remoteAddress,
+      principal: this.principal,
       requestBytes: frame.length,
     });
     if (outcome.kind === 'close') {

@@ -3,7 +3,7 @@
  * encoder over real TCP and hands back response frames in arrival order.
  */
 import assert from 'node:assert/strict';
-import { realNetwork, type Connection } from '../../src/io/net.js';
+import { realNetwork, type Connection, type TlsConnectOptions } from '../../src/io/net.js';
 import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
 
@@ -28,10 +28,11 @@ export class WireClient {
     });
   }
 
-  /** `reading: false` leaves responses unread (in the kernel and the broker) until startReading(). */
-  static async connect(hostPort: string, options: { reading?: boolean } = {}): Promise<WireClient> {
+  /** `reading: false` leaves responses unread (in the kernel and the broker) until startReading(); `tls` speaks TLS. */
+  static async connect(hostPort: string, options: { reading?: boolean; tls?: TlsConnectOptions } = {}): Promise<WireClient> {
     const [host, port] = hostPort.split(':');
-    const client = new WireClient(await realNetwork.connect({ host: host!, port: Number(port) }));
+    const tls = options.tls === undefined ? {} : { tls: options.tls };
+    const client = new WireClient(await realNetwork.connect({ host: host!, port: Number(port), ...tls }));
     if (options.reading === false) client.connection.pause();
     return client;
   }
