@@ -5,20 +5,13 @@
  * default, the controller listeners missing from it speak PLAINTEXT, unless
  * some listener or controller listener is named SSL or SASL_*. A listener
  * with no protocol stops the start, with Kafka's message.
- *
- * Spool speaks PLAINTEXT and SSL (src/security). A listener whose protocol
- * is SASL_PLAINTEXT or SASL_SSL would serve clients that were told it
- * authenticates them without doing so, so such a configuration is refused
- * before anything binds, until SASL exists.
+ * What each protocol needs (keystores, SASL mechanisms) is src/security's.
  */
 import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from '../common/config.js';
 
 /** Kafka's SecurityProtocol names and ids (the ids travel in broker and controller registrations). */
 export const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
 export type SecurityProtocol = keyof typeof SECURITY_PROTOCOL_IDS;
-
-/** The protocols Spool implements. */
-const SPOKEN_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT', 'SSL']);
 
 const MAP_CONFIG = 'listener.security.protocol.map';
 
@@ -56,23 +49,13 @@ export function listenerSecurityProtocols(config: BrokerConfig): Map<string, Sec
   return protocols;
 }
 
-/**
- * The `listeners` entries with their security protocols. Throws ConfigError
- * for a listener without a protocol (as Kafka) and for one whose protocol
- * Spool does not implement (Kafka would start it secured; Spool cannot).
- */
+/** The `listeners` entries with their security protocols. Throws ConfigError for a listener without a protocol, as Kafka does. */
 export function brokerListeners(config: BrokerConfig): BrokerListener[] {
   const protocols = listenerSecurityProtocols(config);
   return parseListeners(config.list('listeners')).map((spec) => {
     const securityProtocol = protocols.get(spec.name);
     if (securityProtocol === undefined) {
       throw new ConfigError(`Error creating broker listeners from '${config.string('listeners')}': No security protocol defined for listener ${spec.name}`);
-    }
-    if (!SPOKEN_PROTOCOLS.has(securityProtocol)) {
-      throw new ConfigError(
-        `Listener ${spec.name} uses security protocol ${securityProtocol}, which Spool does not implement yet (only PLAINTEXT and SSL); ` +
-          `it would serve clients unauthenticated while they are told it is ${securityProtocol}. Remove it from listeners, or map it to PLAINTEXT or SSL in ${MAP_CONFIG}.`,
-      );
     }
     return { ...spec, securityProtocol };
   });

@@ -107,16 +107,7 @@ export class RequestHandlerTable {
       if (header.requestApiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId, connection.listenerName);
       return { kind: 'close', reason: `no ${role} handler for ${decoded.api.name} v${header.requestApiVersion}` };
     }
-    const context: RequestContext = {
-      header,
-      apiVersion: header.requestApiVersion,
-      clientId: header.clientId ?? '',
-      connectionId: connection.connectionId,
-      clientAddress: connection.clientAddress,
-      listenerName: connection.listenerName,
-      principal: connection.principal,
-      requestBytes: connection.requestBytes,
-    };
+    const context = this.contextFor(decoded, connection);
     const respond = (body: Record<string, unknown>): Outcome => ({
       kind: 'respond',
       api: handler.api,
@@ -133,6 +124,34 @@ export class RequestHandlerTable {
       if (handler.errorResponse === undefined) return { kind: 'close', reason: 'handler failed' };
       return respond(handler.errorResponse(decoded.body as never, ErrorCode.UNKNOWN_SERVER_ERROR, context) as Record<string, unknown>);
     }
+  }
+
+  /**
+   * The request's own error response carrying `errorCode` (what Kafka sends
+   * for a request it refuses before serving, such as one that arrives during
+   * SASL authentication), or a close when the handler has none.
+   */
+  errorOutcome(decoded: DecodedRequest, errorCode: number, connection: ConnectionInfo): Outcome {
+    if (!decoded.ok) return { kind: 'close', reason: 'undecodable request' };
+    const handler = this.byRole[this.roleOf(connection.listenerName)].get(decoded.header.requestApiKey);
+    if (handler?.errorResponse === undefined) return { kind: 'close', reason: `no error response for ${decoded.api.name}` };
+    const context = this.contextFor(decoded, connection);
+    const body = handler.errorResponse(decoded.body as never, errorCode, context) as Record<string, unknown>;
+    return { kind: 'respond', api: handler.api, version: decoded.header.requestApiVersion, correlationId: decoded.header.correlationId, body };
+  }
+
+  private contextFor(decoded: Extract<DecodedRequest, { ok: true }>, connection: ConnectionInfo): RequestContext {
+    const header = decoded.header;
+    return {
+      header,
+      apiVersion: header.requestApiVersion,
+      clientId: header.clientId ?? '',
+      connectionId: connection.connectionId,
+      clientAddress: connection.clientAddress,
+      listenerName: connection.listenerName,
+      principal: connection.principal,
+      requestBytes: connection.requestBytes,
+    };
   }
 
   private unsupportedApiVersions(correlationId: number, listenerName: string): Outcome {

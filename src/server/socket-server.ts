@@ -25,6 +25,7 @@
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
 import { ANONYMOUS_PRINCIPAL, type ListenerSecurity } from '../security/listener-security.js';
+import { SaslAuthenticator, type AuthenticationOutcome } from '../security/sasl/authenticator.js';
 import { ConnectionGate, type AdmittedConnection, type ConnectionQuotaConfig } from './connection-quotas.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
 import { FrameAssembler } from '../protocol/framing.js';
@@ -104,14 +105,15 @@ export class SocketServer {
       connection.destroy();
       return;
     }
-    const authentication = this.securityByListener.get(name)?.transportPrincipal?.(connection) ?? { principal: ANONYMOUS_PRINCIPAL };
+    const security = this.securityByListener.get(name) ?? {};
+    const authentication = security.transportPrincipal?.(connection) ?? { principal: ANONYMOUS_PRINCIPAL };
     if ('refused' in authentication) {
       this.log.info(`refused a connection on listener ${name} from ${connection.remoteAddress}: ${authentication.refused}`);
       connection.destroy();
       return;
     }
     const id = `${name}-${this.nextConnectionId++}`;
-    const handler = new ConnectionHandler({ id, listenerName: name, principal: authentication.principal }, connection, this);
+    const handler = new ConnectionHandler({ id, listenerName: name, principal: authentication.principal, security }, connection, this);
     this.connections.add(handler);
     handler.pauseForMemory();
     connection.onClose(() => this.connections.delete(handler));
@@ -152,17 +154,26 @@ class ConnectionHandler implements AdmittedConnection {
   readonly id: string;
   readonly listenerName: string;
   /** The authenticated principal (`User:ANONYMOUS` until authentication says otherwise). */
-  private readonly principal: string;
+  private principal: string;
+  /** On a SASL listener, until it completes: what the connection must do before anything else is served. */
+  private readonly authenticator: SaslAuthenticator | null;
+  /** Read by the frame assembler at every frame: sasl.server.max.receive.size until authenticated, then socket.request.max.bytes. */
+  private readonly frameLimits: { frameBytesMin: number; frameBytesMax: number };
+  private readonly failedAuthenticationDelayMs: number;
 
   constructor(
-    identity: { id: string; listenerName: string; principal: string },
+    identity: { id: string; listenerName: string; principal: string; security: ListenerSecurity },
     readonly connection: Connection,
     private readonly server: SocketServer,
   ) {
     this.id = identity.id;
     this.listenerName = identity.listenerName;
     this.principal = identity.principal;
-    this.frames = new FrameAssembler({ frameBytesMin: 0, frameBytesMax: server.context.limits.requestBytesMax });
+    const sasl = identity.security.sasl;
+    this.authenticator = sasl === undefined ? null : new SaslAuthenticator(sasl);
+    this.failedAuthenticationDelayMs = sasl?.failedAuthenticationDelayMs ?? 0;
+    this.frameLimits = { frameBytesMin: 0, frameBytesMax: sasl?.receiveBytesMax ?? server.context.limits.requestBytesMax };
+    this.frames = new FrameAssembler(this.frameLimits);
     connection.onData((data) => this.onData(data));
     connection.onClose(() => {
       this.closed = true;
@@ -304,23 +315,56 @@ class ConnectionHandler implements AdmittedConnection {
   }
 
   private async handleFrame(frame: Buffer): Promise<void> {
-    const { handlers } = this.server.context;
-    const decoded: DecodedRequest = decodeRequest(frame);
-    const outcome = await handlers.handle(decoded, {
-      connectionId: this.id,
-      listenerName: this.listenerName,
-      clientAddress: this.connection.remoteAddress,
-      principal: this.principal,
-      requestBytes: frame.length,
-    });
+    if (this.authenticator !== null && !this.authenticator.complete) return this.authenticate(this.authenticator, frame);
+    return this.serve(decodeRequest(frame), frame.length);
+  }
+
+  private async serve(decoded: DecodedRequest, requestBytes: number): Promise<void> {
+    const outcome = await this.server.context.handlers.handle(decoded, this.connectionInfo(requestBytes));
     if (outcome.kind === 'close') {
       this.close(outcome.reason);
       return;
     }
     if (outcome.kind === 'none') return;
-    const chunks = encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body);
+    this.send(encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body));
+  }
+
+  private connectionInfo(requestBytes: number) {
+    return { connectionId: this.id, listenerName: this.listenerName, clientAddress: this.connection.remoteAddress, principal: this.principal, requestBytes };
+  }
+
+  private send(chunks: readonly Uint8Array[]): void {
     if (!this.connection.write(chunks)) this.awaitingDrain = true;
     if (this.responsesBacklogged()) this.pause();
+  }
+
+  private async authenticate(authenticator: SaslAuthenticator, frame: Buffer): Promise<void> {
+    const outcome = await authenticator.receive(frame);
+    if (outcome.kind === 'serve') return this.serve(outcome.decoded, frame.length);
+    if (outcome.kind === 'fail' || outcome.kind === 'fail-request') return this.failAuthentication(outcome, frame.length);
+    this.send(outcome.chunks);
+    if (outcome.kind === 'authenticated') {
+      this.principal = outcome.principal;
+      this.frameLimits.frameBytesMax = this.server.context.limits.requestBytesMax;
+    }
+  }
+
+  /** Kafka answers a failed authentication connection.failed.authentication.delay.ms late, then closes. */
+  private async failAuthentication(outcome: Extract<AuthenticationOutcome, { kind: 'fail' | 'fail-request' }>, requestBytes: number): Promise<void> {
+    const { env, handlers, log } = this.server.context;
+    log.info(`failed authentication on connection ${this.id} from ${this.connection.remoteAddress}: ${outcome.reason}`);
+    this.pause();
+    if (this.failedAuthenticationDelayMs > 0) await new Promise<void>((resolve) => env.timers.schedule(this.failedAuthenticationDelayMs, resolve));
+    let chunks: readonly Uint8Array[] | null = outcome.kind === 'fail' ? outcome.chunks : null;
+    if (outcome.kind === 'fail-request') {
+      const answer = handlers.errorOutcome(outcome.decoded, outcome.errorCode, this.connectionInfo(requestBytes));
+      if (answer.kind === 'respond') chunks = encodeResponse(answer.api, answer.version, answer.correlationId, answer.body);
+    }
+    if (this.closed) return;
+    this.closed = true;
+    this.idleTimer?.cancel();
+    if (chunks !== null) this.connection.write(chunks);
+    this.connection.end();
   }
 
   /** Finishes the request in hand; responses the client is not reading are dropped rather than waited for. */

@@ -85,6 +85,11 @@ export function metadataHandler(broker: ApiContext) {
         errorCode: ErrorCode.NONE,
       };
     },
+    // Kafka's MetadataRequest.getErrorResponse: every requested topic carries the error, no brokers.
+    errorResponse: (request, errorCode) => ({
+      brokers: [],
+      topics: (request.topics ?? []).map((topic) => ({ errorCode, name: topic.name, topicId: topic.topicId, isInternal: false, partitions: [] })),
+    }),
   });
 }
 

@@ -8,6 +8,8 @@
 import type { ApiHandler } from '../handler.js';
 import type { ApiContext, ControllerApiContext } from '../api-context.js';
 import { apiVersionsHandler } from './18-api-versions.js';
+import { saslHandshakeHandler } from './17-sasl-handshake.js';
+import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
 import { metadataHandler } from './03-metadata.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
@@ -42,10 +44,12 @@ import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
 
-/** APIs both roles serve: ApiVersions, topic and config admin, DescribeCluster. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
+    saslHandshakeHandler(),
+    saslAuthenticateHandler(),
     createTopicsHandler(node),
     deleteTopicsHandler(node),
     describeConfigsHandler(node),

@@ -13,42 +13,29 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { kafkaLibReady, runKafkaTool, TOOL } from '../kafka/kafka.js';
-import { freePort, startSpool } from '../clients/spool-process.js';
+import { kafkaTool as tool, startSecuredSpool } from './secured-spool.js';
 import { hasCommand } from '../clients/harness.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import { makeTestPki } from '../../security/certificates.js';
-
-process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 const pki = makeTestPki();
 after(() => pki.remove());
 const clientKeyPath = join(pki.dir, 'alice.key');
 const clientCertPath = join(pki.dir, 'alice.crt');
 
-async function startSslSpool() {
-  const port = await freePort();
-  const sslPort = await freePort();
-  const controllerPort = await freePort();
-  const spool = await startSpool({
-    port,
-    overrides: [
-      `listeners=PLAINTEXT://127.0.0.1:${port},SSL://127.0.0.1:${sslPort},CONTROLLER://127.0.0.1:${controllerPort}`,
-      'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT',
-      'ssl.keystore.type=PEM',
-      `ssl.keystore.location=${pki.serverPemPath}`,
-      'ssl.truststore.type=PEM',
-      `ssl.truststore.location=${pki.caPemPath}`,
-      'ssl.client.auth=required',
-      'num.partitions=1',
-    ],
-  });
-  return { spool, sslBootstrap: `127.0.0.1:${sslPort}` };
-}
+const startSslSpool = () =>
+  startSecuredSpool('SSL', [
+    'ssl.keystore.type=PEM',
+    `ssl.keystore.location=${pki.serverPemPath}`,
+    'ssl.truststore.type=PEM',
+    `ssl.truststore.location=${pki.caPemPath}`,
+    'ssl.client.auth=required',
+  ]);
 
 test('Kafka 4.4 Java tools over mTLS: create, produce, consume; no certificate, no service', { timeout: 240_000 }, async (t) => {
   const skip = missingToolSkip(kafkaLibReady(), 'Kafka 4.4 jars not resolved: run test/interop/kafka/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
-  const { spool, sslBootstrap } = await startSslSpool();
+  const { spool, bootstrap: sslBootstrap } = await startSslSpool();
   try {
     const sslConfig = join(pki.dir, 'client-ssl.properties');
     const pemLines = (text: string) => text.trim().replace(/\n/g, ' \\\n  ');
@@ -62,11 +49,6 @@ test('Kafka 4.4 Java tools over mTLS: create, produce, consume; no certificate, 
       `ssl.keystore.certificate.chain=${pemLines(pki.client.cert)}`,
       '',
     ].join('\n'));
-    const tool = async (mainClass: string, args: string[], input?: string) => {
-      const result = await runKafkaTool(mainClass, args, input === undefined ? {} : { input });
-      assert.equal(result.code, 0, `${mainClass} ${args.join(' ')}: ${result.stderr}`);
-      return result.stdout;
-    };
     const server = ['--bootstrap-server', sslBootstrap, '--command-config', sslConfig];
     await tool(TOOL.topics, [...server, '--create', '--topic', 'tls-java', '--partitions', '1', '--replication-factor', '1']);
     await tool(TOOL.consoleProducer, [...server, '--topic', 'tls-java'], 'one\ntwo\nthree\n');
@@ -85,7 +67,7 @@ test('Kafka 4.4 Java tools over mTLS: create, produce, consume; no certificate, 
 test('kcat (librdkafka) over mTLS: produce and consume', { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
-  const { spool, sslBootstrap } = await startSslSpool();
+  const { spool, bootstrap: sslBootstrap } = await startSslSpool();
   try {
     const tlsArgs = ['-b', sslBootstrap, '-X', 'security.protocol=ssl', '-X', `ssl.ca.location=${pki.caPemPath}`, '-X', `ssl.certificate.location=${clientCertPath}`, '-X', `ssl.key.location=${clientKeyPath}`];
     const kcat = promisify(execFile);

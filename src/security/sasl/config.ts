@@ -1,0 +1,80 @@
+/**
+ * A SASL listener's settings, as Kafka reads them: `sasl.enabled.mechanisms`
+ * (listener-prefixed first; Kafka's default is GSSAPI), and for each
+ * mechanism its JAAS entry in
+ * `listener.name.<listener>.<mechanism>.sasl.jaas.config`. PLAIN takes its
+ * users from that entry's `user_<name>="<password>"` options.
+ *
+ * Kafka's broker also reads a JAAS file (java.security.auth.login.config);
+ * Spool reads only the property form.
+ */
+import { ConfigError, type BrokerConfig } from '../../common/config.js';
+import { listenerPrefixed, listenerSetting } from '../ssl-config.js';
+import { parseJaasConfig, type JaasEntry } from './jaas.js';
+import { PLAIN, PlainSaslServer, plainUsers } from './plain.js';
+import type { SaslServer } from './mechanism.js';
+
+/** The mechanisms Spool serves, and the JAAS login module each expects. */
+const LOGIN_MODULES: Readonly<Record<string, string>> = {
+  [PLAIN]: 'org.apache.kafka.common.security.plain.PlainLoginModule',
+};
+
+export interface SaslListenerSettings {
+  enabledMechanisms: string[];
+  /** A fresh server for one exchange in `mechanism` (one of enabledMechanisms). */
+  newServer(mechanism: string): SaslServer;
+  /** connection.failed.authentication.delay.ms: a failed authentication is answered and closed this late. */
+  failedAuthenticationDelayMs: number;
+  /** sasl.server.max.receive.size: the largest frame read before authentication. */
+  receiveBytesMax: number;
+}
+
+const intSetting = (config: BrokerConfig, listenerName: string, name: string, fallback: number): number => {
+  const text = listenerSetting(config, listenerName, name, String(fallback))!;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type INT`);
+  return value;
+};
+
+export function saslListenerSettings(config: BrokerConfig, listener: { name: string }): SaslListenerSettings {
+  const mechanisms = (listenerSetting(config, listener.name, 'sasl.enabled.mechanisms', 'GSSAPI') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  if (mechanisms.length === 0) throw new ConfigError(`No SASL mechanisms are enabled on listener ${listener.name}: set sasl.enabled.mechanisms`);
+  const unserved = mechanisms.filter((m) => !Object.hasOwn(LOGIN_MODULES, m));
+  if (unserved.length > 0) {
+    throw new ConfigError(`Listener ${listener.name} enables SASL mechanism ${unserved.join(', ')} (sasl.enabled.mechanisms), which Spool does not serve; it serves ${Object.keys(LOGIN_MODULES).join(', ')}`);
+  }
+  const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism))]));
+  return {
+    enabledMechanisms: mechanisms,
+    newServer: (mechanism) => servers.get(mechanism)!(),
+    failedAuthenticationDelayMs: intSetting(config, listener.name, 'connection.failed.authentication.delay.ms', 100),
+    receiveBytesMax: intSetting(config, listener.name, 'sasl.server.max.receive.size', 524288),
+  };
+}
+
+function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string): JaasEntry {
+  const name = listenerPrefixed(listenerName, `${mechanism.toLowerCase()}.sasl.jaas.config`);
+  const text = config.explicit.get(name);
+  if (text === undefined) {
+    throw new ConfigError(`Could not find a JAAS entry for listener ${listenerName} and mechanism ${mechanism}: set ${name}`);
+  }
+  let entry: JaasEntry;
+  try {
+    entry = parseJaasConfig(text);
+  } catch (error) {
+    throw new ConfigError(`Invalid value for configuration ${name}: ${(error as Error).message}`);
+  }
+  if (entry.loginModule !== LOGIN_MODULES[mechanism]) throw new ConfigError(`${name} names ${entry.loginModule}; ${mechanism} needs ${LOGIN_MODULES[mechanism]}`);
+  return entry;
+}
+
+function serverFactory(mechanism: string, jaas: JaasEntry): () => SaslServer {
+  if (mechanism === PLAIN) {
+    const users = plainUsers(jaas.options);
+    return () => new PlainSaslServer(users);
+  }
+  throw new Error(`no SASL server for ${mechanism}`);
+}
