@@ -28,8 +28,16 @@ export interface LogConfig {
   maxMessageBytes: number;
   /** message.timestamp.type. */
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
-  /** cleanup.policy: retention here acts on `delete`; compaction lives in the cleaner. */
+  /** cleanup.policy: retention here acts on `delete`; compaction lives in the cleaner (cleaner/). */
   cleanupPolicy: readonly ('delete' | 'compact')[];
+  /** delete.retention.ms: how long a tombstone outlives the first cleaning that saw it. */
+  deleteRetentionMs: number;
+  /** min.cleanable.dirty.ratio: dirty bytes over all bytes above which the log is cleaned. */
+  minCleanableDirtyRatio: number;
+  /** min.compaction.lag.ms: segments whose newest record is younger are not cleaned. */
+  minCompactionLagMs: number;
+  /** max.compaction.lag.ms: a dirty segment whose first batch is older is cleaned whatever the ratio. */
+  maxCompactionLagMs: number;
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>({
@@ -45,6 +53,10 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>(
   maxMessageBytes: 1024 * 1024 + 12,
   messageTimestampType: 'CreateTime',
   cleanupPolicy: ['delete'],
+  deleteRetentionMs: 86_400_000,
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: Infinity,
 });
 
 export function logConfig(overrides: Partial<LogConfig> = {}): LogConfig {

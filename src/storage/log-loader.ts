@@ -4,8 +4,14 @@
  *
  * Files found in the directory: `*.deleted`, `*.cleaned` and `*.tmp` are
  * leftovers of interrupted work and are removed; index files without a
- * `.log` are removed; `*.swap` files (compaction) are left for the cleaner
- * and reported.
+ * `.log` are removed. A `<base>.log.swap` is a cleaned segment whose swap
+ * was committed (Log.replaceSegments): the swap is completed, as Kafka's
+ * loader does: the old segments it replaces (base offsets in [base, the
+ * swap's next offset)) are deleted, its index `.swap` files replace the old
+ * indexes, and everything loses the `.swap` suffix. An index `.swap` with no
+ * `.log.swap` belongs to a swap that never committed and is deleted; so are
+ * `.swap` files above the lowest `.cleaned` offset (Kafka's rule for an
+ * interrupted segment split, KAFKA-6264).
  *
  * Crash policy:
  * - After an unclean shutdown, every segment from the one holding the
@@ -23,6 +29,7 @@
 import { posix } from 'node:path';
 import type { FileSystem } from '../io/fs.js';
 import type { BatchHeader } from '../protocol/records/batch.js';
+import { BatchScanner } from './batch-scanner.js';
 import { CorruptIndexError } from './errors.js';
 import {
   CLEANED_FILE_SUFFIX,
@@ -33,6 +40,7 @@ import {
   TIME_INDEX_FILE_SUFFIX,
   TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
+  segmentFilePath,
   type TopicPartition,
 } from './file-names.js';
 import { LeaderEpochFileCache } from './leader-epoch-cache.js';
@@ -127,8 +135,9 @@ export async function mkdirDurably(fs: FileSystem, dir: string): Promise<void> {
   for (const path of missing.reverse()) await fs.syncDir(posix.dirname(path));
 }
 
-/** Removes leftovers and orphan indexes; returns the base offsets of the .log files, ascending. */
+/** Removes leftovers and orphan indexes, completes swaps; returns the base offsets of the .log files, ascending. */
 async function cleanDirectory(env: LogEnv, dir: string, logger: StorageLogger): Promise<number[]> {
+  await completeSwaps(env, dir, logger);
   const names = await env.fs.readdir(dir);
   const logOffsets = new Set<number>();
   for (const name of names) {
@@ -137,16 +146,73 @@ async function cleanDirectory(env: LogEnv, dir: string, logger: StorageLogger): 
   }
   for (const name of names) {
     const path = posix.join(dir, name);
-    if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith('.tmp')) {
+    if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith('.tmp')) {
       await env.fs.unlink(path);
-    } else if (name.endsWith(SWAP_FILE_SUFFIX)) {
-      logger.warn(`${path}: swap file of an interrupted compaction left in place`);
     } else if (isIndexFile(name) && !logOffsets.has(offsetFromFileName(name) ?? -1)) {
       logger.info(`${path}: index without a log segment, removed`);
       await env.fs.unlink(path);
     }
   }
   return [...logOffsets].sort((a, b) => a - b);
+}
+
+const SEGMENT_SUFFIXES = [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX];
+
+/**
+ * Deletes `.cleaned` files and uncommitted `.swap` files, then completes
+ * every committed swap (see the file comment). Idempotent, so a crash in the
+ * middle of it is completed by the next load.
+ */
+async function completeSwaps(env: LogEnv, dir: string, logger: StorageLogger): Promise<void> {
+  const names = await env.fs.readdir(dir);
+  const cleanedOffsets = names.filter((name) => name.endsWith(CLEANED_FILE_SUFFIX)).map((name) => offsetFromFileName(name) ?? -1);
+  const minCleanedOffset = Math.min(Infinity, ...cleanedOffsets.filter((offset) => offset >= 0));
+  const committed = new Set(
+    names.filter((name) => name.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)).map((name) => offsetFromFileName(name) ?? -1),
+  );
+  for (const name of names) {
+    const offset = offsetFromFileName(name) ?? -1;
+    const stale = name.endsWith(SWAP_FILE_SUFFIX) && (!committed.has(offset) || offset > minCleanedOffset);
+    if (name.endsWith(CLEANED_FILE_SUFFIX) || stale) {
+      await env.fs.unlink(posix.join(dir, name));
+      committed.delete(stale ? offset : -1);
+    }
+  }
+  const swaps = [...committed].filter((offset) => offset >= 0).sort((a, b) => a - b);
+  for (const baseOffset of swaps) await completeSwap(env, dir, baseOffset, logger);
+  await env.fs.syncDir(dir);
+}
+
+/** Replaces the old segments in [baseOffset, the swap's next offset) by the swap segment. */
+async function completeSwap(env: LogEnv, dir: string, baseOffset: number, logger: StorageLogger): Promise<void> {
+  const swapLog = segmentFilePath(dir, baseOffset, LOG_FILE_SUFFIX) + SWAP_FILE_SUFFIX;
+  const nextOffset = await nextOffsetOfFile(env.fs, swapLog, baseOffset);
+  for (const name of await env.fs.readdir(dir)) {
+    const offset = offsetFromFileName(name);
+    const old = offset !== null && offset > baseOffset && offset < nextOffset && !name.endsWith(SWAP_FILE_SUFFIX);
+    if (old) await env.fs.unlink(posix.join(dir, name));
+  }
+  for (const suffix of SEGMENT_SUFFIXES) {
+    const finalPath = segmentFilePath(dir, baseOffset, suffix);
+    // An index already renamed (no .swap left) is the cleaned one: indexes lose .swap before the .log does.
+    if ((await env.fs.stat(finalPath + SWAP_FILE_SUFFIX)) === null) continue;
+    if ((await env.fs.stat(finalPath)) !== null) await env.fs.unlink(finalPath);
+    await env.fs.rename(finalPath + SWAP_FILE_SUFFIX, finalPath);
+  }
+  logger.info(`${dir}: completed the swap of cleaned segment ${baseOffset} (replacing offsets up to ${nextOffset})`);
+}
+
+/** The offset after the last whole batch of a .log file (its base offset when it has none). */
+async function nextOffsetOfFile(fs: FileSystem, path: string, baseOffset: number): Promise<number> {
+  const handle = await fs.open(path, 'read');
+  try {
+    const scanner = new BatchScanner(handle, { startPosition: 0, endPosition: await handle.size(), mode: 'headers' });
+    let nextOffset = baseOffset;
+    for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) nextOffset = batch.header.lastOffset + 1;
+    return nextOffset;
+  } finally {
+    await handle.close();
+  }
 }
 
 function isIndexFile(name: string): boolean {

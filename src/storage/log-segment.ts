@@ -29,9 +29,10 @@ import { posix } from 'node:path';
 import type { FileHandle, FileSystem } from '../io/fs.js';
 import { validateBatch, type BatchHeader } from '../protocol/records/batch.js';
 import { decodeRecords } from '../protocol/records/records.js';
-import { BatchScanner, type ScanStop } from './batch-scanner.js';
+import { BatchScanner, type ScanOptions, type ScanStop } from './batch-scanner.js';
 import { CorruptIndexError } from './errors.js';
 import {
+  CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
@@ -180,6 +181,19 @@ export class LogSegment {
   }
 
   /**
+   * Creates the empty destination of a cleaning pass: every file named with
+   * the `.cleaned` suffix, so a crash before the swap leaves only files that
+   * recovery deletes.
+   */
+  static async createCleaned(fs: FileSystem, dir: string, baseOffset: number, options: SegmentOptions, nowMs: number): Promise<LogSegment> {
+    for (const suffix of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
+      const path = segmentFilePath(dir, baseOffset, suffix) + CLEANED_FILE_SUFFIX;
+      if ((await fs.stat(path)) !== null) await fs.unlink(path);
+    }
+    return LogSegment.openFiles(fs, dir, baseOffset, options, nowMs, CLEANED_FILE_SUFFIX);
+  }
+
+  /**
    * Opens an existing segment: the .log as found, indexes loaded into memory
    * unchecked. Returns the segment and whether its indexes must be rebuilt
    * (missing or malformed file).
@@ -213,13 +227,15 @@ export class LogSegment {
     baseOffset: number,
     options: SegmentOptions,
     nowMs: number,
+    fileSuffix = '',
   ): Promise<LogSegment> {
-    const logPath = segmentFilePath(dir, baseOffset, LOG_FILE_SUFFIX);
+    const logPath = segmentFilePath(dir, baseOffset, LOG_FILE_SUFFIX) + fileSuffix;
     const log = await fs.open(logPath, 'readWrite');
     const sizeBytes = await log.size();
-    const offsetIndex = new OffsetIndex(fs, segmentFilePath(dir, baseOffset, INDEX_FILE_SUFFIX), baseOffset, options.segmentIndexBytes);
-    const timeIndex = new TimeIndex(fs, segmentFilePath(dir, baseOffset, TIME_INDEX_FILE_SUFFIX), baseOffset, options.segmentIndexBytes);
-    const txnIndex = new TransactionIndex(fs, segmentFilePath(dir, baseOffset, TXN_INDEX_FILE_SUFFIX), baseOffset);
+    const indexPath = (suffix: string) => segmentFilePath(dir, baseOffset, suffix) + fileSuffix;
+    const offsetIndex = new OffsetIndex(fs, indexPath(INDEX_FILE_SUFFIX), baseOffset, options.segmentIndexBytes);
+    const timeIndex = new TimeIndex(fs, indexPath(TIME_INDEX_FILE_SUFFIX), baseOffset, options.segmentIndexBytes);
+    const txnIndex = new TransactionIndex(fs, indexPath(TXN_INDEX_FILE_SUFFIX), baseOffset);
     return new LogSegment(fs, dir, baseOffset, log, logPath, sizeBytes, offsetIndex, timeIndex, txnIndex, options, nowMs);
   }
 
@@ -561,6 +577,27 @@ export class LogSegment {
     this.closed = true;
     for (const index of [this.offsetIndex, this.timeIndex, this.txnIndex]) await index.closeHandle().catch(() => {});
     await this.log.close().catch(() => {});
+  }
+
+  /**
+   * Moves every file of the segment from `oldSuffix` to `newSuffix` (either
+   * may be ''): the indexes first, the .log last, so the .log's name tells
+   * recovery how far a swap got (log-loader.ts).
+   */
+  async changeFileSuffixes(oldSuffix: string, newSuffix: string): Promise<void> {
+    const renamed = (path: string) => path.slice(0, path.length - oldSuffix.length) + newSuffix;
+    for (const index of [this.offsetIndex, this.timeIndex, this.txnIndex]) {
+      if (!index.path.endsWith(oldSuffix)) throw new Error(`${index.path} does not end in '${oldSuffix}'`);
+      await index.renameTo(renamed(index.path));
+    }
+    if (!this.logPath.endsWith(oldSuffix)) throw new Error(`${this.logPath} does not end in '${oldSuffix}'`);
+    await this.fs.rename(this.logPath, renamed(this.logPath));
+    this.logPath = renamed(this.logPath);
+  }
+
+  /** A scanner over this segment's batches (the cleaner reads whole batches through it). */
+  scan(options: Omit<ScanOptions, 'endPosition'>): BatchScanner {
+    return new BatchScanner(this.log, { ...options, endPosition: this.sizeBytes });
   }
 
   /** Renames every file of the segment by appending `.deleted`; the .log handle stays open for in-flight reads. */

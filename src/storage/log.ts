@@ -55,6 +55,7 @@ import type { LogConfig, StorageLogger } from './log-config.js';
 import { LogSegment, type AppendedBatch, type TimestampAndOffset } from './log-segment.js';
 import { NO_TIMESTAMP } from './time-index.js';
 import type { AbortedTxn } from './transaction-index.js';
+import { CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX } from './file-names.js';
 
 /** ListOffsets special timestamps (Kafka's ListOffsetsRequest constants). */
 export const EARLIEST_TIMESTAMP = -2;
@@ -216,6 +217,15 @@ export class Log {
 
   get isOffline(): boolean {
     return this.offlineError !== null;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Changes with every truncation: a cleaning pass begun before one must not swap its result in. */
+  get truncationCount(): number {
+    return this.truncations;
   }
 
   get activeSegment(): LogSegment {
@@ -655,6 +665,36 @@ export class Log {
   /** Resolves when file deletions that have started are done (tests and shutdown). */
   async awaitPendingDeletes(): Promise<void> {
     await Promise.all([...this.pendingDeletes]);
+  }
+
+  // ---- compaction ----------------------------------------------------------------------
+
+  /**
+   * Swaps `cleaned` (files named `.cleaned`, flushed) in for `old`, the
+   * contiguous non-active segments it was cleaned from (Kafka's
+   * replaceSegments). Crash order: cleaned -> `.swap` (the commit point,
+   * made durable), old segments -> `.deleted`, `.swap` -> final names, so
+   * recovery (log-loader.ts) either finds no swap and the old segments
+   * whole, or a swap it completes. Returns false, changing nothing, when the
+   * log moved under the cleaner (closed, truncated, segments removed or
+   * grown); the caller then deletes `cleaned`.
+   */
+  async replaceSegments(cleaned: LogSegment, old: readonly LogSegment[], options: { truncationCount: number }): Promise<boolean> {
+    return this.withLock(async () => {
+      if (this.closed || this.offlineError !== null || options.truncationCount !== this.truncations) return false;
+      const first = this.segments.indexOf(old[0]!);
+      const unchanged = first >= 0 && old.every((segment, index) => this.segments[first + index] === segment);
+      if (!unchanged || first + old.length >= this.segments.length) return false;
+      await this.maybeHandleIOException(async () => {
+        await cleaned.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
+        await this.env.fs.syncDir(this.dir);
+        this.segments.splice(first, old.length, cleaned);
+        for (const segment of old) await this.markForDeletion(segment);
+        await cleaned.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
+        await this.env.fs.syncDir(this.dir);
+      });
+      return true;
+    });
   }
 
   // ---- durability ----------------------------------------------------------------------
