@@ -34,6 +34,9 @@ import { brokerConfigLayers, resolveTopicConfig, staticBrokerLayers, type TopicC
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import { LogManager, MetadataLogDirError } from '../storage/log-manager.js';
+import type { LastRecord } from '../storage/cleaner/cleaner.js';
+import type { CleanerSource } from '../storage/cleaner/log-cleaner-manager.js';
+import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
 import type { Log } from '../storage/log.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { StorageKafkaError } from '../storage/errors.js';
@@ -136,6 +139,8 @@ export class ReplicaManager implements MetadataPublisher {
   private metadataChain: Promise<void> = Promise.resolve();
   private firstImageApplied = false;
   private expirationTimer: TimerHandle | null = null;
+  /** Compacts logs with cleanup.policy=compact; null when log.cleaner.enable=false. */
+  private logCleaner: LogCleaner | null = null;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private shuttingDown = false;
 
@@ -184,8 +189,34 @@ export class ReplicaManager implements MetadataPublisher {
       }
       manager.startBackgroundTasks();
     }
+    if (config.bool('log.cleaner.enable')) {
+      this.logCleaner = new LogCleaner(env, { config: cleanerConfig(config), source: this.cleanerSource(), logger: this.context.log });
+      this.logCleaner.startup();
+    }
     this.scheduleProducerExpiration();
     this.state = 'started';
+  }
+
+  /** The cleaner sees the logs of partitions this broker serves (it needs their last stable offset and producers). */
+  private cleanerSource(): CleanerSource {
+    const partitionOf = (log: Log) => {
+      const partition = this.partitions.get(topicPartitionKey(log.topicPartition));
+      return partition?.log === log ? partition : undefined;
+    };
+    return {
+      logDirs: () =>
+        this.logManagers
+          .filter((manager) => manager.isOnline)
+          .map((manager) => ({ logDir: manager.logDir, logs: manager.allLogs().filter((log) => partitionOf(log) !== undefined) })),
+      lastStableOffset: (log) => partitionOf(log)?.lastStableOffset() ?? log.logStartOffset,
+      activeProducers: (log) => {
+        const producers = new Map<number, LastRecord>();
+        for (const [producerId, entry] of partitionOf(log)?.producerState.activeProducers() ?? []) {
+          producers.set(producerId, { lastDataOffset: entry.lastDataOffset >= 0 ? entry.lastDataOffset : null, producerEpoch: entry.producerEpoch });
+        }
+        return producers;
+      },
+    };
   }
 
   private async openProducerState(log: Log, hadCleanShutdown: boolean): Promise<ProducerStateManager> {
@@ -239,6 +270,7 @@ export class ReplicaManager implements MetadataPublisher {
     await this.metadataChain;
     this.producePurgatory.shutdown();
     this.fetchPurgatory.shutdown();
+    await this.logCleaner?.shutdown();
     const snapshot = async (log: Log, producerState: ProducerStateManager) => {
       if (log.isOffline) return;
       producerState.updateMapEndOffset(log.logEndOffset);
@@ -815,4 +847,16 @@ export function fetchError(errorCode: number): FetchPartitionData {
 
 function listOffsetsError(errorCode: number): ListOffsetsResult {
   return { errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 };
+}
+
+/** The log.cleaner.* broker settings (Kafka splits the two buffers between the threads). */
+function cleanerConfig(config: BrokerConfig) {
+  return {
+    threads: config.int('log.cleaner.threads'),
+    dedupeBufferBytes: config.int('log.cleaner.dedupe.buffer.size'),
+    dedupeBufferLoadFactor: config.int('log.cleaner.io.buffer.load.factor'),
+    ioBufferBytes: config.int('log.cleaner.io.buffer.size'),
+    ioBytesPerSecondMax: config.int('log.cleaner.io.max.bytes.per.second'),
+    backoffMs: config.int('log.cleaner.backoff.ms'),
+  };
 }

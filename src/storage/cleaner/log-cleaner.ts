@@ -17,6 +17,7 @@
  */
 import type { Clock, TimerHandle, Timers } from '../../io/clock.js';
 import type { FileSystem } from '../../io/fs.js';
+import { isIoError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { StorageLogger } from '../log-config.js';
 import { Cleaner, CleaningAbortedError, type CleanerStats } from './cleaner.js';
@@ -120,7 +121,8 @@ export class LogCleaner {
   /**
    * One pass of one cleaner on the filthiest log; false when no log needed
    * cleaning. A pass that fails on the log's data marks the log uncleanable
-   * until restart (Kafka does the same); an aborted pass changes nothing.
+   * until restart (Kafka does the same); a disk error takes the log offline;
+   * an aborted pass changes nothing.
    */
   async cleanFilthiestLog(thread = 0): Promise<boolean> {
     const candidate = await this.manager.grabFilthiestCompactedLog(this.env.clock.nowMs());
@@ -133,12 +135,14 @@ export class LogCleaner {
       this.lastStats = result.stats;
       this.options.logger.info(describePass(log, candidate.cleanableRatio, result.stats));
     } catch (error) {
-      if (!(error instanceof CleaningAbortedError) && !log.isClosed && !log.isOffline) {
+      // A disk error takes the log (and its directory) offline, as any other I/O on it does.
+      if (isIoError(error)) await log.maybeHandleIOException(() => Promise.reject(error)).catch(() => {});
+      else if (!(error instanceof CleaningAbortedError) && !log.isClosed && !log.isOffline) {
         this.options.logger.error(`${log.name}: cleaning failed, the log is not cleaned again until restart: ${String(error)}`);
         this.manager.markUncleanable(log);
       }
     } finally {
-      await this.manager.doneCleaning(candidate, endOffset);
+      await log.maybeHandleIOException(() => this.manager.doneCleaning(candidate, endOffset));
     }
     return true;
   }
