@@ -13,7 +13,7 @@ import { SeededRandom } from '../../../src/io/env.js';
 import { SimFileSystem } from '../../../src/io/sim-fs.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../../../src/group/placement.js';
-import type { Logger } from '../../../src/server/logger.js';
+import type { Logger } from '../../../src/common/logger.js';
 import { SIM_LOG_DIR, settle, simBroker, type SimNode } from '../../server/sim-broker.js';
 
 const COMMITS = 3000;
@@ -63,8 +63,8 @@ test('a restarted group coordinator loads the live offsets of a cleaned __consum
   const fs = new SimFileSystem(new SeededRandom(7));
   const first = simBroker(fs, { config: CONFIG });
   await first.broker.start();
-  assert.equal((await first.broker.metadata.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode, ErrorCode.NONE);
-  const [created] = await first.broker.metadata.createTopics([{ name: 'topic', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
+  assert.equal((await first.broker.brokerServer!.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode, ErrorCode.NONE);
+  const [created] = await first.broker.controller.createTopics([{ name: 'topic', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
   assert.equal(created?.errorCode, ErrorCode.NONE);
   for (let offset = 1; offset <= COMMITS; offset++) assert.equal(await commit(first, offset), ErrorCode.NONE);
   for (let round = 0; round < 100 && (await cleanerCheckpoint(fs)) < COMMITS / 2; round++) {
