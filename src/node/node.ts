@@ -40,7 +40,7 @@ import { ControllerServer, NO_LOCAL_CONTROLLER } from './controller-server.js';
 import { BrokerServer } from './broker-server.js';
 import { InProcessControllerChannel, type ControllerChannel } from './controller-channel.js';
 import type { MetadataLoader } from './metadata-loader.js';
-import { processRoles } from './roles.js';
+import { validateKRaftConfig } from './kraft-config.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -74,11 +74,12 @@ export class SpoolNode {
     readonly log: Logger = createLogger({ name: `spool[${config.int('node.id')}]` }),
   ) {
     this.nodeId = config.int('node.id');
-    this.roles = processRoles(config);
     this.listenerSpecs = brokerListeners(config);
+    const kraft = validateKRaftConfig(config);
+    this.roles = kraft.roles;
     this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
     this.logDirFailureChannel = new LogDirFailureChannel(log);
-    this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel });
+    this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel, voters: kraft.voters });
     this.controllerServer = this.roles.has('controller') ? new ControllerServer(this.shared) : null;
     this.brokerServer = this.roles.has('broker') ? new BrokerServer(this.shared, this.controllerChannel()) : null;
     // After the replica manager's listener: its partitions are offline before the node decides to stop.

@@ -15,6 +15,7 @@
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { Env } from '../io/env.js';
+import type { QuorumVoter } from '../common/quorum-config.js';
 import { ensureMetaProperties } from '../metadata/meta-properties.js';
 import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
 import { KafkaRaftClient } from '../raft/raft-client.js';
@@ -32,6 +33,8 @@ export interface SharedServerOptions {
   env: Env;
   log: Logger;
   logDirFailureChannel: LogDirFailureChannel;
+  /** controller.quorum.voters, parsed; empty for a standalone node. */
+  voters: readonly QuorumVoter[];
 }
 
 export class SharedServer {
@@ -41,6 +44,7 @@ export class SharedServer {
   readonly log: Logger;
   readonly logDirFailureChannel: LogDirFailureChannel;
   readonly loader: MetadataLoader;
+  private readonly configuredVoters: readonly QuorumVoter[];
   private raftValue: KafkaRaftClient<MetadataRecord> | null = null;
   private clusterIdValue: string | null = null;
   private directoryIds = new Map<string, string>();
@@ -51,6 +55,7 @@ export class SharedServer {
     this.env = options.env;
     this.log = options.log;
     this.logDirFailureChannel = options.logDirFailureChannel;
+    this.configuredVoters = options.voters;
     this.loader = new MetadataLoader({
       nodeId: this.nodeId,
       config: this.config,
@@ -116,11 +121,10 @@ export class SharedServer {
     await this.raft.start();
   }
 
-  /** controller.quorum.voters ids, or this node alone (a combined single node). */
+  /** controller.quorum.voters ids, or this node alone (a standalone node). */
   private voters(): number[] {
-    const configured = this.config.list('controller.quorum.voters');
-    if (configured.length === 0) return [this.nodeId];
-    return configured.map((entry) => Number(entry.split('@')[0]));
+    if (this.configuredVoters.length === 0) return [this.nodeId];
+    return this.configuredVoters.map((voter) => voter.id);
   }
 
   /** A snapshot that could not be written for a disk error takes the metadata log directory offline (the node then stops). */
