@@ -16,6 +16,7 @@ import { registerGetOffsets } from './get-offsets.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
 import { registerStart } from './start.js';
+import { registerStorage } from './storage.js';
 import { registerTopics } from './topics.js';
 
 export function buildProgram(io: CliIo): Command {
@@ -26,6 +27,7 @@ export function buildProgram(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   registerStart(program, io);
+  registerStorage(program, io);
   registerTopics(program, io);
   registerProduce(program, io);
   registerConsume(program, io);

@@ -71,14 +71,15 @@ export function javaDate(ms: number): string {
   return `${WEEKDAYS[date.getUTCDay()]} ${MONTHS[date.getUTCMonth()]} ${two(date.getUTCDate())} ${time} UTC ${date.getUTCFullYear()}`;
 }
 
+/** In the order Kafka's Properties.store writes these four keys (its hash-table order), so the file is byte-for-byte Kafka's. */
 export function formatMetaProperties(meta: MetaProperties, nowMs: number): string {
   return [
     '#',
     `#${javaDate(nowMs)}`,
-    `cluster.id=${meta.clusterId}`,
-    `directory.id=${meta.directoryId}`,
     `node.id=${meta.nodeId}`,
+    `directory.id=${meta.directoryId}`,
     `version=${meta.version}`,
+    `cluster.id=${meta.clusterId}`,
     '',
   ].join('\n');
 }
