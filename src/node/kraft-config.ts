@@ -21,7 +21,7 @@
  */
 import { ConfigError, parseListeners, type BrokerConfig } from '../common/config.js';
 import { QUORUM_BOOTSTRAP_SERVERS_CONFIG, QUORUM_VOTERS_CONFIG, parseQuorumBootstrapServers, parseQuorumVoters, type HostAndPort, type QuorumVoter } from '../common/quorum-config.js';
-import { listenerSecurityProtocols } from '../server/listeners.js';
+import { interBrokerListenerName, listenerSecurityProtocols } from '../server/listeners.js';
 import type { ListenerRole } from '../server/handler.js';
 
 const ROLES: readonly ListenerRole[] = ['broker', 'controller'];
@@ -114,7 +114,7 @@ function validateBrokerListeners(config: BrokerConfig): void {
   const advertisedNames = [...new Set(advertised.map((l) => l.name))];
   const listenerNames = [...new Set(listeners.map((l) => l.name))];
   require(advertisedNames.length > 0, 'There must be at least one broker advertised listener. Perhaps all listeners appear in controller.listener.names?');
-  const interBroker = (config.string('inter.broker.listener.name') ?? 'PLAINTEXT').toUpperCase();
+  const interBroker = interBrokerListenerName(config);
   require(
     advertisedNames.includes(interBroker),
     `inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are ${advertisedNames.join(',')}`,

@@ -22,6 +22,7 @@
 import type { Connection } from '../io/env.js';
 import { ConfigError, type BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
+import { interBrokerListenerName } from './listeners.js';
 
 export interface ConnectionQuotaConfig {
   /** max.connections */
@@ -70,7 +71,7 @@ export function connectionQuotaConfigFrom(config: BrokerConfig): ConnectionQuota
     maxConnectionsPerIp,
     maxConnectionsPerIpOverrides: overrides,
     listenerMaxConnections,
-    interBrokerListenerName: (config.string('inter.broker.listener.name') ?? 'PLAINTEXT').toUpperCase(),
+    interBrokerListenerName: interBrokerListenerName(config),
     controllerListenerNames: new Set(config.list('controller.listener.names').map((name) => name.toUpperCase())),
     listenBacklogSize: config.int('socket.listen.backlog.size'),
   };

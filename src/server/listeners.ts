@@ -60,3 +60,16 @@ export function brokerListeners(config: BrokerConfig): BrokerListener[] {
     return { ...spec, securityProtocol };
   });
 }
+
+/**
+ * The listener brokers talk to each other on: inter.broker.listener.name,
+ * else the listener named after security.inter.broker.protocol (Kafka's
+ * rule; setting both is an error).
+ */
+export function interBrokerListenerName(config: BrokerConfig): string {
+  const named = config.string('inter.broker.listener.name');
+  if (named !== null && config.isExplicit('security.inter.broker.protocol')) {
+    throw new ConfigError('Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.');
+  }
+  return (named ?? config.string('security.inter.broker.protocol')!).toUpperCase();
+}

@@ -101,3 +101,10 @@ test('a controller-only node serves only controller APIs and runs no broker', as
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('the inter-broker listener is inter.broker.listener.name, else the one named by security.inter.broker.protocol', () => {
+  const ssl = { 'process.roles': 'broker,controller', listeners: 'SSL://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093', 'listener.security.protocol.map': 'SSL:SSL,CONTROLLER:PLAINTEXT' };
+  refused(ssl, 'requirement failed: inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are SSL');
+  assert.deepEqual([...validate({ ...ssl, 'security.inter.broker.protocol': 'SSL' }).roles].sort(), ['broker', 'controller']);
+  refused({ ...ssl, 'security.inter.broker.protocol': 'SSL', 'inter.broker.listener.name': 'SSL' }, 'Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.');
+});

@@ -26,7 +26,7 @@ after(() => pki.remove());
 async function withSslBroker(settings: Record<string, string>, body: (broker: RunningBroker) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'spool-ssl-'));
   const broker = await startBroker({
-    config: { 'log.dirs': dir, listeners: 'SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0', 'listener.security.protocol.map': 'SSL:SSL,CONTROLLER:PLAINTEXT', ...settings },
+    config: { 'log.dirs': dir, listeners: 'SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0', 'listener.security.protocol.map': 'SSL:SSL,CONTROLLER:PLAINTEXT', 'security.inter.broker.protocol': 'SSL', ...settings },
     logger: silentLogger,
   });
   try {
