@@ -73,7 +73,7 @@ test('spool start refuses a SASL listener whose mechanism Spool does not serve (
   // Bug pinned: a SASL_SSL listener bound a plain socket and advertised it as SASL_SSL.
   const dir = mkdtempSync(join(tmpdir(), 'spool-bin-sasl-'));
   try {
-    const listeners = ['--override', 'listeners=SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0', '--override', 'listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT'];
+    const listeners = ['--override', 'listeners=SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0', '--override', 'listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT', '--override', 'security.inter.broker.protocol=SASL_PLAINTEXT'];
     const started = await run(['start', ...listeners, '--override', `log.dirs=${dir}`]);
     assert.equal(started.code, 1);
     assert.equal(started.out, '');

@@ -40,6 +40,7 @@ async function withSaslBroker(protocol: 'SASL_PLAINTEXT' | 'SASL_SSL', body: (br
       'log.dirs': dir,
       listeners: `${protocol}://127.0.0.1:0,CONTROLLER://127.0.0.1:0`,
       'listener.security.protocol.map': `${protocol}:${protocol},CONTROLLER:PLAINTEXT`,
+      'security.inter.broker.protocol': protocol,
       'sasl.enabled.mechanisms': 'PLAIN',
       [`listener.name.${listener}.plain.sasl.jaas.config`]: PLAIN_JAAS,
       'connection.failed.authentication.delay.ms': 0,
