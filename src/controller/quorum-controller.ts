@@ -14,20 +14,31 @@
  * which it does after this listener has replayed everything before the
  * leader's epoch; otherwise operations fail with NotControllerError
  * (NOT_CONTROLLER on the wire).
+ *
+ * While active it keeps every registered broker's heartbeat session (in
+ * memory, as Kafka does) and a timer on the oldest unfenced session: once
+ * it is older than broker.session.timeout.ms the broker is fenced and its
+ * leaderships move.
  */
+import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import type { Random } from '../io/random.js';
 import { emptyImage, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import type { Batch, LeaderAndEpoch, RaftListener } from '../raft/raft-client.js';
 import type { SnapshotContent } from '../raft/snapshot.js';
+import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import {
   allocateProducerIds,
   bootstrapFeatures,
-  fenceBroker,
+  maybeFenceOneStaleBroker,
+  processBrokerHeartbeat,
   registerBroker,
   registerController,
-  unfenceBroker,
+  unregisterBroker,
+  type BrokerHeartbeatReply,
+  type BrokerHeartbeatRequest,
+  type BrokerRegistrationReply,
   type BrokerRegistrationRequest,
   type ControllerRegistrationRequest,
   type ProducerIdBlock,
@@ -66,6 +77,8 @@ export interface QuorumControllerOptions {
   config: StaticConfig;
   configSchema: ConfigSchema;
   random: Random;
+  clock: Clock;
+  timers: Timers;
   raft: MetadataRaft;
   /** metadata.version a new cluster starts at. */
   bootstrapMetadataVersion: number;
@@ -85,6 +98,11 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   private state: MetadataImage;
   private active = false;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Heartbeat sessions; null while not active. */
+  private sessions: BrokerHeartbeatManager | null = null;
+  private staleBrokerCheck: TimerHandle | null = null;
+  /** Where each broker's current RegisterBrokerRecord was replayed (unfencing waits for the broker to reach it). */
+  private readonly registerBrokerRecordOffsets = new Map<number, number>();
 
   constructor(private readonly options: QuorumControllerOptions) {
     this.state = emptyImage(options.clusterId);
@@ -103,14 +121,41 @@ export class QuorumController implements RaftListener<MetadataRecord> {
 
   handleLoadSnapshot(snapshot: SnapshotContent<MetadataRecord>): void {
     this.state = imageFromSnapshot(this.options.clusterId, { endOffset: snapshot.id.offset, records: snapshot.records });
+    this.registerBrokerRecordOffsets.clear();
+    for (const id of this.state.brokers.keys()) this.registerBrokerRecordOffsets.set(id, this.state.offset);
   }
 
   handleCommit(batch: Batch<MetadataRecord>): void {
     this.state = replayBatch(this.state, batch).image;
+    batch.records.forEach((record, index) => {
+      if (record.type === 'RegisterBrokerRecord') this.registerBrokerRecordOffsets.set(record.data.brokerId, batch.baseOffset + index);
+      if (record.type === 'UnregisterBrokerRecord') this.registerBrokerRecordOffsets.delete(record.data.brokerId);
+    });
+    if (this.sessions !== null) this.syncSessions(this.sessions);
   }
 
   handleLeaderChange(leader: LeaderAndEpoch): void {
-    this.active = leader.leaderId === this.options.nodeId;
+    const active = leader.leaderId === this.options.nodeId;
+    if (active === this.active) return;
+    this.active = active;
+    if (active) {
+      // A new active controller gives every registered broker a fresh session.
+      this.sessions = new BrokerHeartbeatManager(this.options.clock, this.options.config.int('broker.session.timeout.ms'));
+      this.syncSessions(this.sessions);
+      this.rescheduleStaleBrokerCheck();
+    } else {
+      this.sessions = null;
+      this.staleBrokerCheck?.cancel();
+      this.staleBrokerCheck = null;
+    }
+  }
+
+  /** Kafka's replay into the heartbeat manager: sessions follow registrations and their fencing. */
+  private syncSessions(sessions: BrokerHeartbeatManager): void {
+    for (const broker of this.state.brokers.values()) {
+      if (!sessions.has(broker.id) || sessions.isFenced(broker.id) !== broker.fenced) sessions.register(broker.id, broker.fenced);
+    }
+    for (const id of sessions.brokerIds()) if (!this.state.brokers.has(id)) sessions.remove(id);
   }
 
   // ---- operations
@@ -120,16 +165,35 @@ export class QuorumController implements RaftListener<MetadataRecord> {
     return this.write((context) => bootstrapFeatures(context, this.options.bootstrapMetadataVersion));
   }
 
-  registerBroker(request: BrokerRegistrationRequest): Promise<Written<{ errorCode: number; errorMessage: string | null; brokerEpoch: number }>> {
-    return this.write((context) => registerBroker(context, request));
+  registerBroker(request: BrokerRegistrationRequest): Promise<Written<BrokerRegistrationReply>> {
+    return this.write((context, sessions) => {
+      const outcome = registerBroker(context, request, sessions);
+      if (outcome.response.errorCode === 0) {
+        const existing = context.image.brokers.get(request.brokerId);
+        if (existing?.incarnationId !== request.incarnationId) sessions.remove(request.brokerId);
+        sessions.register(request.brokerId, existing?.incarnationId === request.incarnationId ? existing.fenced : true);
+        this.rescheduleStaleBrokerCheck();
+      }
+      return outcome;
+    });
   }
 
-  unfenceBroker(brokerId: number, brokerEpoch: number): Promise<Written<ApiError>> {
-    return this.write((context) => unfenceBroker(context, brokerId, brokerEpoch));
+  /** Kafka's processBrokerHeartbeat; a broker entering controlled shutdown must wait until every active broker has its records. */
+  processBrokerHeartbeat(request: BrokerHeartbeatRequest): Promise<Written<BrokerHeartbeatReply>> {
+    return this.write(
+      (context, sessions) => {
+        const outcome = processBrokerHeartbeat(context, request, { sessions, registerBrokerRecordOffset: this.registerBrokerRecordOffsets.get(request.brokerId) ?? null });
+        this.rescheduleStaleBrokerCheck();
+        return outcome;
+      },
+      (response, batchEndOffset, sessions) => {
+        if (response.inControlledShutdown) sessions.maybeUpdateControlledShutdownOffset(request.brokerId, batchEndOffset);
+      },
+    );
   }
 
-  fenceBroker(brokerId: number): Promise<Written<ApiError>> {
-    return this.write((context) => fenceBroker(context, brokerId));
+  unregisterBroker(brokerId: number): Promise<Written<ApiError>> {
+    return this.write((context) => unregisterBroker(context, brokerId));
   }
 
   registerController(request: ControllerRegistrationRequest): Promise<Written<ApiError>> {
@@ -163,20 +227,56 @@ export class QuorumController implements RaftListener<MetadataRecord> {
     return this.write((context) => allocateProducerIds(context, brokerId, brokerEpoch));
   }
 
+  /** Schedules the next check for an expired session (Kafka's rescheduleMaybeFenceStaleBrokers). */
+  private rescheduleStaleBrokerCheck(): void {
+    this.staleBrokerCheck?.cancel();
+    this.staleBrokerCheck = null;
+    const dueMs = this.sessions?.nextCheckTimeMs() ?? null;
+    if (dueMs === null) return;
+    const delayMs = Math.max(0, dueMs - this.options.clock.monotonicMs());
+    this.staleBrokerCheck = this.options.timers.schedule(delayMs, () => {
+      this.staleBrokerCheck = null;
+      this.write((context, sessions) => {
+        const outcome = maybeFenceOneStaleBroker(context, sessions);
+        // Several sessions may have expired together: check again at once.
+        this.rescheduleStaleBrokerCheck();
+        return outcome;
+      }).catch(() => undefined);
+    });
+  }
+
   /**
    * Runs an operation after every earlier one has committed, so each sees
-   * the state its predecessors produced.
+   * the state its predecessors produced. `afterWrite` learns the offset of
+   * the operation's last record (the log end when it wrote none), as
+   * Kafka's processBatchEndOffset.
    */
-  private write<T>(operation: (context: ControllerContext) => ControllerResult<T>): Promise<Written<T>> {
+  private write<T>(
+    operation: (context: ControllerContext, sessions: BrokerHeartbeatManager) => ControllerResult<T>,
+    afterWrite?: (response: T, batchEndOffset: number, sessions: BrokerHeartbeatManager) => void,
+  ): Promise<Written<T>> {
     const run = this.queue.then(async (): Promise<Written<T>> => {
-      if (!this.active) throw new NotControllerError(`node ${this.options.nodeId} is not the active controller`);
-      const outcome = operation(this.context());
-      if (outcome.records.length === 0) return { response: outcome.response, lastOffset: null };
+      const sessions = this.sessions;
+      if (!this.active || sessions === null) throw new NotControllerError(`node ${this.options.nodeId} is not the active controller`);
+      const outcome = operation(this.context(), sessions);
+      if (outcome.records.length === 0) {
+        afterWrite?.(outcome.response, this.options.raft.logEndOffset - 1, sessions);
+        return { response: outcome.response, lastOffset: null };
+      }
       const appended = await this.options.raft.append(outcome.records);
+      afterWrite?.(outcome.response, appended.lastOffset, sessions);
       return { response: outcome.response, lastOffset: appended.lastOffset };
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Stops the session timer (the node is shutting down). */
+  close(): void {
+    this.staleBrokerCheck?.cancel();
+    this.staleBrokerCheck = null;
+    this.sessions = null;
+    this.active = false;
   }
 
   private context(): ControllerContext {

@@ -380,41 +380,75 @@ function createPartitionsOfTopic(context: ControllerContext, request: CreatePart
 // ---- leadership when brokers come and go
 
 /**
- * Takes `brokerId` out of leadership and the ISR of every partition it is
- * in (a new incarnation registered, or it was fenced). Kafka keeps the last
- * ISR member in the ISR, with no leader, so that it can lead again cleanly.
+ * Which broker leaves the ISR and leadership of the partitions (brokerToRemove,
+ * never an acceptable leader) and which may lead although the image still
+ * shows it fenced (brokerToAdd, being unfenced by the same records).
+ * NO_LEADER for neither.
  */
-export function removeBrokerFromLeadership(image: MetadataImage, brokerId: number): MetadataRecord[] {
+export interface LeaderAndIsrChange {
+  brokerToRemove: number;
+  brokerToAdd: number;
+}
+
+/**
+ * Kafka's generateLeaderAndIsrUpdates: one PartitionChangeRecord per
+ * partition whose ISR or leader changes. Eligible leader replicas (KIP-966)
+ * are not enabled, so the ISR never becomes empty: the last member stays in
+ * it, leaderless, so it can lead again cleanly.
+ */
+export function generateLeaderAndIsrUpdates(context: ControllerContext, change: LeaderAndIsrChange, partitions: Iterable<PartitionRegistration>): MetadataRecord[] {
   const records: MetadataRecord[] = [];
-  for (const partition of allPartitions(image)) {
-    if (!partition.isr.includes(brokerId)) continue;
-    const remaining = partition.isr.filter((replica) => replica !== brokerId);
-    const isr = remaining.length === 0 ? partition.isr : remaining;
-    const leader = partition.leader !== brokerId ? partition.leader : (isr.find((replica) => replica !== brokerId && isActive(image, replica)) ?? NO_LEADER);
-    const change: { isr?: number[]; leader?: number } = {};
-    if (isr !== partition.isr) change.isr = [...isr];
-    if (leader !== partition.leader) change.leader = leader;
-    if (Object.keys(change).length > 0) records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, ...change }));
+  for (const partition of partitions) {
+    const record = partitionChange(context, partition, change);
+    if (record !== null) records.push(record);
   }
   return records;
 }
 
-/**
- * Elects `brokerId` for every leaderless partition whose ISR holds it (it
- * was just unfenced). With unclean.leader.election.enable, a leaderless
- * partition whose ISR is entirely gone may elect any live replica.
- */
-export function electLeadersForUnfencedBroker(image: MetadataImage, brokerId: number, options: { unclean: boolean }): MetadataRecord[] {
-  const records: MetadataRecord[] = [];
-  for (const partition of allPartitions(image)) {
-    if (partition.leader !== NO_LEADER || !partition.replicas.includes(brokerId)) continue;
-    if (partition.isr.includes(brokerId)) {
-      records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, leader: brokerId }));
-    } else if (options.unclean && partition.isr.every((replica) => !isActive(image, replica))) {
-      records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, leader: brokerId, isr: [brokerId], leaderRecoveryState: 1 }));
-    }
+/** Kafka's PartitionChangeBuilder for an ISR change plus an ONLINE (or UNCLEAN, per topic config) election. */
+function partitionChange(context: ControllerContext, partition: PartitionRegistration, change: LeaderAndIsrChange): MetadataRecord | null {
+  const { image } = context;
+  const acceptable = (replica: number): boolean => replica !== change.brokerToRemove && (replica === change.brokerToAdd || isActive(image, replica));
+  const targetIsr = partition.isr.filter((replica) => replica !== change.brokerToRemove);
+  const valid = (replica: number): boolean => targetIsr.includes(replica) && acceptable(replica);
+  const fields: { leader?: number; isr?: number[]; leaderRecoveryState?: number } = {};
+  const leader = valid(partition.leader) ? partition.leader : partition.replicas.find(valid);
+  if (leader !== undefined) {
+    if (leader !== partition.leader) fields.leader = leader;
+  } else {
+    const unclean = uncleanLeaderElectionEnabled(context, partition.topicName) ? partition.replicas.find(acceptable) : undefined;
+    if (unclean !== undefined) Object.assign(fields, { leader: unclean, isr: [unclean], leaderRecoveryState: LEADER_RECOVERY_RECOVERING });
+    else if (partition.leader !== NO_LEADER) fields.leader = NO_LEADER;
   }
-  return records;
+  if (fields.isr === undefined && targetIsr.length > 0 && targetIsr.length !== partition.isr.length) fields.isr = targetIsr;
+  if (Object.keys(fields).length === 0) return null;
+  return metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, ...fields });
+}
+
+/** Kafka's LeaderRecoveryState.RECOVERING: an unclean leader recovers before it takes followers. */
+const LEADER_RECOVERY_RECOVERING = 1;
+
+/** unclean.leader.election.enable of a topic: its override, else the cluster's dynamic default, else the static config. */
+function uncleanLeaderElectionEnabled(context: ControllerContext, topicName: string): boolean {
+  const name = 'unclean.leader.election.enable';
+  const value = context.image.topicsByName.get(topicName)?.configs.get(name) ?? context.image.brokerConfigs.get('')?.get(name);
+  return value !== undefined ? value === 'true' : context.config.bool(name);
+}
+
+/** The partitions whose ISR holds the broker (Kafka's BrokersToIsrs.partitionsWithBrokerInIsr). */
+export function partitionsWithBrokerInIsr(image: MetadataImage, brokerId: number): PartitionRegistration[] {
+  return [...allPartitions(image)].filter((partition) => partition.isr.includes(brokerId));
+}
+
+/** The partitions without a leader. */
+export function partitionsWithNoLeader(image: MetadataImage): PartitionRegistration[] {
+  return [...allPartitions(image)].filter((partition) => partition.leader === NO_LEADER);
+}
+
+/** True while the broker leads some partition (controlled shutdown waits for none). */
+export function hasLeaderships(image: MetadataImage, brokerId: number): boolean {
+  for (const partition of allPartitions(image)) if (partition.leader === brokerId) return true;
+  return false;
 }
 
 function* allPartitions(image: MetadataImage): Generator<PartitionRegistration> {

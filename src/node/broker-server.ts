@@ -1,7 +1,8 @@
 /**
  * BrokerServer: the broker role of a node (Kafka's BrokerServer): the
  * replica manager and the group coordinator (both MetadataLoader
- * publishers), the broker lifecycle (registration and unfencing), and the
+ * publishers), the broker lifecycle (registration, heartbeats, unfencing,
+ * controlled shutdown), and the
  * broker's own requests to the controller, all through the controller
  * channel: auto topic creation (Kafka's AutoTopicCreationManager) and
  * producer-id blocks (Kafka's RPCProducerIdManager).
@@ -20,6 +21,7 @@ import type { AutoTopicCreation } from '../server/api-context.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import type { ControllerChannel } from './controller-channel.js';
 import { BrokerLifecycleManager } from './broker-lifecycle.js';
+import { randomUuid } from '../metadata/meta-properties.js';
 import type { SharedServer } from './shared-server.js';
 
 /** Kafka's transaction.state.log.segment.bytes default. */
@@ -59,13 +61,43 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     await this.replicaManager.start();
   }
 
-  /** Once the metadata log is replayed: registers with the controller and asks to be unfenced. */
+  /**
+   * Registers with the controller and heartbeats from now on; resolves once
+   * the controller says this broker has caught up with the metadata log
+   * (Kafka's STARTING to RECOVERY).
+   */
   async register(listeners: readonly BrokerEndpoint[]): Promise<void> {
-    const { nodeId, config, env, loader } = this.shared;
-    const lifecycle = new BrokerLifecycleManager({ nodeId, clusterId: this.shared.clusterId, rack: config.string('broker.rack'), random: env.random, channel: this.channel });
+    const { nodeId, config, env, log, loader } = this.shared;
+    const lifecycle = new BrokerLifecycleManager({
+      channel: this.channel,
+      timers: env.timers,
+      random: env.random,
+      logger: log,
+      heartbeatIntervalMs: config.int('broker.heartbeat.interval.ms'),
+      sessionTimeoutMs: config.int('broker.session.timeout.ms'),
+      metadataOffset: () => loader.image.offset,
+    });
     this.lifecycle = lifecycle;
-    await lifecycle.register({ listeners, logDirIds: this.shared.logDirIds });
-    await lifecycle.unfence(loader.image.offset);
+    lifecycle.start({ brokerId: nodeId, clusterId: this.shared.clusterId, incarnationId: randomUuid(env.random), listeners, rack: config.string('broker.rack'), logDirs: this.shared.logDirIds });
+    await lifecycle.whenCaughtUp();
+  }
+
+  /** Once the metadata is published: asks to be unfenced and resolves when the controller has (RECOVERY to RUNNING). */
+  async unfence(): Promise<void> {
+    const lifecycle = this.lifecycle;
+    if (lifecycle === null) throw new Error('the broker has not registered');
+    lifecycle.setReadyToUnfence();
+    await lifecycle.whenUnfenced();
+  }
+
+  /** Kafka's controlled shutdown: the controller moves this broker's leaderships away while it still serves. */
+  async controlledShutdown(): Promise<void> {
+    await this.lifecycle?.beginControlledShutdown();
+  }
+
+  /** The node cannot reach its controller any more (its metadata log failed): no controlled shutdown. */
+  abandonController(): void {
+    this.lifecycle?.close();
   }
 
   beginShutdown(): void {
@@ -73,6 +105,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   }
 
   async stop(): Promise<void> {
+    this.lifecycle?.close();
     await this.groupCoordinator.shutdown();
     await this.replicaManager.stop();
   }

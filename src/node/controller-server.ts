@@ -11,7 +11,7 @@
  */
 import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
-import type { BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
+import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
 import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
 import type { CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
 import { KafkaConfigSchema } from '../metadata/config-schema.js';
@@ -39,6 +39,8 @@ export class ControllerServer implements ControllerOperations {
       config,
       configSchema: new KafkaConfigSchema(config, nodeId),
       random: env.random,
+      clock: env.clock,
+      timers: env.timers,
       raft: this.shared.raft,
       bootstrapMetadataVersion: METADATA_VERSION_LATEST,
     });
@@ -56,6 +58,11 @@ export class ControllerServer implements ControllerOperations {
       features: supportedFeatureRanges(),
     });
     if (registered.errorCode !== 0) throw new Error(`controller registration failed: ${registered.errorMessage ?? registered.errorCode}`);
+  }
+
+  /** Stops the controller's session timer (the node is stopping). */
+  stop(): void {
+    this.controllerValue?.close();
   }
 
   // ---- ControllerOperations
@@ -84,8 +91,12 @@ export class ControllerServer implements ControllerOperations {
     return this.response(() => this.controller.registerBroker(request));
   }
 
-  unfenceBroker(brokerId: number, brokerEpoch: number) {
-    return this.response(() => this.controller.unfenceBroker(brokerId, brokerEpoch));
+  processBrokerHeartbeat(request: BrokerHeartbeatRequest) {
+    return this.response(() => this.controller.processBrokerHeartbeat(request));
+  }
+
+  unregisterBroker(brokerId: number) {
+    return this.response(() => this.controller.unregisterBroker(brokerId));
   }
 
   registerController(request: ControllerRegistrationRequest) {

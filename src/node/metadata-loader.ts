@@ -5,7 +5,7 @@
  * does for its MetadataPublishers.
  *
  * It is a Raft listener on every node, whatever its roles. Until the node
- * has started (registered, for a broker) it only replays; `publishFirst`
+ * has caught up (registered, for a broker) it only replays; `publishFirst`
  * then hands every publisher the whole image as one delta, and every later
  * batch is published as its delta, each publisher awaited in order, before
  * Raft delivers the next batch. So an operation that waits for its records
@@ -74,7 +74,7 @@ export class MetadataLoader implements RaftListener<MetadataRecord> {
     return this.current;
   }
 
-  /** Resolves once the first image is published (handlers await it before reading metadata). */
+  /** Resolves once the node has started (a broker: unfenced, after the first image); handlers await it before reading metadata. */
   whenReady(): Promise<void> {
     return this.ready;
   }
@@ -82,6 +82,10 @@ export class MetadataLoader implements RaftListener<MetadataRecord> {
   /** Publishes the whole image as the first delta, and from then on every committed batch. */
   async publishFirst(): Promise<void> {
     await this.publish(fullDelta(this.current));
+  }
+
+  /** The node has started: handlers waiting for the metadata go on. */
+  markStarted(): void {
     this.markReady();
   }
 

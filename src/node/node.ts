@@ -10,11 +10,15 @@
  * or check the log directories and open the metadata log; start Raft (which
  * replays the log into the controller and the loader and, as the only voter,
  * elects this node); the controller writes a new cluster's bootstrap
- * records and registers itself; the broker registers and is unfenced
- * through the controller channel; only then is the first image published
- * (the replica manager opens logs and becomes leader) and requests served.
- * Stop order (SIGTERM or stop()): stop accepting, finish in-flight requests,
- * stop the broker (flush, checkpoints, clean-shutdown marker), stop Raft.
+ * records and registers itself; the broker registers through the controller
+ * channel and, once the controller says it has caught up, the first image
+ * is published (the replica manager opens logs) and the broker asks to be
+ * unfenced (it becomes leader as the unfencing records arrive); only then
+ * are requests served.
+ * Stop order (SIGTERM or stop()): the broker's controlled shutdown (its
+ * leaderships move away while it still serves), stop accepting, finish
+ * in-flight requests, stop the broker (flush, checkpoints, clean-shutdown
+ * marker), stop the controller and Raft.
  * Disk failure: an I/O error takes its log directory offline (storage's
  * LogDirFailureChannel); once the metadata log directory or every log
  * directory is offline the node stops on its own (Kafka halts the process)
@@ -175,6 +179,8 @@ export class SpoolNode {
       await this.controllerServer?.activate(this.endpoints('controller'));
       await this.brokerServer?.register(this.endpoints('broker'));
       await this.shared.loader.publishFirst();
+      await this.brokerServer?.unfence();
+      this.shared.loader.markStarted();
       this.log.info(`node ${this.nodeId} (${[...this.roles].join(',')}): cluster ${this.shared.clusterId}, leader epoch ${this.shared.raft.leaderAndEpoch.epoch}, image at offset ${this.shared.loader.image.offset}`);
     } catch (error) {
       this.shared.loader.fail(error as Error);
@@ -218,7 +224,11 @@ export class SpoolNode {
   /** Kafka halts when the metadata log directory fails, or the last log directory does. */
   private onLogDirFailure(logDir: string): void {
     const live = this.config.logDirs.filter((dir) => !this.logDirFailureChannel.hasOfflineLogDir(dir));
-    if (logDir === this.shared.metadataLogDir) this.halt(`the metadata log directory ${logDir} has failed`);
+    if (logDir === this.shared.metadataLogDir) {
+      // Kafka halts here: no controlled shutdown through a metadata log that cannot be written.
+      this.brokerServer?.abandonController();
+      this.halt(`the metadata log directory ${logDir} has failed`);
+    }
     else if (live.length === 0) this.halt(`all log directories (${this.config.logDirs.join(', ')}) have failed`);
   }
 
@@ -233,9 +243,11 @@ export class SpoolNode {
   async stop(): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
+    await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
     await this.socketServer.shutdown();
     await this.brokerServer?.stop();
+    this.controllerServer?.stop();
     await this.shared.stop();
     this.state = 'stopped';
   }

@@ -10,7 +10,14 @@ import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { TopicConfig } from '../metadata/topic-config.js';
-import type { BrokerRegistrationReply, BrokerRegistrationRequest, ControllerRegistrationRequest, ProducerIdBlock } from '../controller/cluster-control.js';
+import type {
+  BrokerHeartbeatReply,
+  BrokerHeartbeatRequest,
+  BrokerRegistrationReply,
+  BrokerRegistrationRequest,
+  ControllerRegistrationRequest,
+  ProducerIdBlock,
+} from '../controller/cluster-control.js';
 import type { AlterableConfig, ConfigResourceChange, ConfigResourceResult, IncrementalAlterableConfig } from '../controller/configuration-control.js';
 import type {
   CreatableTopic,
@@ -46,8 +53,9 @@ export interface ControllerOperations {
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
-  /** A broker that caught up asks to be unfenced (BrokerHeartbeat with wantFence false). */
-  unfenceBroker(brokerId: number, brokerEpoch: number): Promise<ApiError>;
+  /** A broker's heartbeat: its session renewed, and it fenced, unfenced or shut down by Kafka's rules. */
+  processBrokerHeartbeat(request: BrokerHeartbeatRequest): Promise<BrokerHeartbeatReply>;
+  unregisterBroker(brokerId: number): Promise<ApiError>;
   registerController(request: ControllerRegistrationRequest): Promise<ApiError>;
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlock>;
 }

@@ -7,7 +7,9 @@
 import { SeededRandom } from '../../src/io/random.js';
 import { BrokerConfig } from '../../src/common/config.js';
 import type { ControllerContext } from '../../src/controller/context.js';
-import { registerBroker, unfenceBroker } from '../../src/controller/cluster-control.js';
+import { processBrokerHeartbeat, registerBroker, type BrokerHeartbeatReply, type BrokerRegistrationRequest } from '../../src/controller/cluster-control.js';
+import { BrokerHeartbeatManager } from '../../src/controller/broker-heartbeat-manager.js';
+import { ManualClock } from '../../src/io/clock.js';
 import type { ControllerResult } from '../../src/controller/result.js';
 import { KafkaConfigSchema } from '../../src/metadata/config-schema.js';
 import { applyRecords, emptyImage } from '../../src/metadata/delta.js';
@@ -48,21 +50,37 @@ export function bootstrapped(): MetadataImage {
   return replay(emptyImage(CLUSTER_ID), [metadataRecord('FeatureLevelRecord', { name: 'metadata.version', featureLevel: 25 })]);
 }
 
+/** A controller with no live broker sessions (registrations are never duplicates). */
+export const NO_SESSIONS = { hasValidSession: () => false };
+
+/** Broker `id`'s registration request: one listener, one log directory, the metadata.version range Spool supports. */
+export function registrationOf(id: number, overrides: globalThis.Partial<BrokerRegistrationRequest> = {}): BrokerRegistrationRequest {
+  return {
+    brokerId: id,
+    clusterId: CLUSTER_ID,
+    incarnationId: uuidOf(id),
+    listeners: [{ name: 'PLAINTEXT', host: 'localhost', port: 9090 + id, securityProtocol: 0 }],
+    rack: null,
+    features: [{ name: 'metadata.version', minSupportedVersion: 7, maxSupportedVersion: 25 }],
+    logDirs: [uuidOf(100 + id)],
+    ...overrides,
+  };
+}
+
+/** Broker `id` heartbeats once, caught up with the whole image, asking to be unfenced (a fenced session of its own). */
+export function unfence(image: MetadataImage, id: number): { image: MetadataImage; response: BrokerHeartbeatReply; records: MetadataRecord[] } {
+  const sessions = new BrokerHeartbeatManager(new ManualClock(), 9000);
+  sessions.register(id, true);
+  const request = { brokerId: id, brokerEpoch: image.brokers.get(id)?.epoch ?? -1, currentMetadataOffset: image.offset, wantFence: false, wantShutDown: false };
+  return commit(image, (context) => processBrokerHeartbeat(context, request, { sessions, registerBrokerRecordOffset: image.offset }));
+}
+
 /** A cluster with `ids` registered and unfenced (each with one log directory). */
-export function clusterWith(ids: readonly number[]): MetadataImage {
+export function clusterWith(ids: readonly number[], racks: ReadonlyMap<number, string> = new Map()): MetadataImage {
   let image = bootstrapped();
   for (const id of ids) {
-    const registered = commit(image, (context) =>
-      registerBroker(context, {
-        brokerId: id,
-        incarnationId: uuidOf(id),
-        listeners: [{ name: 'PLAINTEXT', host: 'localhost', port: 9090 + id, securityProtocol: 0 }],
-        rack: null,
-        features: [{ name: 'metadata.version', minSupportedVersion: 7, maxSupportedVersion: 25 }],
-        logDirs: [uuidOf(100 + id)],
-      }),
-    );
-    image = commit(registered.image, (context) => unfenceBroker(context, id, registered.response.brokerEpoch)).image;
+    image = commit(image, (context) => registerBroker(context, registrationOf(id, { rack: racks.get(id) ?? null }), NO_SESSIONS)).image;
+    image = unfence(image, id).image;
   }
   return image;
 }

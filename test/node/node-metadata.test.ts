@@ -2,8 +2,8 @@
  * Proves a node's metadata path (SharedServer, ControllerServer, the broker's
  * registration over the in-process controller channel, the MetadataLoader)
  * on a simulated disk with fake publishers: the
- * first image is published once, after this broker is registered and
- * unfenced; each operation's delta reaches every publisher, in order,
+ * first image is published once this broker has registered and caught
+ * up, and its unfencing follows as the next delta (Kafka's order); each operation's delta reaches every publisher, in order,
  * before the operation returns; a restart rebuilds the same image (leader
  * epochs moving on as Kafka's do); snapshots are taken by size and loaded;
  * producer-id blocks never repeat; cluster ids are kept in meta.properties.
@@ -58,12 +58,15 @@ async function started(fs: SimFileSystem, config: Record<string, string | number
 
 const topic = (name: string, numPartitions: number, configs: { name: string; value: string }[] = []) => ({ name, numPartitions, replicationFactor: 1, assignments: [], configs });
 
-test('the first image is published once, after registration, with the advertised endpoints', async () => {
+test('the first image is published once the registered broker has caught up, with the advertised endpoints; unfencing follows as a delta', async () => {
   const fs = new SimFileSystem(new SeededRandom(1));
   const { manager, publisher } = await started(fs);
-  assert.equal(publisher.updates.length, 1);
-  const { image, delta } = publisher.updates[0]!;
+  assert.equal(publisher.updates.length, 2);
+  const { image: first, delta } = publisher.updates[0]!;
   assert.equal(delta.brokersChanged, true);
+  assert.equal(first.brokers.get(1)!.fenced, true, 'Kafka publishes before it asks to be unfenced');
+  const { image, delta: unfencing } = publisher.updates[1]!;
+  assert.equal(unfencing.brokersChanged, true);
   assert.equal(image.features.get('metadata.version'), 25);
   const broker = image.brokers.get(1)!;
   assert.equal(broker.fenced, false);

@@ -19,7 +19,7 @@ import { describeLogDirsHandler } from '../../src/server/apis/35-describe-log-di
 import type { SpoolNode } from '../../src/node/node.js';
 import type { RequestContext } from '../../src/server/handler.js';
 import type { ApiContext } from '../../src/server/api-context.js';
-import { settle, simBroker, type SimNode } from '../server/sim-broker.js';
+import { settle, simBroker, startNode, type SimNode } from '../server/sim-broker.js';
 
 const PRODUCER_ID = 4000;
 
@@ -75,7 +75,7 @@ async function describeLogDirs(broker: SpoolNode) {
 
 async function start(fs: SimFileSystem, config: Record<string, string | number> = {}): Promise<SimNode> {
   const node = simBroker(fs, { config });
-  await node.broker.start();
+  await startNode(node);
   return node;
 }
 

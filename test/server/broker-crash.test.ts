@@ -36,7 +36,7 @@ import { buildBatch } from '../../src/protocol/records/records.js';
 import { iterateBatches, readBatchHeader } from '../../src/protocol/records/batch.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../../src/group/placement.js';
 import type { SpoolNode } from '../../src/node/node.js';
-import { settle, simBroker, type SimNode } from './sim-broker.js';
+import { settle, simBroker, startNode, type SimNode } from './sim-broker.js';
 
 const POINTS = Number(process.env.SPOOL_CRASH_POINTS ?? 200);
 const FIRST_SEED = Number(process.env.SPOOL_CRASH_SEED ?? 0x5eed);
@@ -204,7 +204,7 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
     assert.ok(ok || diskFailed(), `${what} failed while the disk worked`);
     return ok;
   };
-  if (!(await run('start', async () => (await node.broker.start(), true)))) return { expected, node };
+  if (!(await run('start', async () => (await startNode(node), true)))) return { expected, node };
   const offsets = await run('creating __consumer_offsets', async () => (await node.broker.brokerServer!.autoCreateTopics([CONSUMER_OFFSETS_TOPIC]))[0]?.errorCode === ErrorCode.NONE);
   if (!offsets) return { expected, node };
   for (let step = 0; step < steps && !fs.isPoweredOff; step++) {
@@ -222,7 +222,7 @@ async function workload(first: SimNode, fs: SimFileSystem, seed: number): Promis
       if (diskFailed()) break;
       for (const batch of expected.batches) batch.durable = true;
       node = simBroker(fs, { config: CONFIG, seed: seed + step, startMs: stopped.clock.nowMs() + 1000 });
-      await run('restart', async () => (await node.broker.start(), true));
+      await run('restart', async () => (await startNode(node), true));
     }
   }
   await settle(node.clock);
@@ -360,11 +360,11 @@ async function runPoint(seed: number, atCall: number, kind: 'power cut' | 'disk 
 async function restart(fs: SimFileSystem, options: { seed: number; startMs: number; cutAgain: boolean }): Promise<SimNode> {
   const node = simBroker(fs, { config: CONFIG, seed: options.seed - 1, startMs: options.startMs });
   if (!options.cutAgain) {
-    await node.broker.start();
+    await startNode(node);
     return node;
   }
   fs.schedulePowerCut({ afterCalls: new SeededRandom(options.seed).nextInt(STARTUP_CALLS_MAX), keepUnsyncedPrefix: true });
-  const started = await node.broker.start().then(
+  const started = await startNode(node).then(
     () => true,
     (error: unknown) => {
       if (!fs.isPoweredOff) throw error;

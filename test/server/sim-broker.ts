@@ -51,3 +51,24 @@ export async function settle(clock: ManualClock, turns = 5): Promise<void> {
     await nextTurn();
   }
 }
+/** How far the clock moves per turn while a node starts. */
+const START_CLOCK_STEP_MS = 500;
+
+/**
+ * Starts the node, moving its clock while it waits: a node restarted after
+ * a crash is refused (DUPLICATE_BROKER_REGISTRATION) until its previous
+ * incarnation's session expires (broker.session.timeout.ms), as Kafka's is,
+ * and retries on a timer.
+ */
+export async function startNode(node: SimNode): Promise<void> {
+  let outcome: { error: unknown } | null = null;
+  node.broker.start().then(
+    () => (outcome = { error: null }),
+    (error: unknown) => (outcome = { error }),
+  );
+  while (outcome === null) {
+    node.clock.advance(START_CLOCK_STEP_MS);
+    await nextTurn();
+  }
+  if ((outcome as { error: unknown }).error !== null) throw (outcome as { error: unknown }).error;
+}

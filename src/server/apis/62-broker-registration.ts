@@ -1,43 +1,47 @@
 /**
- * BrokerRegistration (key 62), versions 0-4, on the controller listener: a
- * broker announces its listeners, rack, supported features and log
- * directories and gets a broker epoch; it stays fenced until a heartbeat
- * unfences it (KIP-631).
+ * BrokerRegistration (key 62), versions 0-4, on the controller listener
+ * (KIP-631). v1 isMigratingZkBroker (KIP-866; refused, as Kafka 4 refuses
+ * ZooKeeper brokers); v2 log directories (KIP-858); v3 previousBrokerEpoch
+ * (KIP-966, read but not used, as Kafka 4.0's controller); v4 a feature's
+ * minimum may be 0.
  *
- * v1 adds isMigratingZkBroker (ZooKeeper migration, gone in Kafka 4: a
- * migrating broker is refused, as Kafka does), v2 log directories (KIP-858),
- * v3 previousBrokerEpoch (KIP-966), v4 a feature minimum of 0.
- *
- * Not done: previousBrokerEpoch is not used for ELR (KIP-966).
+ * The active controller checks the cluster id, duplicate incarnations,
+ * log directories and every finalized feature, and answers the broker
+ * epoch once the RegisterBrokerRecord is committed. Errors are Kafka's
+ * codes alone (the response has no message): INCONSISTENT_CLUSTER_ID,
+ * DUPLICATE_BROKER_REGISTRATION, INVALID_REGISTRATION,
+ * UNSUPPORTED_VERSION, NOT_CONTROLLER.
  */
 import { BrokerRegistration } from '../../protocol/schemas/62-broker-registration.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { onActiveController } from './controller-request.js';
 
 export function brokerRegistrationHandler(node: ControllerApiContext) {
-  const answer = (errorCode: number, brokerEpoch = -1) => ({ throttleTimeMs: 0, errorCode, brokerEpoch });
   return defineHandler({
     api: BrokerRegistration,
     async handle(request) {
-      if (request.clusterId !== node.metadata.image.clusterId) return answer(ErrorCode.INCONSISTENT_CLUSTER_ID);
-      if (request.isMigratingZkBroker) return answer(ErrorCode.BROKER_ID_NOT_REGISTERED);
-      try {
-        const reply = await node.controller.registerBroker({
-          brokerId: request.brokerId,
-          incarnationId: request.incarnationId,
-          listeners: request.listeners,
-          rack: request.rack,
-          features: request.features,
-          logDirs: request.logDirs,
-        });
-        return answer(reply.errorCode, reply.brokerEpoch);
-      } catch (error) {
-        if (error instanceof NotControllerError) return answer(ErrorCode.NOT_CONTROLLER);
-        throw error;
-      }
+      return onActiveController(
+        async () => {
+          const reply = await node.controller.registerBroker({
+              brokerId: request.brokerId,
+              clusterId: request.clusterId,
+              incarnationId: request.incarnationId,
+              listeners: request.listeners,
+              features: request.features,
+              rack: request.rack,
+              logDirs: request.logDirs,
+              isMigratingZkBroker: request.isMigratingZkBroker,
+            });
+          return { throttleTimeMs: 0, errorCode: reply.errorCode, brokerEpoch: reply.brokerEpoch };
+        },
+        (errorCode) => errorResponse(errorCode),
+      );
     },
-    errorResponse: (_request, errorCode) => answer(errorCode),
+    errorResponse: (_request, errorCode) => errorResponse(errorCode),
   });
+}
+
+function errorResponse(errorCode: number) {
+  return { throttleTimeMs: 0, errorCode, brokerEpoch: -1 };
 }

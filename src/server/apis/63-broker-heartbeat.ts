@@ -1,36 +1,37 @@
 /**
- * BrokerHeartbeat (key 63), versions 0-2, on the controller listener: a
- * registered broker renews its session and asks to be unfenced once it has
- * caught up with the metadata log (KIP-631).
+ * BrokerHeartbeat (key 63), versions 0-2, on the controller listener
+ * (KIP-631). v1 offline log directories (KIP-858), v2 cordoned ones
+ * (KIP-1066): both read and not acted on yet (docs/SKIPPED.md).
  *
- * v1 carries offline log directories (KIP-858), v2 cordoned ones (KIP-1066).
- *
- * Not done (yet): sessions (broker.session.timeout.ms fencing), caught-up
- * tracking by metadata offset (every registered broker is caught up),
- * wantShutDown (controlled shutdown) and offline log directories.
+ * The active controller renews the broker's session and moves it between
+ * fenced, unfenced and controlled shutdown by Kafka's rules (see
+ * controller/broker-heartbeat-manager.ts); the answer comes once the
+ * records of that move are committed. An error (STALE_BROKER_EPOCH,
+ * NOT_CONTROLLER) comes with isFenced true, the schema's default, as
+ * Kafka's.
  */
 import { BrokerHeartbeat } from '../../protocol/schemas/63-broker-heartbeat.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { onActiveController } from './controller-request.js';
 
 export function brokerHeartbeatHandler(node: ControllerApiContext) {
-  const answer = (errorCode: number, isFenced: boolean) => ({ throttleTimeMs: 0, errorCode, isCaughtUp: errorCode === ErrorCode.NONE, isFenced, shouldShutDown: false });
   return defineHandler({
     api: BrokerHeartbeat,
     async handle(request) {
-      try {
-        if (!request.wantFence) {
-          const unfenced = await node.controller.unfenceBroker(request.brokerId, request.brokerEpoch);
-          if (unfenced.errorCode !== ErrorCode.NONE) return answer(unfenced.errorCode, true);
-        }
-        return answer(ErrorCode.NONE, node.metadata.image.brokers.get(request.brokerId)?.fenced ?? true);
-      } catch (error) {
-        if (error instanceof NotControllerError) return answer(ErrorCode.NOT_CONTROLLER, true);
-        throw error;
-      }
+      return onActiveController(
+        async () => {
+          const reply = await node.controller.processBrokerHeartbeat(request);
+          if (reply.errorCode !== 0) return errorResponse(reply.errorCode);
+          return { throttleTimeMs: 0, errorCode: 0, isCaughtUp: reply.isCaughtUp, isFenced: reply.isFenced, shouldShutDown: reply.shouldShutDown };
+        },
+        (errorCode) => errorResponse(errorCode),
+      );
     },
-    errorResponse: (_request, errorCode) => answer(errorCode, true),
+    errorResponse: (_request, errorCode) => errorResponse(errorCode),
   });
+}
+
+function errorResponse(errorCode: number) {
+  return { throttleTimeMs: 0, errorCode, isCaughtUp: false, isFenced: true, shouldShutDown: false };
 }

@@ -1,28 +1,34 @@
 /**
- * AllocateProducerIds (key 67), version 0, on the controller listener: a
- * broker takes the next block of 1000 producer ids (KIP-730), written as a
- * ProducerIdsRecord so no two brokers ever hand out the same id.
- * STALE_BROKER_EPOCH for a broker epoch that is not the registered one.
+ * AllocateProducerIds (key 67), version 0, on the controller listener
+ * (KIP-730): the next block of 1000 producer ids for a broker, recorded as
+ * a ProducerIdsRecord so no two brokers ever hand out the same id.
+ * STALE_BROKER_EPOCH unless the broker's current epoch is given;
+ * UNKNOWN_SERVER_ERROR once the ids are exhausted; NOT_CONTROLLER. An error
+ * comes with start 0 and length 0, as Kafka's.
  */
 import { AllocateProducerIds } from '../../protocol/schemas/67-allocate-producer-ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { onActiveController } from './controller-request.js';
 
 export function allocateProducerIdsHandler(node: ControllerApiContext) {
-  const failure = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerIdStart: -1, producerIdLen: 0 });
   return defineHandler({
     api: AllocateProducerIds,
     async handle(request) {
-      try {
-        const block = await node.controller.allocateProducerIds(request.brokerId, request.brokerEpoch);
-        return { throttleTimeMs: 0, ...block };
-      } catch (error) {
-        if (error instanceof NotControllerError) return failure(ErrorCode.NOT_CONTROLLER);
-        throw error;
-      }
+      return onActiveController(
+        async () => {
+          const block = await node.controller.allocateProducerIds(request.brokerId, request.brokerEpoch);
+          if (block.errorCode !== ErrorCode.NONE) return errorResponse(block.errorCode);
+          return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerIdStart: block.producerIdStart, producerIdLen: block.producerIdLen };
+        },
+        (errorCode) => errorResponse(errorCode),
+      );
     },
-    errorResponse: (_request, errorCode) => failure(errorCode),
+    errorResponse: (_request, errorCode) => errorResponse(errorCode),
   });
+}
+
+function errorResponse(errorCode: number) {
+  return { throttleTimeMs: 0, errorCode, producerIdStart: 0, producerIdLen: 0 };
 }

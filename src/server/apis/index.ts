@@ -43,8 +43,10 @@ import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
+import { unregisterBrokerHandler } from './64-unregister-broker.js';
+import { controllerRegistrationHandler } from './70-controller-registration.js';
 
-/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
@@ -57,12 +59,13 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     createPartitionsHandler(node),
     incrementalAlterConfigsHandler(node),
     describeClusterHandler(node),
+    unregisterBrokerHandler(node),
   ] as ApiHandler[];
 }
 
 /** The controller's own APIs (what brokers send it). */
 export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
-  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node)] as ApiHandler[];
+  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node)] as ApiHandler[];
 }
 
 /** The broker's own APIs: metadata, the data plane, groups. */

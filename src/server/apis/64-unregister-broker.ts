@@ -1,0 +1,31 @@
+/**
+ * UnregisterBroker (key 64), version 0 (KIP-631): removes a broker's
+ * registration (kafka-cluster.sh unregister). Served on both listeners, as
+ * Kafka's: on a combined node the broker listener reaches the controller in
+ * the same process.
+ *
+ * The broker leaves every ISR and leadership first. BROKER_ID_NOT_REGISTERED
+ * for an unknown id, NOT_CONTROLLER when this controller is not active;
+ * Kafka's response carries no message for either.
+ */
+import { UnregisterBroker } from '../../protocol/schemas/64-unregister-broker.js';
+import { defineHandler } from '../handler.js';
+import type { ControllerApiContext } from '../api-context.js';
+import { onActiveController } from './controller-request.js';
+
+export function unregisterBrokerHandler(node: ControllerApiContext) {
+  return defineHandler({
+    api: UnregisterBroker,
+    async handle(request) {
+      return onActiveController(
+        async () => errorResponse((await node.controller.unregisterBroker(request.brokerId)).errorCode),
+        (errorCode) => errorResponse(errorCode),
+      );
+    },
+    errorResponse: (_request, errorCode) => errorResponse(errorCode),
+  });
+}
+
+function errorResponse(errorCode: number) {
+  return { throttleTimeMs: 0, errorCode, errorMessage: null };
+}
