@@ -43,6 +43,7 @@ import { SharedServer } from './shared-server.js';
 import { ControllerServer, NO_LOCAL_CONTROLLER } from './controller-server.js';
 import { BrokerServer } from './broker-server.js';
 import { InProcessControllerChannel, type ControllerChannel } from './controller-channel.js';
+import { RpcControllerChannel, controllerCandidates } from './rpc-controller-channel.js';
 import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
 
@@ -67,6 +68,8 @@ export class SpoolNode {
   private haltReason: string | null = null;
   private resolveHalted!: (reason: string) => void;
   private readonly socketServer: SocketServer;
+  /** The channel to a remote controller (a broker-only node), closed when the node stops. */
+  private rpcChannel: RpcControllerChannel | null = null;
   /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
   private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
@@ -105,9 +108,17 @@ export class SpoolNode {
     );
   }
 
-  /** A node that runs the controller talks to it in-process; a broker-only node needs the RPC channel. */
+  /** A node that runs the controller talks to it in-process; a broker-only node over Kafka's wire. */
   private controllerChannel(): ControllerChannel {
-    if (this.controllerServer === null) throw new Error('process.roles=broker needs a controller channel over RPC, which Spool does not have yet');
+    if (this.controllerServer === null) {
+      this.rpcChannel = new RpcControllerChannel({
+        nodeId: this.nodeId,
+        env: this.env,
+        candidates: controllerCandidates(this.config),
+        requestTimeoutMs: this.config.int('request.timeout.ms'),
+      });
+      return this.rpcChannel;
+    }
     const listenerName = this.config.list('controller.listener.names')[0] ?? 'CONTROLLER';
     return new InProcessControllerChannel((apiKey) => this.handlers.handlerFor('controller', apiKey), { nodeId: this.nodeId, listenerName });
   }
@@ -248,6 +259,7 @@ export class SpoolNode {
     await this.socketServer.shutdown();
     await this.brokerServer?.stop();
     this.controllerServer?.stop();
+    this.rpcChannel?.close();
     await this.shared.stop();
     this.state = 'stopped';
   }

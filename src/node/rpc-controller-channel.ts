@@ -1,0 +1,153 @@
+/**
+ * The controller channel over Kafka's wire (Kafka's
+ * NodeToControllerChannelManager with its ControllerNodeProvider), for a
+ * node that does not run the active controller itself.
+ *
+ * Candidates are the controllers of controller.quorum.voters
+ * (`id@host:port`) or, with KIP-853's dynamic quorum,
+ * controller.quorum.bootstrap.servers (`host:port`). The active controller
+ * is found by asking a candidate (DescribeCluster for controller endpoints,
+ * KIP-919: the answer names the active controller and its endpoint); a
+ * candidate that cannot be reached or names no active controller passes
+ * the question to the next one. Requests then go to the active controller
+ * over one Spool client connection (src/client/connection.ts). An answer of
+ * NOT_CONTROLLER, or a lost connection, means the controller moved: the
+ * channel forgets it, discovers the active one again from the next
+ * candidate and resends, up to once per candidate; after that the last
+ * NOT_CONTROLLER answer goes back to the caller (who retries later), or
+ * ControllerUnreachableError when no controller answered at all.
+ */
+import type { Env } from '../io/env.js';
+import { BrokerConnection } from '../client/connection.js';
+import { KafkaError } from '../client/errors.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.js';
+import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
+import { ControllerUnreachableError, type ControllerChannel } from './controller-channel.js';
+
+/** DescribeCluster's endpointType for controllers (KIP-919). */
+const CONTROLLER_ENDPOINTS = 2;
+
+export interface ControllerAddress {
+  host: string;
+  port: number;
+}
+
+export interface RpcControllerChannelOptions {
+  nodeId: number;
+  env: Env;
+  /** Where to look for the active controller, in order. */
+  candidates: readonly ControllerAddress[];
+  /** request.timeout.ms of the connection to the controller. */
+  requestTimeoutMs: number;
+}
+
+/** The controllers named by controller.quorum.voters (`id@host:port`) or controller.quorum.bootstrap.servers (`host:port`). */
+export function controllerCandidates(config: { list(name: string): string[] }): ControllerAddress[] {
+  const voters = config.list('controller.quorum.voters').map((entry) => entry.slice(entry.indexOf('@') + 1));
+  const entries = voters.length > 0 ? voters : config.list('controller.quorum.bootstrap.servers');
+  return entries.map((entry) => {
+    const colon = entry.lastIndexOf(':');
+    return { host: entry.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(entry.slice(colon + 1)) };
+  });
+}
+
+/** True when the controller answered NOT_CONTROLLER (at the top, or for every entry of a per-resource answer). */
+function isNotController(response: Record<string, unknown>): boolean {
+  if (response.errorCode === ErrorCode.NOT_CONTROLLER) return true;
+  for (const value of Object.values(response)) {
+    if (!Array.isArray(value) || value.length === 0) continue;
+    if (value.every((entry: { errorCode?: unknown }) => entry?.errorCode === ErrorCode.NOT_CONTROLLER)) return true;
+  }
+  return false;
+}
+
+export class RpcControllerChannel implements ControllerChannel {
+  private active: BrokerConnection | null = null;
+  private nextCandidate = 0;
+  private closed = false;
+
+  constructor(private readonly options: RpcControllerChannelOptions) {
+    if (options.candidates.length === 0) throw new Error('a node without a controller role needs controller.quorum.voters or controller.quorum.bootstrap.servers');
+  }
+
+  async send<A extends ApiDef>(api: A, request: Partial<RequestOf<A>>, options: { version?: number } = {}): Promise<ResponseOf<A>> {
+    let last: ResponseOf<A> | null = null;
+    for (let attempt = 0; attempt <= this.options.candidates.length; attempt++) {
+      const connection = await this.activeController();
+      if (connection === null) break;
+      let response: ResponseOf<A>;
+      try {
+        response = await connection.send(api, request, options.version === undefined ? {} : { version: options.version });
+      } catch (error) {
+        if (!(error instanceof KafkaError)) throw error;
+        this.forget(connection);
+        continue;
+      }
+      if (!isNotController(response as Record<string, unknown>)) return response;
+      last = response;
+      this.forget(connection);
+    }
+    if (last !== null) return last;
+    throw new ControllerUnreachableError(`node ${this.options.nodeId}: no controller answered ${api.name}`);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.active?.destroy();
+    this.active = null;
+  }
+
+  /** The connection to the active controller, discovered when not known; null when no candidate could name one. */
+  private async activeController(): Promise<BrokerConnection | null> {
+    if (this.closed) throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
+    if (this.active !== null && !this.active.closed) return this.active;
+    for (let tried = 0; tried < this.options.candidates.length; tried++) {
+      const candidate = this.options.candidates[this.nextCandidate]!;
+      this.nextCandidate = (this.nextCandidate + 1) % this.options.candidates.length;
+      const found = await this.askForActive(candidate);
+      if (found !== null) {
+        this.active = found;
+        return found;
+      }
+    }
+    return null;
+  }
+
+  /** Connects to the active controller `candidate` names (itself, or another), or null. */
+  private async askForActive(candidate: ControllerAddress): Promise<BrokerConnection | null> {
+    let asked: BrokerConnection | null = null;
+    try {
+      asked = await this.connect(candidate);
+      const cluster = await asked.send(DescribeCluster, { endpointType: CONTROLLER_ENDPOINTS, includeClusterAuthorizedOperations: false });
+      const leader = cluster.errorCode === ErrorCode.NONE ? cluster.brokers.find((b) => b.brokerId === cluster.controllerId) : undefined;
+      if (leader === undefined) return this.discard(asked);
+      if (leader.host === candidate.host && leader.port === candidate.port) return asked;
+      this.discard(asked);
+      return await this.connect({ host: leader.host, port: leader.port });
+    } catch (error) {
+      if (!(error instanceof KafkaError)) throw error;
+      return asked === null ? null : this.discard(asked);
+    }
+  }
+
+  private connect(address: ControllerAddress): Promise<BrokerConnection> {
+    return BrokerConnection.connect({
+      host: address.host,
+      port: address.port,
+      env: this.options.env,
+      clientId: `spool-node-${this.options.nodeId}-to-controller`,
+      requestTimeoutMs: this.options.requestTimeoutMs,
+    });
+  }
+
+  private discard(connection: BrokerConnection): null {
+    connection.destroy();
+    return null;
+  }
+
+  private forget(connection: BrokerConnection): void {
+    connection.destroy();
+    if (this.active === connection) this.active = null;
+  }
+}
