@@ -19,8 +19,9 @@ import type { DeleteGroupResult, OffsetCommitInput, OffsetFetchInput, OffsetFetc
 import { CONSUMER_OFFSETS_TOPIC, partitionFor } from './placement.js';
 import { describeClassicGroup, describeConsumerGroup, listGroups, type DescribedClassicGroup, type DescribedConsumerGroup, type ListedGroup } from './queries.js';
 import type { CoordinatorResult } from './operation.js';
-import type { GroupCoordinatorShard } from './shard.js';
-import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from './runtime.js';
+import { GroupCoordinatorShard } from './shard.js';
+import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from '../coordinator/runtime.js';
+import { decodeGroupRecord, encodeGroupRecord, type GroupRecord } from './records.js';
 
 export interface GroupCoordinatorOptions {
   nodeId: number;
@@ -32,11 +33,19 @@ export interface GroupCoordinatorOptions {
   image: () => MetadataImage;
 }
 
+const GROUP_RECORD_CODEC = {
+  encode: encodeGroupRecord,
+  decode(key: Buffer, value: Buffer | null): GroupRecord | null {
+    const result = decodeGroupRecord(key, value);
+    return result.ok ? result.record : null;
+  },
+};
+
 type TopicPartitionErrors = { name: string; partitions: PartitionError[] }[];
 
 export class GroupCoordinator implements MetadataPublisher {
   readonly name = 'GroupCoordinator';
-  readonly runtime: CoordinatorRuntime;
+  readonly runtime: CoordinatorRuntime<GroupCoordinatorShard, GroupRecord>;
   private active = true;
 
   constructor(private readonly options: GroupCoordinatorOptions) {
@@ -45,15 +54,20 @@ export class GroupCoordinator implements MetadataPublisher {
       env: options.env,
       log: options.log,
       logger: options.logger,
-      offsetCommitTimeoutMs: options.config.offsetCommitTimeoutMs,
-      offsetsRetentionCheckIntervalMs: options.config.offsetsRetentionCheckIntervalMs,
-      shardEnvironment: () => ({
-        config: options.config,
-        clock: options.env.clock,
-        random: options.env.random,
-        image: options.image,
-        assignors,
-      }),
+      topic: CONSUMER_OFFSETS_TOPIC,
+      name: 'group coordinator',
+      codec: GROUP_RECORD_CODEC,
+      writeTimeoutMs: options.config.offsetCommitTimeoutMs,
+      cleanup: { intervalMs: options.config.offsetsRetentionCheckIntervalMs, operation: (shard) => shard.offsetOps.cleanupExpired() },
+      newShard: (services) =>
+        new GroupCoordinatorShard({
+          ...services,
+          config: options.config,
+          clock: options.env.clock,
+          random: options.env.random,
+          image: options.image,
+          assignors,
+        }),
     });
   }
 

@@ -1,27 +1,18 @@
 /**
- * The shape of a coordinator operation (STYLE.md §6): it reads the shard's
- * state and returns the records to append and the response to give once
- * they are written. The runtime appends the records as one batch and, when
- * the append succeeds, replays them into the shard; only then is the
- * response released.
+ * Group coordinator operations: the shared coordinator result (see
+ * coordinator/operation.ts) over `__consumer_offsets` records.
  *
- * `replayRecords: false` is Kafka's escape hatch for the classic protocol:
+ * `appliedResult` is the classic protocol's case of `replayRecords: false`:
  * a classic rebalance keeps its membership in memory (Kafka does the same)
  * and writes a GroupMetadataValue snapshot at fixed points; the operation
  * has already applied that snapshot, so replaying it would only rebuild the
- * same group and drop the members waiting on JoinGroup/SyncGroup. A loading
- * coordinator does replay those records.
+ * same group and drop the members waiting on JoinGroup/SyncGroup.
  */
-import { ErrorCode } from '../protocol/errors.js';
+import type { CoordinatorResult as BaseResult, CoordinatorTimer as BaseTimer } from '../coordinator/operation.js';
 import type { GroupRecord } from './records.js';
 
-export interface CoordinatorResult<T> {
-  records: GroupRecord[];
-  response: T;
-  replayRecords: boolean;
-  /** Runs after the append (errorCode NONE) or its failure (the mapped error), before the response is released. */
-  onAppend?: (errorCode: number) => void;
-}
+export type CoordinatorResult<T> = BaseResult<T, GroupRecord>;
+export type CoordinatorTimer = BaseTimer<GroupRecord>;
 
 export function coordinatorResult<T>(records: GroupRecord[], response: T): CoordinatorResult<T> {
   return { records, response, replayRecords: true };
@@ -33,35 +24,3 @@ export function appliedResult<T>(records: GroupRecord[], response: T, onAppend?:
 }
 
 export const EMPTY_RESULT: CoordinatorResult<void> = { records: [], response: undefined, replayRecords: true };
-
-/**
- * Keyed timers whose expiry runs a coordinator operation through the same
- * serialized path as requests. Scheduling a key replaces its previous timer.
- */
-export interface CoordinatorTimer {
-  schedule(key: string, delayMs: number, operation: () => CoordinatorResult<unknown>): void;
-  /** Schedules only when no timer is pending under `key`. */
-  scheduleIfAbsent(key: string, delayMs: number, operation: () => CoordinatorResult<unknown>): void;
-  cancel(key: string): void;
-  isScheduled(key: string): boolean;
-}
-
-/** Maps an append failure to the error a group response carries (Kafka's appendGroupMetadataErrorToResponseError). */
-export function appendErrorToResponseError(errorCode: number): number {
-  switch (errorCode) {
-    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-    case ErrorCode.NOT_ENOUGH_REPLICAS:
-    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
-    case ErrorCode.REQUEST_TIMED_OUT:
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
-    case ErrorCode.KAFKA_STORAGE_ERROR:
-      return ErrorCode.NOT_COORDINATOR;
-    case ErrorCode.MESSAGE_TOO_LARGE:
-    case ErrorCode.RECORD_LIST_TOO_LARGE:
-    case ErrorCode.INVALID_FETCH_SIZE:
-      return ErrorCode.UNKNOWN_SERVER_ERROR;
-    default:
-      return errorCode;
-  }
-}

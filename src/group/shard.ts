@@ -20,6 +20,7 @@ import { ConsumerGroupProtocol, memberRemovalRecords } from './consumer-group-pr
 import { GroupApiError } from './errors.js';
 import { OffsetOperations } from './offset-operations.js';
 import { OffsetStore } from './offsets.js';
+import type { CoordinatorShard, RecordPosition } from '../coordinator/runtime.js';
 import type { CoordinatorResult, CoordinatorTimer } from './operation.js';
 import { groupRecord, type GroupRecord, type GroupRecordOf } from './records.js';
 
@@ -39,13 +40,7 @@ export interface ShardEnvironment {
   appendLater: (result: CoordinatorResult<unknown>) => void;
 }
 
-/** Where a replayed record sits: its offset and, for transactional commits, its producer id. */
-export interface RecordPosition {
-  offset: number;
-  producerId: number;
-}
-
-export class GroupCoordinatorShard {
+export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   readonly groups = new Map<string, Group>();
   readonly offsets = new OffsetStore();
   readonly classic: ClassicGroupProtocol;

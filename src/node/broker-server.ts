@@ -14,7 +14,7 @@ import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../cont
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { GroupCoordinator } from '../group/coordinator.js';
 import { groupCoordinatorConfigFrom } from '../group/config.js';
-import { coordinatorLogOver } from '../group/partition-log.js';
+import { coordinatorLogOver } from '../coordinator/partition-log.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
 import type { ProducerIdBlock, ProducerIdBlockSource } from '../txn/producer-id-manager.js';
 import type { AutoTopicCreation } from '../server/api-context.js';

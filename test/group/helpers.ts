@@ -3,7 +3,7 @@
  * log, a metadata image with chosen topics, and a coordinator driven by a
  * ManualClock (time moves only when a test advances it) and a seeded random.
  */
-import type { CoordinatorLog } from '../../src/group/runtime.js';
+import type { CoordinatorLog } from '../../src/coordinator/runtime.js';
 import { GroupCoordinator } from '../../src/group/coordinator.js';
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/group/config.js';
 import { ManualClock, SeededRandom, realEnv, type Env, type TimerHandle, type Timers } from '../../src/io/env.js';

@@ -1,7 +1,10 @@
 /**
- * The coordinator runtime: one shard per `__consumer_offsets` partition this
- * node leads, each with a serialized operation queue, keyed timers, and the
- * load that rebuilds it from its log.
+ * The coordinator runtime (Kafka 4's CoordinatorRuntime), shared by the
+ * group coordinator on `__consumer_offsets` and the transaction coordinator
+ * on `__transaction_state`: one shard per partition of the coordinator's
+ * topic that this node leads, each with a serialized operation queue, keyed
+ * timers, and the load that rebuilds it from its log. What differs between
+ * coordinators is given to it: the shard, the record codec, the topic.
  *
  * Write operations on a shard run one at a time, in arrival order: the
  * operation computes {records, response} from the current state; the
@@ -13,17 +16,16 @@
  *
  * Loading (this node became the partition's leader): the partition is read
  * from its start to its end and every record replayed through the same
- * `replay` the writes use; control batches commit or abort transactional
- * offsets. Requests meanwhile get COORDINATOR_LOAD_IN_PROGRESS; requests
- * for a partition this node does not lead get NOT_COORDINATOR. Records of a
- * type Spool does not know are skipped; a record of a known type it cannot
- * read (a value version out of range, a truncated value) or cannot replay
- * fails the load, as in Kafka 4.4 (CoordinatorLoaderImpl): the shard is
- * dropped and its groups answer NOT_COORDINATOR, like any partition this
- * node does not serve, until the partition's next leader epoch loads it
- * again. Unloading
- * (leadership lost) cancels the shard's timers and answers parked
- * JoinGroup/SyncGroup calls with NOT_COORDINATOR.
+ * `replay` the writes use; control batches end the producer's transaction
+ * in the shard. Requests meanwhile get COORDINATOR_LOAD_IN_PROGRESS;
+ * requests for a partition this node does not lead get NOT_COORDINATOR.
+ * Records the codec does not know are skipped; a record of a known type it
+ * cannot read (a value version out of range, a truncated value) or cannot
+ * replay fails the load, as in Kafka 4.4 (CoordinatorLoaderImpl): the shard
+ * is dropped and answers NOT_COORDINATOR, like any partition this node does
+ * not serve, until the partition's next leader epoch loads it again.
+ * Unloading (leadership lost) cancels the shard's timers and lets the shard
+ * answer what it parked.
  */
 import type { Env } from '../io/env.js';
 import type { TimerHandle } from '../io/clock.js';
@@ -31,12 +33,10 @@ import { ErrorCode } from '../protocol/errors.js';
 import { iterateBatches } from '../protocol/records/batch.js';
 import { readControlRecord } from '../protocol/records/control.js';
 import { buildBatch, decodeRecords } from '../protocol/records/records.js';
-import { isGroupApiError } from './errors.js';
+import { isCoordinatorApiError } from './errors.js';
 import { appendErrorToResponseError, type CoordinatorResult, type CoordinatorTimer } from './operation.js';
-import { decodeGroupRecord, encodeGroupRecord, type GroupRecord } from './records.js';
-import { GroupCoordinatorShard, type ShardEnvironment } from './shard.js';
 
-/** What the runtime needs from the broker: the `__consumer_offsets` partitions' logs. */
+/** What the runtime needs from the broker: the coordinator topic's partitions' logs. */
 export interface CoordinatorLog {
   /**
    * Appends one v2 batch (offsets unassigned) to the partition as its
@@ -62,38 +62,76 @@ export type ReadOutcome<T> = WriteOutcome<T>;
 
 type ShardStatus = 'loading' | 'active' | 'failed' | 'closed';
 
-interface TimerEntry {
-  handle: TimerHandle;
-  operation: () => CoordinatorResult<unknown>;
+/** Where a replayed record sits: its offset and, for transactional writes, its producer id. */
+export interface RecordPosition {
+  offset: number;
+  producerId: number;
 }
 
-interface ShardContext {
+/** What the runtime asks of a coordinator's shard (Kafka's CoordinatorShard). */
+export interface CoordinatorShard<R> {
+  replay(record: R, position: RecordPosition): void;
+  /** A COMMIT or ABORT marker in the partition ends the producer's transaction. */
+  replayEndTransaction(producerId: number, committed: boolean): void;
+  onLoaded(): void;
+  onUnloaded(): void;
+}
+
+/**
+ * A coordinator's record layout. `decode` returns null for a record type the
+ * coordinator does not own (skipped) and throws for one it cannot read
+ * (the load fails).
+ */
+export interface RecordCodec<R> {
+  encode(record: R): { key: Buffer; value: Buffer | null };
+  decode(key: Buffer, value: Buffer | null): R | null;
+}
+
+/** What the runtime gives a new shard: its timers and a way to queue a result produced outside a request. */
+export interface ShardContextServices<R> {
+  partition: number;
+  timer: CoordinatorTimer<R>;
+  appendLater: (result: CoordinatorResult<unknown, R>) => void;
+}
+
+interface TimerEntry<R> {
+  handle: TimerHandle;
+  operation: () => CoordinatorResult<unknown, R>;
+}
+
+interface ShardContext<S, R> {
   partition: number;
   leaderEpoch: number;
   status: ShardStatus;
-  shard: GroupCoordinatorShard;
-  timers: Map<string, TimerEntry>;
+  shard: S;
+  timers: Map<string, TimerEntry<R>>;
   tail: Promise<void>;
   cleanupTimer: TimerHandle | null;
 }
 
 const LOAD_READ_BYTES = 5 * 1024 * 1024;
 
-export interface RuntimeOptions {
+export interface RuntimeOptions<S, R> {
   env: Env;
   log: CoordinatorLog;
   logger: RuntimeLogger;
-  /** Builds a shard's environment, minus what the runtime supplies itself. */
-  shardEnvironment: (partition: number) => Omit<ShardEnvironment, 'timer' | 'appendLater' | 'partition'>;
-  offsetCommitTimeoutMs: number;
-  offsetsRetentionCheckIntervalMs: number;
+  /** The coordinator's topic, for messages: `__consumer_offsets`, `__transaction_state`. */
+  topic: string;
+  /** The coordinator's name, for messages: "group coordinator". */
+  name: string;
+  codec: RecordCodec<R>;
+  newShard: (services: ShardContextServices<R>) => S;
+  /** How long a write waits for its append before answering (offsets.commit.timeout.ms, transaction's request timeout). */
+  writeTimeoutMs: number;
+  /** A periodic operation on every active shard (offsets retention, expired transactional ids), if any. */
+  cleanup?: { intervalMs: number; operation: (shard: S) => CoordinatorResult<unknown, R> };
 }
 
-export class CoordinatorRuntime {
-  private readonly shards = new Map<number, ShardContext>();
+export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
+  private readonly shards = new Map<number, ShardContext<S, R>>();
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly options: RuntimeOptions) {}
+  constructor(private readonly options: RuntimeOptions<S, R>) {}
 
   /** Partitions this node coordinates and has loaded. */
   activePartitions(): number[] {
@@ -105,7 +143,7 @@ export class CoordinatorRuntime {
   }
 
   /** The shard, for tests and read views; undefined unless active. */
-  shard(partition: number): GroupCoordinatorShard | undefined {
+  shard(partition: number): S | undefined {
     const context = this.shards.get(partition);
     return context?.status === 'active' ? context.shard : undefined;
   }
@@ -139,19 +177,18 @@ export class CoordinatorRuntime {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  private newContext(partition: number, leaderEpoch: number): ShardContext {
-    const timers = new Map<string, TimerEntry>();
-    const context: ShardContext = {
+  private newContext(partition: number, leaderEpoch: number): ShardContext<S, R> {
+    const timers = new Map<string, TimerEntry<R>>();
+    const context: ShardContext<S, R> = {
       partition,
       leaderEpoch,
       status: 'loading',
       timers,
       tail: Promise.resolve(),
       cleanupTimer: null,
-      shard: undefined as unknown as GroupCoordinatorShard,
+      shard: undefined as unknown as S,
     };
-    context.shard = new GroupCoordinatorShard({
-      ...this.options.shardEnvironment(partition),
+    context.shard = this.options.newShard({
       partition,
       timer: this.timerFor(context),
       appendLater: (result) => this.track(this.enqueue(context, () => result)),
@@ -159,14 +196,14 @@ export class CoordinatorRuntime {
     return context;
   }
 
-  private close(context: ShardContext): void {
+  private close(context: ShardContext<S, R>): void {
     if (context.status === 'closed') return;
     this.unload(context, 'closed');
     if (this.shards.get(context.partition) === context) this.shards.delete(context.partition);
   }
 
   /** Stops the shard's timers and drops what it parked; a failed shard stays known (with its epoch) but serves nothing. */
-  private unload(context: ShardContext, status: 'closed' | 'failed'): void {
+  private unload(context: ShardContext<S, R>, status: 'closed' | 'failed'): void {
     context.status = status;
     for (const entry of context.timers.values()) entry.handle.cancel();
     context.timers.clear();
@@ -174,7 +211,7 @@ export class CoordinatorRuntime {
     context.shard.onUnloaded();
   }
 
-  private async load(context: ShardContext): Promise<void> {
+  private async load(context: ShardContext<S, R>): Promise<void> {
     const startedMs = this.options.env.clock.monotonicMs();
     let offset = 0;
     let count = 0;
@@ -182,7 +219,7 @@ export class CoordinatorRuntime {
       for (;;) {
         const read = await this.options.log.read(context.partition, offset, LOAD_READ_BYTES);
         if (context.status !== 'loading') return;
-        if (read.errorCode !== ErrorCode.NONE) throw new Error(`reading __consumer_offsets-${context.partition} failed with error ${read.errorCode}`);
+        if (read.errorCode !== ErrorCode.NONE) throw new Error(`reading ${this.options.topic}-${context.partition} failed with error ${read.errorCode}`);
         let end = offset;
         for (const { position, header } of iterateBatches(read.records)) {
           if (header.lastOffset < offset) continue;
@@ -195,20 +232,20 @@ export class CoordinatorRuntime {
       }
     } catch (error) {
       this.unload(context, 'failed');
-      this.options.logger.error(`loading group coordinator __consumer_offsets-${context.partition} failed: ${(error as Error).message}`);
+      this.options.logger.error(`loading ${this.options.name} ${this.options.topic}-${context.partition} failed: ${(error as Error).message}`);
       return;
     }
     context.shard.onLoaded();
     context.status = 'active';
     this.scheduleCleanup(context);
     const tookMs = Math.round(this.options.env.clock.monotonicMs() - startedMs);
-    this.options.logger.info(`loaded group coordinator __consumer_offsets-${context.partition} (epoch ${context.leaderEpoch}, ${count} records, ${tookMs} ms)`);
+    this.options.logger.info(`loaded ${this.options.name} ${this.options.topic}-${context.partition} (epoch ${context.leaderEpoch}, ${count} records, ${tookMs} ms)`);
   }
 
   /** Replays one batch of the log; returns how many records it held. */
-  private replayBatch(shard: GroupCoordinatorShard, batch: Buffer, isControl: boolean, producerId: number): number {
+  private replayBatch(shard: S, batch: Buffer, isControl: boolean, producerId: number): number {
     const decoded = decodeRecords(batch);
-    if (decoded.error !== null) throw new Error(`corrupt batch in __consumer_offsets: ${decoded.error.message}`);
+    if (decoded.error !== null) throw new Error(`corrupt batch in ${this.options.topic}: ${decoded.error.message}`);
     for (const record of decoded.records) {
       if (isControl) {
         const marker = readControlRecord(record);
@@ -217,24 +254,25 @@ export class CoordinatorRuntime {
         continue;
       }
       if (record.key === null) continue;
-      const result = decodeGroupRecord(record.key, record.value);
-      if (result.ok) shard.replay(result.record, { offset: record.offset, producerId });
+      const decodedRecord = this.options.codec.decode(record.key, record.value);
+      if (decodedRecord !== null) shard.replay(decodedRecord, { offset: record.offset, producerId });
     }
     return decoded.records.length;
   }
 
-  private scheduleCleanup(context: ShardContext): void {
-    if (context.status !== 'active') return;
-    context.cleanupTimer = this.options.env.timers.schedule(this.options.offsetsRetentionCheckIntervalMs, () => {
+  private scheduleCleanup(context: ShardContext<S, R>): void {
+    const cleanup = this.options.cleanup;
+    if (context.status !== 'active' || cleanup === undefined) return;
+    context.cleanupTimer = this.options.env.timers.schedule(cleanup.intervalMs, () => {
       if (context.status !== 'active') return;
-      this.track(this.enqueue(context, (shard) => shard.offsetOps.cleanupExpired()).then(() => this.scheduleCleanup(context)));
+      this.track(this.enqueue(context, cleanup.operation).then(() => this.scheduleCleanup(context)));
     });
   }
 
   // ---- operations
 
   /** Runs a write operation on the partition's shard, after every operation queued before it. */
-  write<T>(partition: number, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): Promise<WriteOutcome<T>> {
+  write<T>(partition: number, operation: (shard: S) => CoordinatorResult<T, R>): Promise<WriteOutcome<T>> {
     const context = this.shards.get(partition);
     const unavailable = unavailableError(context);
     if (unavailable !== null) return Promise.resolve({ ok: false, errorCode: unavailable, message: null });
@@ -244,19 +282,19 @@ export class CoordinatorRuntime {
   }
 
   /** Runs a read against the partition's current state. */
-  read<T>(partition: number, view: (shard: GroupCoordinatorShard) => T): ReadOutcome<T> {
+  read<T>(partition: number, view: (shard: S) => T): ReadOutcome<T> {
     const context = this.shards.get(partition);
     const unavailable = unavailableError(context);
     if (unavailable !== null) return { ok: false, errorCode: unavailable, message: null };
     try {
       return { ok: true, response: view(context!.shard) };
     } catch (error) {
-      if (isGroupApiError(error)) return { ok: false, errorCode: error.errorCode, message: error.message };
+      if (isCoordinatorApiError(error)) return { ok: false, errorCode: error.errorCode, message: error.message };
       throw error;
     }
   }
 
-  private enqueue<T>(context: ShardContext, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): Promise<WriteOutcome<T>> {
+  private enqueue<T>(context: ShardContext<S, R>, operation: (shard: S) => CoordinatorResult<T, R>): Promise<WriteOutcome<T>> {
     return new Promise((resolve, reject) => {
       const run = context.tail.then(() => this.run(context, operation, resolve));
       context.tail = run.then(
@@ -270,24 +308,24 @@ export class CoordinatorRuntime {
   /**
    * Runs one operation: computes it, writes its records, replays them. The
    * outcome goes to `respond` when the write completes, or earlier with
-   * COORDINATOR_NOT_AVAILABLE when it outlives offsets.commit.timeout.ms;
+   * COORDINATOR_NOT_AVAILABLE when it outlives the write timeout;
    * the queue still waits for the write (and its replay) before the next
    * operation, so state and log never disagree.
    */
   private async run<T>(
-    context: ShardContext,
-    operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>,
+    context: ShardContext<S, R>,
+    operation: (shard: S) => CoordinatorResult<T, R>,
     respond: (outcome: WriteOutcome<T>) => void,
   ): Promise<void> {
     if (context.status !== 'active') {
       respond({ ok: false, errorCode: context.status === 'loading' ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR, message: null });
       return;
     }
-    let result: CoordinatorResult<T>;
+    let result: CoordinatorResult<T, R>;
     try {
       result = operation(context.shard);
     } catch (error) {
-      if (!isGroupApiError(error)) throw error;
+      if (!isCoordinatorApiError(error)) throw error;
       respond({ ok: false, errorCode: error.errorCode, message: error.message });
       return;
     }
@@ -296,7 +334,7 @@ export class CoordinatorRuntime {
       respond({ ok: true, response: result.response });
       return;
     }
-    const timeout = this.options.env.timers.schedule(this.options.offsetCommitTimeoutMs, () => {
+    const timeout = this.options.env.timers.schedule(this.options.writeTimeoutMs, () => {
       respond({ ok: false, errorCode: appendErrorToResponseError(ErrorCode.REQUEST_TIMED_OUT), message: null });
     });
     const appendError = await this.appendRecords(context, result.records, result.replayRecords);
@@ -306,19 +344,19 @@ export class CoordinatorRuntime {
   }
 
   /** Writes the records as one batch and replays them; returns the response error (NONE on success). */
-  private async appendRecords(context: ShardContext, records: readonly GroupRecord[], replay: boolean): Promise<number> {
+  private async appendRecords(context: ShardContext<S, R>, records: readonly R[], replay: boolean): Promise<number> {
     const nowMs = this.options.env.clock.nowMs();
     let batch: Buffer;
     try {
       batch = buildBatch({
         records: records.map((record) => {
-          const { key, value } = encodeGroupRecord(record);
+          const { key, value } = this.options.codec.encode(record);
           return { key, value, timestamp: nowMs };
         }),
       });
     } catch (error) {
       // A field the record layout cannot hold (a string over 32767 bytes): Kafka's serializer fails the same way.
-      this.options.logger.warn(`cannot encode group coordinator records: ${(error as Error).message}`);
+      this.options.logger.warn(`cannot encode ${this.options.name} records: ${(error as Error).message}`);
       return ErrorCode.UNKNOWN_SERVER_ERROR;
     }
     const appended = await this.options.log.append(context.partition, batch);
@@ -328,11 +366,11 @@ export class CoordinatorRuntime {
     return ErrorCode.NONE;
   }
 
-  private timerFor(context: ShardContext): CoordinatorTimer {
+  private timerFor(context: ShardContext<S, R>): CoordinatorTimer<R> {
     const { timers } = context;
-    const schedule = (key: string, delayMs: number, operation: () => CoordinatorResult<unknown>) => {
+    const schedule = (key: string, delayMs: number, operation: () => CoordinatorResult<unknown, R>) => {
       timers.get(key)?.handle.cancel();
-      const entry: TimerEntry = {
+      const entry: TimerEntry<R> = {
         operation,
         handle: this.options.env.timers.schedule(delayMs, () => {
           if (timers.get(key) !== entry || context.status !== 'active') return;
@@ -367,13 +405,13 @@ export class CoordinatorRuntime {
       () => this.pending.delete(promise),
       (error: unknown) => {
         this.pending.delete(promise);
-        this.options.logger.error(`group coordinator operation failed: ${(error as Error).stack ?? String(error)}`);
+        this.options.logger.error(`${this.options.name} operation failed: ${(error as Error).stack ?? String(error)}`);
       },
     );
   }
 }
 
-function unavailableError(context: ShardContext | undefined): number | null {
+function unavailableError<S, R>(context: ShardContext<S, R> | undefined): number | null {
   if (context === undefined || context.status === 'closed' || context.status === 'failed') return ErrorCode.NOT_COORDINATOR;
   if (context.status === 'loading') return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
   return null;

@@ -1,9 +1,9 @@
 /**
- * The coordinator's view of `__consumer_offsets` over the broker's replica
+ * A coordinator's view of its topic (`__consumer_offsets`, `__transaction_state`) over the broker's replica
  * manager: appends go to the partition as its leader with acks=all (the
  * write returns once the high watermark covers it, as a coordinator write
  * must be committed before its response), reads come from the leader up to
- * the high watermark. Typed structurally so the group room does not depend
+ * the high watermark. Typed structurally so the coordinator rooms do not depend
  * on the replication room's internals.
  */
 import { ErrorCode } from '../protocol/errors.js';
