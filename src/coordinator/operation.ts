@@ -16,6 +16,8 @@ export interface CoordinatorResult<T, R> {
   records: R[];
   response: T;
   replayRecords: boolean;
+  /** Written as a transactional batch of this producer (TxnOffsetCommit): the records stay pending until its marker. */
+  transaction?: { producerId: number; producerEpoch: number };
   /** Runs after the append (errorCode NONE) or its failure (the mapped error), before the response is released. */
   onAppend?: (errorCode: number) => void;
 }

@@ -16,6 +16,7 @@ export interface ReplicaAccess {
     timeoutMs: number;
     requiredAcks: number;
     internalTopicsAllowed: boolean;
+    origin: 'coordinator';
     entries: readonly { topicPartition: { topic: string; partition: number }; records: Buffer }[];
   }): Promise<ReadonlyMap<string, { errorCode: number; baseOffset: number }>>;
   readFromLog(
@@ -32,6 +33,7 @@ export function coordinatorLogOver(replicas: ReplicaAccess, options: { topic: st
         timeoutMs: options.appendTimeoutMs,
         requiredAcks: -1,
         internalTopicsAllowed: true,
+        origin: 'coordinator',
         entries: [{ topicPartition, records: batch }],
       });
       const result = results.get(topicPartitionKey({ topic: options.topic, partition }));

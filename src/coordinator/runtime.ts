@@ -31,7 +31,7 @@ import type { Env } from '../io/env.js';
 import type { TimerHandle } from '../io/clock.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { iterateBatches } from '../protocol/records/batch.js';
-import { readControlRecord } from '../protocol/records/control.js';
+import { buildControlBatch, readControlRecord } from '../protocol/records/control.js';
 import { buildBatch, decodeRecords } from '../protocol/records/records.js';
 import { isCoordinatorApiError } from './errors.js';
 import { appendErrorToResponseError, type CoordinatorResult, type CoordinatorTimer } from './operation.js';
@@ -90,8 +90,15 @@ export interface RecordCodec<R> {
 /** What the runtime gives a new shard: its timers and a way to queue a result produced outside a request. */
 export interface ShardContextServices<R> {
   partition: number;
+  /** The partition's leader epoch this shard was loaded at (the transaction coordinator's coordinator epoch). */
+  leaderEpoch: number;
   timer: CoordinatorTimer<R>;
   appendLater: (result: CoordinatorResult<unknown, R>) => void;
+}
+
+export interface PeriodicOperation<S, R> {
+  intervalMs: number;
+  operation: (shard: S) => CoordinatorResult<unknown, R>;
 }
 
 interface TimerEntry<R> {
@@ -106,7 +113,7 @@ interface ShardContext<S, R> {
   shard: S;
   timers: Map<string, TimerEntry<R>>;
   tail: Promise<void>;
-  cleanupTimer: TimerHandle | null;
+  periodicTimers: TimerHandle[];
 }
 
 const LOAD_READ_BYTES = 5 * 1024 * 1024;
@@ -123,8 +130,8 @@ export interface RuntimeOptions<S, R> {
   newShard: (services: ShardContextServices<R>) => S;
   /** How long a write waits for its append before answering (offsets.commit.timeout.ms, transaction's request timeout). */
   writeTimeoutMs: number;
-  /** A periodic operation on every active shard (offsets retention, expired transactional ids), if any. */
-  cleanup?: { intervalMs: number; operation: (shard: S) => CoordinatorResult<unknown, R> };
+  /** Operations run periodically on every active shard (offsets retention, timed-out transactions, expired ids). */
+  periodic: readonly PeriodicOperation<S, R>[];
 }
 
 export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
@@ -185,11 +192,12 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
       status: 'loading',
       timers,
       tail: Promise.resolve(),
-      cleanupTimer: null,
+      periodicTimers: [],
       shard: undefined as unknown as S,
     };
     context.shard = this.options.newShard({
       partition,
+      leaderEpoch,
       timer: this.timerFor(context),
       appendLater: (result) => this.track(this.enqueue(context, () => result)),
     });
@@ -207,7 +215,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     context.status = status;
     for (const entry of context.timers.values()) entry.handle.cancel();
     context.timers.clear();
-    context.cleanupTimer?.cancel();
+    for (const handle of context.periodicTimers) handle.cancel();
+    context.periodicTimers = [];
     context.shard.onUnloaded();
   }
 
@@ -237,7 +246,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     }
     context.shard.onLoaded();
     context.status = 'active';
-    this.scheduleCleanup(context);
+    for (const periodic of this.options.periodic) this.schedulePeriodic(context, periodic);
     const tookMs = Math.round(this.options.env.clock.monotonicMs() - startedMs);
     this.options.logger.info(`loaded ${this.options.name} ${this.options.topic}-${context.partition} (epoch ${context.leaderEpoch}, ${count} records, ${tookMs} ms)`);
   }
@@ -260,13 +269,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     return decoded.records.length;
   }
 
-  private scheduleCleanup(context: ShardContext<S, R>): void {
-    const cleanup = this.options.cleanup;
-    if (context.status !== 'active' || cleanup === undefined) return;
-    context.cleanupTimer = this.options.env.timers.schedule(cleanup.intervalMs, () => {
+  private schedulePeriodic(context: ShardContext<S, R>, periodic: PeriodicOperation<S, R>): void {
+    if (context.status !== 'active') return;
+    const handle = this.options.env.timers.schedule(periodic.intervalMs, () => {
+      context.periodicTimers = context.periodicTimers.filter((h) => h !== handle);
       if (context.status !== 'active') return;
-      this.track(this.enqueue(context, cleanup.operation).then(() => this.scheduleCleanup(context)));
+      this.track(this.enqueue(context, periodic.operation).then(() => this.schedulePeriodic(context, periodic)));
     });
+    context.periodicTimers.push(handle);
   }
 
   // ---- operations
@@ -296,13 +306,40 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
 
   private enqueue<T>(context: ShardContext<S, R>, operation: (shard: S) => CoordinatorResult<T, R>): Promise<WriteOutcome<T>> {
     return new Promise((resolve, reject) => {
-      const run = context.tail.then(() => this.run(context, operation, resolve));
-      context.tail = run.then(
-        () => undefined,
-        () => undefined,
-      );
-      run.catch(reject);
+      this.serialize(context, () => this.run(context, operation, resolve)).catch(reject);
     });
+  }
+
+  /** Runs `task` after everything queued on the shard before it. */
+  private serialize<T>(context: ShardContext<S, R>, task: () => Promise<T>): Promise<T> {
+    const run = context.tail.then(task);
+    context.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Writes a transaction's COMMIT or ABORT marker into the partition and
+   * replays it into the shard (Kafka's scheduleTransactionCompletion), in
+   * turn with the shard's operations. Resolves with the partition's error
+   * code, as WriteTxnMarkers reports it.
+   */
+  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean }): Promise<number> {
+    const context = this.shards.get(partition);
+    const unavailable = unavailableError(context);
+    if (unavailable !== null) return Promise.resolve(unavailable);
+    const promise = this.serialize(context!, async () => {
+      if (context!.status !== 'active') return unavailableError(context) ?? ErrorCode.NOT_COORDINATOR;
+      const batch = buildControlBatch({ ...marker, type: marker.committed ? 'COMMIT' : 'ABORT', timestamp: this.options.env.clock.nowMs() });
+      const appended = await this.options.log.append(partition, batch);
+      if (appended.errorCode !== ErrorCode.NONE) return appended.errorCode;
+      if (context!.status === 'active') context!.shard.replayEndTransaction(marker.producerId, marker.committed);
+      return ErrorCode.NONE;
+    });
+    this.track(promise);
+    return promise;
   }
 
   /**
@@ -337,14 +374,15 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const timeout = this.options.env.timers.schedule(this.options.writeTimeoutMs, () => {
       respond({ ok: false, errorCode: appendErrorToResponseError(ErrorCode.REQUEST_TIMED_OUT), message: null });
     });
-    const appendError = await this.appendRecords(context, result.records, result.replayRecords);
+    const appendError = await this.appendRecords(context, result);
     timeout.cancel();
     result.onAppend?.(appendError);
     respond(appendError === ErrorCode.NONE ? { ok: true, response: result.response } : { ok: false, errorCode: appendError, message: null });
   }
 
   /** Writes the records as one batch and replays them; returns the response error (NONE on success). */
-  private async appendRecords(context: ShardContext<S, R>, records: readonly R[], replay: boolean): Promise<number> {
+  private async appendRecords(context: ShardContext<S, R>, result: CoordinatorResult<unknown, R>): Promise<number> {
+    const { records, transaction } = result;
     const nowMs = this.options.env.clock.nowMs();
     let batch: Buffer;
     try {
@@ -353,6 +391,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
           const { key, value } = this.options.codec.encode(record);
           return { key, value, timestamp: nowMs };
         }),
+        ...(transaction === undefined ? {} : { producerId: transaction.producerId, producerEpoch: transaction.producerEpoch, isTransactional: true }),
       });
     } catch (error) {
       // A field the record layout cannot hold (a string over 32767 bytes): Kafka's serializer fails the same way.
@@ -362,7 +401,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const appended = await this.options.log.append(context.partition, batch);
     if (appended.errorCode !== ErrorCode.NONE) return appendErrorToResponseError(appended.errorCode);
     if (context.status !== 'active') return ErrorCode.NOT_COORDINATOR;
-    if (replay) records.forEach((record, i) => context.shard.replay(record, { offset: appended.baseOffset + i, producerId: -1 }));
+    const producerId = transaction?.producerId ?? -1;
+    if (result.replayRecords) records.forEach((record, i) => context.shard.replay(record, { offset: appended.baseOffset + i, producerId }));
     return ErrorCode.NONE;
   }
 

@@ -58,7 +58,7 @@ export class GroupCoordinator implements MetadataPublisher {
       name: 'group coordinator',
       codec: GROUP_RECORD_CODEC,
       writeTimeoutMs: options.config.offsetCommitTimeoutMs,
-      cleanup: { intervalMs: options.config.offsetsRetentionCheckIntervalMs, operation: (shard) => shard.offsetOps.cleanupExpired() },
+      periodic: [{ intervalMs: options.config.offsetsRetentionCheckIntervalMs, operation: (shard) => shard.offsetOps.cleanupExpired() }],
       newShard: (services) =>
         new GroupCoordinatorShard({
           ...services,
@@ -171,6 +171,24 @@ export class GroupCoordinator implements MetadataPublisher {
     if (tooLongForRecords(request.groupId)) return allPartitions(request.topics, ErrorCode.UNKNOWN_SERVER_ERROR);
     const outcome = await this.write(request.groupId, (shard) => shard.offsetOps.commit(request, apiVersion));
     return outcome.ok ? outcome.response : allPartitions(request.topics, outcome.errorCode);
+  }
+
+  /**
+   * TxnOffsetCommit: the offsets are written in the producer's transaction
+   * and stay pending (invisible to OffsetFetch, UNSTABLE_OFFSET_COMMIT with
+   * require_stable) until its COMMIT marker; an ABORT drops them.
+   */
+  async commitTransactionalOffsets(request: OffsetCommitInput, producer: { producerId: number; producerEpoch: number }): Promise<TopicPartitionErrors> {
+    const error = this.precheck(request.groupId, request.groupInstanceId);
+    if (error !== null) return allPartitions(request.topics, error);
+    const outcome = await this.write(request.groupId, (shard) => shard.offsetOps.commitTransactional(request, producer));
+    return outcome.ok ? outcome.response : allPartitions(request.topics, outcome.errorCode);
+  }
+
+  /** WriteTxnMarkers to a `__consumer_offsets` partition: the marker is written and ends the producer's pending offsets. */
+  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean }): Promise<number> {
+    if (!this.active) return Promise.resolve(ErrorCode.NOT_COORDINATOR);
+    return this.runtime.completeTransaction(partition, marker);
   }
 
   /** One group's offsets (OffsetFetch). */

@@ -39,6 +39,11 @@ export interface OffsetCommitInput {
   }[];
 }
 
+export interface CommitOptions {
+  /** TxnOffsetCommit's rules (see validateClassicCommit, validateConsumerCommit). */
+  isTransactional?: boolean;
+}
+
 export interface PartitionError {
   partitionIndex: number;
   errorCode: number;
@@ -74,14 +79,16 @@ export interface DeleteGroupResult {
 }
 
 const NO_OFFSET = -1;
+/** The OffsetCommit version whose rules TxnOffsetCommit follows (before v9's GROUP_ID_NOT_FOUND for an unknown group). */
+const TXN_COMMIT_RULES_VERSION = 8;
 
 export class OffsetOperations {
   constructor(private readonly shard: GroupCoordinatorShard) {}
 
   // ---- OffsetCommit
 
-  commit(request: OffsetCommitInput, apiVersion: number): CoordinatorResult<{ name: string; partitions: PartitionError[] }[]> {
-    const group = this.validateCommit(request, apiVersion);
+  commit(request: OffsetCommitInput, apiVersion: number, options: CommitOptions = {}): CoordinatorResult<{ name: string; partitions: PartitionError[] }[]> {
+    const group = this.validateCommit(request, apiVersion, options.isTransactional === true);
     if (group?.type === 'classic' && (group.isInState('Stable') || group.isInState('PreparingRebalance')) && group.hasMember(request.memberId)) {
       // A classic member's commit keeps its session alive.
       this.shard.classic.rescheduleHeartbeat(group, group.member(request.memberId));
@@ -113,16 +120,36 @@ export class OffsetOperations {
     return coordinatorResult(records, response);
   }
 
+  /**
+   * TxnOffsetCommit (Kafka's commitTransactionalOffset): the commit rules of
+   * OffsetCommit, except that a group that does not exist is
+   * ILLEGAL_GENERATION for a member and a stale member epoch is
+   * ILLEGAL_GENERATION too; the records go in the producer's transaction.
+   */
+  commitTransactional(
+    request: OffsetCommitInput,
+    producer: { producerId: number; producerEpoch: number },
+  ): CoordinatorResult<{ name: string; partitions: PartitionError[] }[]> {
+    let result: CoordinatorResult<{ name: string; partitions: PartitionError[] }[]>;
+    try {
+      result = this.commit(request, TXN_COMMIT_RULES_VERSION, { isTransactional: true });
+    } catch (error) {
+      if (error instanceof GroupApiError && error.errorCode === ErrorCode.STALE_MEMBER_EPOCH) throw new GroupApiError(ErrorCode.ILLEGAL_GENERATION);
+      throw error;
+    }
+    return { ...result, transaction: producer };
+  }
+
   /** The group a commit goes to (null for a simple commit to a group that does not exist yet). */
-  private validateCommit(request: OffsetCommitInput, apiVersion: number): Group | null {
+  private validateCommit(request: OffsetCommitInput, apiVersion: number, isTransactional: boolean): Group | null {
     const group = this.shard.groups.get(request.groupId);
     if (group === undefined) {
       if (request.generationIdOrMemberEpoch < 0) return null;
       // v9+ says so plainly; older clients expect ILLEGAL_GENERATION.
       throw new GroupApiError(apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION, `Group ${request.groupId} not found.`);
     }
-    if (group.type === 'classic') validateClassicCommit(group, request);
-    else validateConsumerCommit(group, request, { apiVersion, image: this.shard.image });
+    if (group.type === 'classic') validateClassicCommit(group, request, isTransactional);
+    else validateConsumerCommit(group, request, { apiVersion, image: this.shard.image, isTransactional });
     return group;
   }
 
@@ -291,7 +318,12 @@ function groupTombstones(group: Group): GroupRecord[] {
   return group.type === 'classic' ? [group.tombstone()] : consumerGroupTombstones(group);
 }
 
-function validateClassicCommit(group: ClassicGroup, request: OffsetCommitInput): void {
+/**
+ * A TxnOffsetCommit (isTransactional) before v3 carries no member or
+ * generation, so one without them is accepted from a group that is not
+ * empty, and none waits for CompletingRebalance (Kafka's ClassicGroup).
+ */
+function validateClassicCommit(group: ClassicGroup, request: OffsetCommitInput, isTransactional: boolean): void {
   if (group.isInState('Dead')) throw new GroupApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const generation = request.generationIdOrMemberEpoch;
   // Generation -1: the admin client or a consumer without group management; fine while the group is empty.
@@ -300,20 +332,22 @@ function validateClassicCommit(group: ClassicGroup, request: OffsetCommitInput):
     const error = group.validateMember(request.memberId, request.groupInstanceId);
     if (error !== ErrorCode.NONE) throw new GroupApiError(error);
     if (generation !== group.generationId) throw new GroupApiError(ErrorCode.ILLEGAL_GENERATION);
-  } else if (!group.isInState('Empty')) {
+  } else if (!isTransactional && !group.isInState('Empty')) {
     throw new GroupApiError(ErrorCode.UNKNOWN_MEMBER_ID);
   }
   // The member has its new generation from JoinGroup but not its assignment yet.
-  if (group.isInState('CompletingRebalance')) throw new GroupApiError(ErrorCode.REBALANCE_IN_PROGRESS);
+  if (!isTransactional && group.isInState('CompletingRebalance')) throw new GroupApiError(ErrorCode.REBALANCE_IN_PROGRESS);
 }
 
-function validateConsumerCommit(group: ConsumerGroup, request: OffsetCommitInput, context: { apiVersion: number; image: MetadataImage }): void {
+/** A TxnOffsetCommit names no member before v3: accepted without one, and from any protocol version. */
+function validateConsumerCommit(group: ConsumerGroup, request: OffsetCommitInput, context: { apiVersion: number; image: MetadataImage; isTransactional: boolean }): void {
   const epoch = request.generationIdOrMemberEpoch;
   if (epoch < 0 && group.members.size === 0) return;
+  if (context.isTransactional && epoch === -1 && request.memberId === '' && request.groupInstanceId === null) return;
   const member = group.members.get(request.memberId);
   if (member === undefined) throw new GroupApiError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${request.memberId} is not a member of group ${group.groupId}.`);
   const classic = member.classicMemberMetadata !== null;
-  if (!classic && context.apiVersion < 9) {
+  if (!classic && !context.isTransactional && context.apiVersion < 9) {
     throw new GroupApiError(ErrorCode.UNSUPPORTED_VERSION, 'OffsetCommit version 9 or above must be used by members using the modern group protocol');
   }
   const epochError = classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;

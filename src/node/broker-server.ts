@@ -1,8 +1,7 @@
 /**
  * BrokerServer: the broker role of a node (Kafka's BrokerServer): the
- * replica manager and the group coordinator (both MetadataLoader
- * publishers), the broker lifecycle (registration, heartbeats, unfencing,
- * controlled shutdown), and the
+    this.lifecycle?.close();
+    await this.transactionCoordinator.shutdown();
  * broker's own requests to the controller, all through the controller
  * channel: auto topic creation (Kafka's AutoTopicCreationManager) and
  * producer-id blocks (Kafka's RPCProducerIdManager).
@@ -15,8 +14,11 @@ import { ReplicaManager } from '../replication/replica-manager.js';
 import { GroupCoordinator } from '../group/coordinator.js';
 import { groupCoordinatorConfigFrom } from '../group/config.js';
 import { coordinatorLogOver } from '../coordinator/partition-log.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../group/placement.js';
-import type { ProducerIdBlock, ProducerIdBlockSource } from '../txn/producer-id-manager.js';
+import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../group/placement.js';
+import { TransactionCoordinator } from '../txn/coordinator.js';
+import { transactionCoordinatorConfigFrom } from '../txn/config.js';
+import { localMarkerWriter } from '../txn/marker-writer.js';
+import { ProducerIdManager, type ProducerIdBlock, type ProducerIdBlockSource } from '../txn/producer-id-manager.js';
 import type { AutoTopicCreation } from '../server/api-context.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import type { ControllerChannel } from './controller-channel.js';
@@ -30,6 +32,7 @@ const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
 export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   readonly replicaManager: ReplicaManager;
   readonly groupCoordinator: GroupCoordinator;
+  readonly transactionCoordinator: TransactionCoordinator;
   private lifecycle: BrokerLifecycleManager | null = null;
 
   constructor(
@@ -47,6 +50,24 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
       image: () => loader.image,
     });
+    const txnConfig = transactionCoordinatorConfigFrom(config);
+    this.transactionCoordinator = new TransactionCoordinator({
+      nodeId,
+      config: txnConfig,
+      env,
+      logger: log,
+      log: coordinatorLogOver(this.replicaManager, { topic: TRANSACTION_STATE_TOPIC, appendTimeoutMs: txnConfig.requestTimeoutMs }),
+      image: () => loader.image,
+      producerIds: new ProducerIdManager(nodeId, this),
+      markerWriter: localMarkerWriter({
+        image: () => loader.image,
+        clock: env.clock,
+        requestTimeoutMs: txnConfig.requestTimeoutMs,
+        replicas: this.replicaManager,
+        groups: this.groupCoordinator,
+      }),
+      offsetsTopicPartitions: groupConfig.offsetsTopicPartitions,
+    });
   }
 
   /** This broker's epoch from its registration, -1 before. */
@@ -58,6 +79,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   async startUp(): Promise<void> {
     this.shared.loader.addPublisher(this.replicaManager);
     this.shared.loader.addPublisher(this.groupCoordinator);
+    this.shared.loader.addPublisher(this.transactionCoordinator);
     await this.replicaManager.start();
   }
 
@@ -106,6 +128,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
 
   async stop(): Promise<void> {
     this.lifecycle?.close();
+    await this.transactionCoordinator.shutdown();
     await this.groupCoordinator.shutdown();
     await this.replicaManager.stop();
   }

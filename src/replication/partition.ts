@@ -28,8 +28,11 @@ import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../storage/leader-epoch
 import {
   batchFirstOffset,
   lastSequenceOf,
+  type CompletedTxn,
+  type ProducerStateError,
   type ProducerStateManager,
 } from '../storage/producer-state.js';
+import { endTxnMarkerOf } from '../storage/producer-state-loader.js';
 import type { PartitionRegistration } from '../metadata/image.js';
 import type { TopicConfig } from '../metadata/topic-config.js';
 import { validateLeaderBatch, type AppendError, type ValidatedBatch } from './record-validator.js';
@@ -317,8 +320,17 @@ export class Partition {
     }
     const firstOffset = this.log.logEndOffset;
     const appendInfo = hasProducer ? this.producerState.prepareUpdate(header.producerId, origin) : null;
-    const producerError =
-      appendInfo?.appendDataBatch({
+    let completedTxn: CompletedTxn | null = null;
+    let producerError: ProducerStateError | null = null;
+    if (appendInfo !== null && header.isControl) {
+      const marker = endTxnMarkerOf(batch);
+      if (marker !== null) {
+        const ended = appendInfo.appendEndTxnMarker({ producerEpoch: header.producerEpoch, offset: firstOffset, timestampMs: header.maxTimestamp, ...marker });
+        producerError = ended.error;
+        completedTxn = ended.completed;
+      }
+    } else if (appendInfo !== null) {
+      producerError = appendInfo.appendDataBatch({
         producerEpoch: header.producerEpoch,
         firstSeq: header.baseSequence,
         lastSeq: lastSequenceOf(header),
@@ -326,7 +338,8 @@ export class Partition {
         firstOffset,
         lastOffset: firstOffset + header.lastOffsetDelta,
         isTransactional: header.isTransactional,
-      }) ?? null;
+      });
+    }
     if (producerError !== null) return this.failure(producerError.errorCode, producerError.message);
     const activeBaseBefore = this.log.activeSegment.baseOffset;
     let info;
@@ -351,6 +364,7 @@ export class Partition {
       }
     }
     if (appendInfo !== null) this.producerState.update(appendInfo);
+    if (completedTxn !== null) await this.completeTxn(completedTxn);
     this.producerState.updateMapEndOffset(info.lastOffset + 1);
     this.pendingVisible.push({ lastOffset: info.lastOffset, sizeBytes: batch.length });
     this.maybeIncrementLeaderHighWatermark();
@@ -365,6 +379,19 @@ export class Partition {
         duplicate: false,
       },
     };
+  }
+
+  /**
+   * A COMMIT or ABORT marker ended a transaction: an aborted one goes into
+   * the transaction index with the last stable offset it leaves (Kafka's
+   * ProducerStateManager.lastStableOffset), then leaves the open set.
+   */
+  private async completeTxn(completed: CompletedTxn): Promise<void> {
+    if (completed.isAborted) {
+      const lastStableOffset = this.producerState.lastStableOffsetAfter(completed);
+      await this.log.appendAbortedTransaction({ producerId: completed.producerId, firstOffset: completed.firstOffset, lastOffset: completed.lastOffset, lastStableOffset });
+    }
+    this.producerState.completeTxn(completed);
   }
 
   private failure(errorCode: number, message: string): AppendOutcome {

@@ -4,7 +4,7 @@
  * A handler reads metadata from the published image, writes metadata only
  * through the controller (ControllerOperations: the local controller, or
  * NOT_CONTROLLER where there is none), and reaches the data plane through
- * the replica manager and the group coordinator.
+ * the replica manager and the group and transaction coordinators.
  */
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
@@ -30,7 +30,7 @@ import type {
 import type { ApiError } from '../controller/result.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
-import type { ProducerIdBlockSource } from '../txn/producer-id-manager.js';
+import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { RequestHandlerTable } from './request-handler.js';
 
 /** The published metadata image and topic configs resolved against it. */
@@ -80,6 +80,6 @@ export interface ApiContext extends ControllerApiContext {
   readonly replicaManager: ReplicaManager;
   readonly groupCoordinator: GroupCoordinator;
   readonly autoTopicCreation: AutoTopicCreation;
-  /** Producer-id blocks from the controller (AllocateProducerIds), for InitProducerId. */
-  readonly producerIds: ProducerIdBlockSource;
+  /** Transactional ids, and producer ids for InitProducerId (blocks from the controller through AllocateProducerIds). */
+  readonly transactionCoordinator: TransactionCoordinator;
 }

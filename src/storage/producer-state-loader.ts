@@ -58,8 +58,8 @@ async function replay(log: Log, producerState: ProducerStateManager, logEndOffse
   }
 }
 
-/** The end-transaction marker of a control batch: key (version, type), value (version, coordinatorEpoch). */
-function endTxnMarkerOf(batch: Buffer): { coordinatorEpoch: number; isAborted: boolean } | null {
+/** The end-transaction marker of a control batch: key (version, type), value (version, coordinatorEpoch); null for another control type. */
+export function endTxnMarkerOf(batch: Buffer): { coordinatorEpoch: number; isAborted: boolean } | null {
   if (batch.length <= BATCH_HEADER_BYTES) return null;
   const decoded = decodeRecords(batch, { checkCrc: false });
   const record = decoded.records?.[0];

@@ -370,6 +370,18 @@ export class ProducerStateManager {
     this.unreplicatedTxns.set(completed.firstOffset, txn);
   }
 
+  /**
+   * The last stable offset once `completed` ends: the first offset of the
+   * oldest other open transaction, else just past the marker.
+   */
+  lastStableOffsetAfter(completed: CompletedTxn): number {
+    let first: number | null = null;
+    for (const txn of this.ongoingTxns.values()) {
+      if (txn.producerId !== completed.producerId && (first === null || txn.firstOffset < first)) first = txn.firstOffset;
+    }
+    return first ?? completed.lastOffset + 1;
+  }
+
   onHighWatermarkUpdated(highWatermark: number): void {
     this.removeUnreplicatedTransactions(highWatermark);
   }

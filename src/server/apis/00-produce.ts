@@ -12,16 +12,20 @@
  * closed, as Kafka does, so the client refreshes metadata. acks=1 answers
  * after the leader append, acks=-1 once the high watermark covers it.
  *
- * Not done (yet): transactions. A transactional batch without a
- * transactionalId gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every
- * partition (Kafka's answer); with a transactionalId, Kafka would verify the
- * partition with the transaction coordinator, which Spool does not run yet,
- * so the answer is what Kafka gives while the coordinator is unavailable:
- * NOT_ENOUGH_REPLICAS. No quotas (throttleTimeMs 0), no ACLs.
+ * Transactions: a transactional batch without a transactionalId gets
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition (Kafka's answer).
+ * One that would open a transaction in its partition (the producer has none
+ * open there) is first verified with the transaction coordinator (KIP-890
+ * part 1, Kafka's transaction.partition.verification.enable default): a
+ * partition not added to the transaction is INVALID_TXN_STATE
+ * (TRANSACTION_ABORTABLE from v11), a fenced producer INVALID_PRODUCER_EPOCH,
+ * and a coordinator that cannot answer NOT_ENOUGH_REPLICAS, as Kafka maps
+ * them. No quotas (throttleTimeMs 0), no ACLs.
  */
 import { Produce } from '../../protocol/schemas/00-produce.js';
-import { ErrorCode } from '../../protocol/errors.js';
-import { BATCH_FIELD, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
+import { BATCH_FIELD, TRANSACTIONAL_MASK, readBatchHeader } from '../../protocol/records/batch.js';
+import { Partition } from '../../replication/partition.js';
 import type { MetadataImage } from '../../metadata/image.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 import { validateProduceRecords } from '../../replication/record-validator.js';
@@ -63,7 +67,7 @@ export function produceHandler(broker: ApiContext) {
         const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
         slots.push(slot);
         for (const partition of topic.partitionData) {
-          slot.partitions.push(admitPartition({ name, partition, image, version, transactionalId: request.transactionalId, entries }));
+          slot.partitions.push(admitPartition({ name, partition, image, version, entries, verify: (tp, records) => verifyTransaction(broker, request.transactionalId, tp, records, version) }));
         }
       }
       const results = await broker.replicaManager.appendRecords({
@@ -89,8 +93,9 @@ function admitPartition(options: {
   partition: { index: number; records: Buffer | null };
   image: MetadataImage;
   version: number;
-  transactionalId: string | null;
   entries: ProduceEntry[];
+  /** The error of a transactional batch that may not open a transaction here, or null. */
+  verify: (topicPartition: { topic: string; partition: number }, records: Buffer) => { errorCode: number; message: string | null } | null;
 }): PartitionSlot {
   const { name, partition, image, version } = options;
   if (name === null) return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_ID) };
@@ -100,14 +105,53 @@ function admitPartition(options: {
   const invalid = validateProduceRecords(partition.records, version);
   if (invalid !== null) return { index: partition.index, key: null, result: produceError(invalid.errorCode) };
   const records = partition.records!;
-  if (options.transactionalId !== null && isTransactional(records)) {
-    // No transaction coordinator yet: Kafka's answer when verification cannot reach one.
-    const message = 'Unable to verify the partition has been added to the transaction. Underlying error: COORDINATOR_NOT_AVAILABLE';
-    return { index: partition.index, key: null, result: produceError(ErrorCode.NOT_ENOUGH_REPLICAS, message) };
-  }
   const topicPartition = { topic: name, partition: partition.index };
+  const unverified = isTransactional(records) ? options.verify(topicPartition, records) : null;
+  if (unverified !== null) return { index: partition.index, key: null, result: produceError(unverified.errorCode, unverified.message) };
   options.entries.push({ topicPartition, records });
   return { index: partition.index, key: topicPartitionKey(topicPartition), result: null };
+}
+
+/** TRANSACTION_ABORTABLE reaches producers from this version; older ones get INVALID_TXN_STATE. */
+const TRANSACTION_ABORTABLE_VERSION = 11;
+
+/**
+ * KIP-890 part 1: a transactional batch from a producer with no open
+ * transaction in the partition must belong to a transaction the
+ * coordinator has the partition in (Kafka's verification guard).
+ */
+function verifyTransaction(
+  broker: ApiContext,
+  transactionalId: string | null,
+  topicPartition: { topic: string; partition: number },
+  records: Buffer,
+  version: number,
+): { errorCode: number; message: string | null } | null {
+  if (transactionalId === null) return null;
+  const header = readBatchHeader(records, 0);
+  const partition = broker.replicaManager.getPartitionOrError(topicPartition);
+  if (partition instanceof Partition && partition.producerState.lastEntry(header.producerId)?.currentTxnFirstOffset != null) return null;
+  const producer = { producerId: header.producerId, producerEpoch: header.producerEpoch };
+  const [errorCode = ErrorCode.UNKNOWN_SERVER_ERROR] = broker.transactionCoordinator.verifyPartitions(transactionalId, producer, [topicPartition]);
+  switch (errorCode) {
+    case ErrorCode.NONE:
+      return null;
+    case ErrorCode.PRODUCER_FENCED:
+      return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message: null };
+    case ErrorCode.TRANSACTION_ABORTABLE:
+      if (version >= TRANSACTION_ABORTABLE_VERSION) return { errorCode, message: 'Partition was not added to the transaction' };
+      return { errorCode: ErrorCode.INVALID_TXN_STATE, message: 'Partition was not added to the transaction' };
+    case ErrorCode.CONCURRENT_TRANSACTIONS:
+    case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode.NOT_COORDINATOR:
+      return {
+        errorCode: ErrorCode.NOT_ENOUGH_REPLICAS,
+        message: `Unable to verify the partition has been added to the transaction. Underlying error: ${errorInfo(errorCode).name}`,
+      };
+    default:
+      return { errorCode, message: null };
+  }
 }
 
 function isTransactional(records: Buffer): boolean {

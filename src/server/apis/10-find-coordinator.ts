@@ -9,18 +9,18 @@
  * transactional ids). Before v4 an error comes back with Kafka's message and
  * node -1, host "", port -1.
  *
- * __consumer_offsets is created (through the controller, with
- * offsets.topic.num.partitions partitions, offsets.topic.replication.factor
- * replicas, cleanup.policy=compact) when first needed. Kafka answers that
+ * __consumer_offsets (offsets.topic.num.partitions partitions,
+ * offsets.topic.replication.factor replicas) and __transaction_state
+ * (transaction.state.log.num.partitions, .replication.factor, .min.isr),
+ * both compacted, are created through the controller when first needed.
+ * Kafka answers that
  * first request COORDINATOR_NOT_AVAILABLE and lets the client retry; Spool
  * waits for the creation (committed in one step on a one-voter quorum) and
  * answers with the coordinator, which every client accepts as well. If the
- * topic cannot be created (offsets.topic.replication.factor above the live
- * brokers, Kafka 4's rule) the answer stays COORDINATOR_NOT_AVAILABLE.
+ * topic cannot be created (a replication factor above the live brokers,
+ * Kafka 4's rule) the answer stays COORDINATOR_NOT_AVAILABLE.
  *
- * Transactional ids are answered from __transaction_state when that topic
- * exists (the transaction coordinator creates it); otherwise
- * COORDINATOR_NOT_AVAILABLE. Share groups: INVALID_REQUEST (no share
+ * Share groups: INVALID_REQUEST (no share
  * coordinator), as Kafka answers without one. Not done: ACLs.
  */
 import { FindCoordinator } from '../../protocol/schemas/10-find-coordinator.js';
@@ -70,9 +70,8 @@ async function findCoordinator(broker: ApiContext, key: string, keyType: number,
   if (keyType === KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
   if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
   const topicName = keyType === KEY_TYPE_GROUP ? CONSUMER_OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
-  const partitions = keyType === KEY_TYPE_GROUP ? broker.groupCoordinator.config.offsetsTopicPartitions : broker.config.int('transaction.state.log.num.partitions');
+  const partitions = keyType === KEY_TYPE_GROUP ? broker.groupCoordinator.config.offsetsTopicPartitions : broker.transactionCoordinator.config.transactionLogPartitions;
   if (!broker.metadata.image.topicsByName.has(topicName)) {
-    if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     let created;
     try {
       [created] = await broker.autoTopicCreation.autoCreateTopics([topicName]);

@@ -6,38 +6,43 @@
  * epoch 0, from blocks the controller allocates (txn/producer-id-manager.ts);
  * as in Kafka, the producerId / producerEpoch a v3+ producer sends (KIP-360)
  * do not matter for a non-transactional producer, except that exactly one of
- * them being -1 is INVALID_REQUEST. An empty transactionalId is
- * INVALID_REQUEST, as Kafka answers.
+ * them being -1 is INVALID_REQUEST.
  *
- * Not done (yet): transactions. A transactionalId gets
- * COORDINATOR_NOT_AVAILABLE, Kafka's answer while no transaction coordinator
- * is available (the producer retries until its timeout). v2 flexible; v4
- * PRODUCER_FENCED and v5 TRANSACTION_ABORTABLE only arise with transactions.
+ * Transactional producers go to the transaction coordinator of their
+ * transactional.id: the epoch is bumped (fencing any older producer with the
+ * id), an open transaction is aborted first (CONCURRENT_TRANSACTIONS, the
+ * producer retries), a transaction.timeout.ms above transaction.max.timeout.ms
+ * is INVALID_TRANSACTION_TIMEOUT and an empty id INVALID_REQUEST. v2
+ * flexible; v3 the producer's current id and epoch (KIP-360); v4
+ * PRODUCER_FENCED (before v4 it is INVALID_PRODUCER_EPOCH, as Kafka maps it);
+ * v5 TRANSACTION_ABORTABLE (KIP-890), which Spool's coordinator never needs.
  */
 import { InitProducerId } from '../../protocol/schemas/22-init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { ProducerIdManager } from '../../txn/producer-id-manager.js';
 import { defineHandler } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 
 const NO_PRODUCER_ID = -1;
 const NO_PRODUCER_EPOCH = -1;
+/** The first version that knows PRODUCER_FENCED. */
+const PRODUCER_FENCED_VERSION = 4;
 
 export function initProducerIdHandler(broker: ApiContext) {
-  const producerIds = new ProducerIdManager(broker.nodeId, {
-    allocateProducerIdBlock: (brokerId) => broker.producerIds.allocateProducerIdBlock(brokerId),
-  });
+  const coordinator = broker.transactionCoordinator;
   const failure = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH });
   return defineHandler({
     api: InitProducerId,
     versions: { min: 0, max: 5 },
-    async handle(request) {
+    async handle(request, context) {
       const onlyOneSet = (request.producerId === NO_PRODUCER_ID) !== (request.producerEpoch === NO_PRODUCER_EPOCH);
       if (onlyOneSet) return failure(ErrorCode.INVALID_REQUEST);
       if (request.transactionalId !== null) {
-        return failure(request.transactionalId === '' ? ErrorCode.INVALID_REQUEST : ErrorCode.COORDINATOR_NOT_AVAILABLE);
+        const expected = request.producerId === NO_PRODUCER_ID ? null : { producerId: request.producerId, producerEpoch: request.producerEpoch };
+        const result = await coordinator.initProducerId({ transactionalId: request.transactionalId, transactionTimeoutMs: request.transactionTimeoutMs, expected });
+        const errorCode = result.errorCode === ErrorCode.PRODUCER_FENCED && context.apiVersion < PRODUCER_FENCED_VERSION ? ErrorCode.INVALID_PRODUCER_EPOCH : result.errorCode;
+        return { throttleTimeMs: 0, ...result, errorCode };
       }
-      const result = await producerIds.generateProducerId();
+      const result = await coordinator.producerIds.generateProducerId();
       if (result.errorCode !== ErrorCode.NONE) return failure(result.errorCode);
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: result.producerId, producerEpoch: 0 };
     },

@@ -24,6 +24,13 @@ import { fetchHandler } from './01-fetch.js';
 import { listOffsetsHandler } from './02-list-offsets.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
 import { initProducerIdHandler } from './22-init-producer-id.js';
+import { addPartitionsToTxnHandler } from './24-add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn.js';
+import { endTxnHandler } from './26-end-txn.js';
+import { writeTxnMarkersHandler } from './27-write-txn-markers.js';
+import { txnOffsetCommitHandler } from './28-txn-offset-commit.js';
+import { describeTransactionsHandler } from './65-describe-transactions.js';
+import { listTransactionsHandler } from './66-list-transactions.js';
 import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { describeProducersHandler } from './61-describe-producers.js';
@@ -78,6 +85,13 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     listOffsetsHandler(broker),
     deleteRecordsHandler(broker),
     initProducerIdHandler(broker),
+    addPartitionsToTxnHandler(broker),
+    addOffsetsToTxnHandler(broker),
+    endTxnHandler(broker),
+    writeTxnMarkersHandler(broker),
+    txnOffsetCommitHandler(broker),
+    describeTransactionsHandler(broker),
+    listTransactionsHandler(broker),
     offsetForLeaderEpochHandler(broker),
     describeLogDirsHandler(broker),
     describeProducersHandler(broker),

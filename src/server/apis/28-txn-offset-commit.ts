@@ -1,0 +1,64 @@
+/**
+ * TxnOffsetCommit (key 28), versions 0-5: a transactional producer commits
+ * a consumer group's offsets inside its transaction (the
+ * sendOffsetsToTransaction of consume-transform-produce). The offsets are
+ * written to the group's `__consumer_offsets` partition in the producer's
+ * transaction and become visible (OffsetFetch) only when its COMMIT marker
+ * is written there; an ABORT drops them.
+ *
+ * v1 same as v0; v2 CommittedLeaderEpoch; v3 the group's generation or
+ * member epoch, member id and instance id (KIP-447), checked as OffsetCommit
+ * checks them, except that a commit naming no member is accepted (older
+ * clients send none); v3 flexible; v4 same as v3; v5 TRANSACTION_ABORTABLE.
+ * Partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION.
+ *
+ * Not served: v6 (topics by id). Not done: ACLs, and Kafka's check that the
+ * group's partition was added to the transaction (KIP-890 verification).
+ */
+import { TxnOffsetCommit } from '../../protocol/schemas/28-txn-offset-commit.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { OffsetCommitInput } from '../../group/offset-operations.js';
+import { defineHandler } from '../handler.js';
+import type { ApiContext } from '../api-context.js';
+
+export function txnOffsetCommitHandler(broker: ApiContext) {
+  return defineHandler({
+    api: TxnOffsetCommit,
+    versions: { min: 0, max: 5 },
+    async handle(request) {
+      const image = broker.metadata.image;
+      const known = (topic: string, partition: number) => image.topicsByName.get(topic)?.partitions.has(partition) === true;
+      const valid: OffsetCommitInput['topics'][number][] = request.topics
+        .map((topic) => ({ name: topic.name, partitions: topic.partitions.filter((p) => known(topic.name, p.partitionIndex)) }))
+        .filter((topic) => topic.partitions.length > 0);
+      const committed = new Map<string, number>();
+      if (valid.length > 0) {
+        const results = await broker.groupCoordinator.commitTransactionalOffsets(
+          {
+            groupId: request.groupId,
+            generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+            memberId: request.memberId,
+            groupInstanceId: request.groupInstanceId,
+            retentionTimeMs: -1,
+            topics: valid,
+          },
+          { producerId: request.producerId, producerEpoch: request.producerEpoch },
+        );
+        for (const topic of results) for (const p of topic.partitions) committed.set(`${topic.name}:${p.partitionIndex}`, p.errorCode);
+      }
+      return {
+        throttleTimeMs: 0,
+        topics: request.topics.map((topic) => ({
+          name: topic.name,
+          partitions: topic.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex,
+            errorCode: known(topic.name, p.partitionIndex) ? (committed.get(`${topic.name}:${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          })),
+        })),
+      };
+    },
+    errorResponse: (request, errorCode) => ({
+      topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    }),
+  });
+}
