@@ -13,7 +13,8 @@
 //     a transactional producer writes each value upper-cased to OUT, with the
 //     consumed offsets sent in the transaction (sendOffsetsToTransaction),
 //     committing every PER_TXN records, until COUNT records were copied.
-//     Prints {"copied":N,"transactions":T}.
+//     Prints {"copied":N,"transactions":T,"committed":C}, C the sum of the
+//     group's committed offsets (OffsetFetch, require_stable) at the end.
 //   zombie BOOTSTRAP TOPIC TXNID
 //     Producer A opens a transaction and sends "zombie"; producer B with the
 //     same transactional.id initializes (fencing A, aborting its
@@ -138,9 +139,11 @@ public class TxnDriver {
       for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) consumer.seek(e.getKey(), e.getValue().offset());
       for (TopicPartition tp : records.partitions()) if (!offsets.containsKey(tp)) consumer.seek(tp, records.records(tp).get(0).offset());
     }
+    long committed = 0;
+    for (OffsetAndMetadata offset : consumer.committed(consumer.assignment()).values()) committed += offset == null ? 0 : offset.offset();
     consumer.close();
     producer.close();
-    System.out.println("{\"copied\":" + copied + ",\"transactions\":" + transactions + "}");
+    System.out.println("{\"copied\":" + copied + ",\"transactions\":" + transactions + ",\"committed\":" + committed + "}");
   }
 
   static void zombie(String bootstrap, String topic, String txnId) throws Exception {
