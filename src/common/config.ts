@@ -107,7 +107,6 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'transactional.id.expiration.ms', type: 'int', default: 604800000 },
   { name: 'transaction.abort.timed.out.transaction.cleanup.interval.ms', type: 'int', default: 10000, validate: atLeast(1) },
   { name: 'transaction.remove.expired.transaction.cleanup.interval.ms', type: 'int', default: 3600000, validate: atLeast(1) },
-  { name: 'request.timeout.ms', type: 'int', default: 30000 },
   { name: 'producer.id.expiration.ms', type: 'int', default: 86400000 },
   { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5 },
   { name: 'unclean.leader.election.enable', type: 'boolean', default: false },

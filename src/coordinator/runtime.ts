@@ -28,6 +28,7 @@
  * answer what it parked.
  */
 import type { Env } from '../io/env.js';
+import type { MetadataDelta } from '../metadata/image.js';
 import type { TimerHandle } from '../io/clock.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { iterateBatches } from '../protocol/records/batch.js';
@@ -166,6 +167,18 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const context = this.newContext(partition, leaderEpoch);
     this.shards.set(partition, context);
     this.track(this.load(context));
+  }
+
+  /** Loads or unloads shards as this node gains or loses the leadership of the topic's partitions, or the topic is deleted. */
+  followLeadership(delta: Pick<MetadataDelta, 'changedPartitions' | 'deletedTopics'>, nodeId: number): void {
+    for (const partition of delta.changedPartitions) {
+      if (partition.topicName !== this.options.topic) continue;
+      if (partition.leader === nodeId) this.becomeLeader(partition.partition, partition.leaderEpoch);
+      else this.resign(partition.partition);
+    }
+    for (const topic of delta.deletedTopics) {
+      if (topic.name === this.options.topic) for (const partition of topic.partitions.keys()) this.resign(partition);
+    }
   }
 
   /** This node no longer leads the partition. */

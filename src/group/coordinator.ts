@@ -92,16 +92,9 @@ export class GroupCoordinator implements MetadataPublisher {
   // ---- leadership
 
   onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): void {
-    for (const partition of delta.changedPartitions) {
-      if (partition.topicName !== CONSUMER_OFFSETS_TOPIC) continue;
-      if (partition.leader === this.options.nodeId) this.runtime.becomeLeader(partition.partition, partition.leaderEpoch);
-      else this.runtime.resign(partition.partition);
-    }
+    this.runtime.followLeadership(delta, this.options.nodeId);
     for (const topic of delta.deletedTopics) {
-      if (topic.name === CONSUMER_OFFSETS_TOPIC) {
-        for (const partition of topic.partitions.keys()) this.runtime.resign(partition);
-        continue;
-      }
+      if (topic.name === CONSUMER_OFFSETS_TOPIC) continue;
       // Offsets of a deleted topic are deleted too (Kafka's onPartitionsDeleted).
       for (const partition of this.runtime.activePartitions()) {
         void this.runtime.write(partition, (shard) => shard.offsetOps.deleteTopicOffsets(topic.name));

@@ -149,14 +149,7 @@ export class TransactionCoordinator implements MetadataPublisher {
   }
 
   onMetadataUpdate(delta: MetadataDelta, _image: MetadataImage): void {
-    for (const partition of delta.changedPartitions) {
-      if (partition.topicName !== TRANSACTION_STATE_TOPIC) continue;
-      if (partition.leader === this.options.nodeId) this.runtime.becomeLeader(partition.partition, partition.leaderEpoch);
-      else this.runtime.resign(partition.partition);
-    }
-    for (const topic of delta.deletedTopics) {
-      if (topic.name === TRANSACTION_STATE_TOPIC) for (const partition of topic.partitions.keys()) this.runtime.resign(partition);
-    }
+    this.runtime.followLeadership(delta, this.options.nodeId);
   }
 
   // ---- InitProducerId

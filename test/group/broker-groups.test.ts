@@ -1,7 +1,8 @@
 /**
  * Consumer groups end to end: a broker from startBroker(), driven over TCP
  * by Spool's own encoder. Proves: FindCoordinator creates __consumer_offsets
- * (compacted, offsets.topic.num.partitions partitions) and points at this
+ * (compacted, offsets.topic.num.partitions partitions), and
+ * __transaction_state for a transactional id, and points at this
  * node in every version's shape; a classic group forms (KIP-394 join,
  * SyncGroup, Heartbeat), commits and fetches offsets (v8 single and v8+
  * multi-group, v10 by topic id), is described and listed, and leaves;
@@ -83,8 +84,11 @@ test('classic group, offsets and a restart, over the wire', async () => {
     const offsetsTopic = running.broker.metadata.image.topicsByName.get('__consumer_offsets');
     assert.equal(offsetsTopic?.partitions.size, 5);
     assert.equal(offsetsTopic?.configs.get('cleanup.policy'), 'compact');
+    // A transactional id (key type 1) creates __transaction_state the same way.
     const txn = await call(client, FindCoordinator, 4, { keyType: 1, coordinatorKeys: ['t'] });
-    assert.equal(txn.coordinators[0]!.errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    assert.deepEqual([txn.coordinators[0]!.errorCode, txn.coordinators[0]!.nodeId], [ErrorCode.NONE, 1]);
+    const stateTopic = running.broker.metadata.image.topicsByName.get('__transaction_state');
+    assert.deepEqual([stateTopic?.partitions.size, stateTopic?.configs.get('cleanup.policy')], [50, 'compact']);
 
     const joinBody = (memberId: string) => ({
       groupId: 'g',

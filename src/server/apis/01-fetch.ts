@@ -15,8 +15,9 @@
  * min(maxBytes, fetch.max.bytes), each partition at most its
  * partitionMaxBytes, except that the first batch found is returned whole
  * even if larger (KIP-74). Records are the segment bytes as stored.
- * read_committed reads up to the last stable offset (the high watermark
- * until transactions exist).
+ * read_committed reads up to the last stable offset (the first offset of
+ * the oldest open transaction, else the high watermark) and gets the
+ * aborted transactions overlapping what it read, from the .txnindex files.
  *
  * Not done (yet): fetches from follower replicas (replicaId >= 0), which
  * arrive with multi-broker replication; they get NOT_LEADER_OR_FOLLOWER.
