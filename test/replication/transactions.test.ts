@@ -21,8 +21,8 @@ import { realEnv } from '../../src/io/env.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildControlBatch } from '../../src/protocol/records/control.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
-import { BrokerConfig } from '../../src/server/config.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { BrokerConfig } from '../../src/common/config.js';
+import { silentLogger } from '../../src/common/logger.js';
 import type { MetadataImage, PartitionRegistration, TopicImage } from '../../src/metadata/image.js';
 import { ReplicaManager } from '../../src/replication/replica-manager.js';
 
