@@ -53,9 +53,12 @@ import {
 } from './configuration-control.js';
 import type { ConfigSchema, ControllerContext, StaticConfig } from './context.js';
 import {
+  alterPartition,
   createPartitions,
   createTopics,
   deleteTopics,
+  type AlterPartitionReply,
+  type AlterPartitionRequest,
   type CreatableTopic,
   type CreatableTopicResult,
   type CreatePartitionsTopic,
@@ -221,6 +224,11 @@ export class QuorumController implements RaftListener<MetadataRecord> {
     options: { validateOnly: boolean },
   ): Promise<Written<ConfigResourceResult[]>> {
     return this.write((context) => incrementalAlterConfigs(context, resources, options));
+  }
+
+  /** A partition leader's ISR change (Kafka's ReplicationControlManager.alterPartition). */
+  alterPartition(request: AlterPartitionRequest): Promise<Written<AlterPartitionReply>> {
+    return this.write((context) => alterPartition(context, request));
   }
 
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<Written<ProducerIdBlock>> {

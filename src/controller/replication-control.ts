@@ -454,3 +454,123 @@ export function hasLeaderships(image: MetadataImage, brokerId: number): boolean 
 function* allPartitions(image: MetadataImage): Generator<PartitionRegistration> {
   for (const topic of image.topicsById.values()) yield* topic.partitions.values();
 }
+
+// ---- AlterPartition
+
+export interface AlterPartitionRequest {
+  brokerId: number;
+  brokerEpoch: number;
+  topics: readonly {
+    topicId: string;
+    partitions: readonly {
+      partitionIndex: number;
+      leaderEpoch: number;
+      /** The proposed ISR with each member's broker epoch (-1: not checked, as AlterPartition v2 sends). */
+      newIsrWithEpochs: readonly { brokerId: number; brokerEpoch: number }[];
+      leaderRecoveryState: number;
+      partitionEpoch: number;
+    }[];
+  }[];
+}
+
+export interface AlterPartitionPartitionResult {
+  partitionIndex: number;
+  errorCode: number;
+  leaderId: number;
+  leaderEpoch: number;
+  isr: number[];
+  leaderRecoveryState: number;
+  partitionEpoch: number;
+}
+
+export interface AlterPartitionReply {
+  errorCode: number;
+  topics: { topicId: string; partitions: AlterPartitionPartitionResult[] }[];
+}
+
+/**
+ * Kafka's ReplicationControlManager.alterPartition: a leader proposes a new
+ * ISR for partitions it leads. The broker epoch must be the sender's
+ * current one (else STALE_BROKER_EPOCH for the whole request). Each
+ * partition is checked as Kafka's validateAlterPartitionData does: a newer
+ * leader or partition epoch than the controller knows means this controller
+ * is behind (NOT_CONTROLLER), an older leader epoch FENCED_LEADER_EPOCH, an
+ * older partition epoch INVALID_UPDATE_VERSION; the ISR must be replicas
+ * without repeats and hold the leader (INVALID_REQUEST); a proposed member
+ * that is fenced, shutting down or registered with another epoch is
+ * INELIGIBLE_REPLICA. An accepted change is one PartitionChangeRecord (the
+ * partition epoch moves on replay) and the answer carries the partition as
+ * it will be.
+ */
+export function alterPartition(context: ControllerContext, request: AlterPartitionRequest): ControllerResult<AlterPartitionReply> {
+  const broker = context.image.brokers.get(request.brokerId);
+  if (broker === undefined || broker.epoch !== request.brokerEpoch) {
+    return result([], { errorCode: ErrorCode.STALE_BROKER_EPOCH, topics: [] });
+  }
+  const records: MetadataRecord[] = [];
+  const topics: AlterPartitionReply['topics'] = [];
+  for (const topicRequest of request.topics) {
+    const topic = context.image.topicsById.get(topicRequest.topicId);
+    const partitions: AlterPartitionPartitionResult[] = [];
+    topics.push({ topicId: topicRequest.topicId, partitions });
+    for (const data of topicRequest.partitions) {
+      if (topic === undefined) {
+        partitions.push(alterPartitionError(data.partitionIndex, ErrorCode.UNKNOWN_TOPIC_ID));
+        continue;
+      }
+      const partition = topic.partitions.get(data.partitionIndex);
+      const errorCode = validateAlterPartitionData(context.image, request.brokerId, partition, data);
+      if (errorCode !== ErrorCode.NONE || partition === undefined) {
+        partitions.push(alterPartitionError(data.partitionIndex, errorCode));
+        continue;
+      }
+      const newIsr = data.newIsrWithEpochs.map((member) => member.brokerId);
+      const changed = !sameMembers(newIsr, partition.isr);
+      if (changed) records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, isr: newIsr }));
+      partitions.push({
+        partitionIndex: data.partitionIndex,
+        errorCode: ErrorCode.NONE,
+        leaderId: partition.leader,
+        leaderEpoch: partition.leaderEpoch,
+        isr: changed ? newIsr : [...partition.isr],
+        leaderRecoveryState: 0,
+        partitionEpoch: changed ? partition.partitionEpoch + 1 : partition.partitionEpoch,
+      });
+    }
+  }
+  return result(records, { errorCode: ErrorCode.NONE, topics });
+}
+
+function validateAlterPartitionData(
+  image: MetadataImage,
+  brokerId: number,
+  partition: PartitionRegistration | undefined,
+  data: AlterPartitionRequest['topics'][number]['partitions'][number],
+): number {
+  if (partition === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  // A leader ahead of this controller means another controller has newer metadata.
+  if (data.leaderEpoch > partition.leaderEpoch || data.partitionEpoch > partition.partitionEpoch) return ErrorCode.NOT_CONTROLLER;
+  if (data.leaderEpoch < partition.leaderEpoch) return ErrorCode.FENCED_LEADER_EPOCH;
+  if (brokerId !== partition.leader) return ErrorCode.INVALID_REQUEST;
+  if (data.partitionEpoch < partition.partitionEpoch) return ErrorCode.INVALID_UPDATE_VERSION;
+  const newIsr = data.newIsrWithEpochs.map((member) => member.brokerId);
+  if (new Set(newIsr).size !== newIsr.length || !newIsr.every((replica) => partition.replicas.includes(replica))) return ErrorCode.INVALID_REQUEST;
+  if (!newIsr.includes(partition.leader)) return ErrorCode.INVALID_REQUEST;
+  if (data.leaderRecoveryState === LEADER_RECOVERY_RECOVERING && newIsr.length > 1) return ErrorCode.INVALID_REQUEST;
+  // The image keeps no leader recovery state: a partition is RECOVERED, which may not go back to RECOVERING.
+  if (data.leaderRecoveryState === LEADER_RECOVERY_RECOVERING) return ErrorCode.INVALID_REQUEST;
+  const ineligible = data.newIsrWithEpochs.some((member) => {
+    const registration = image.brokers.get(member.brokerId);
+    if (registration === undefined || registration.fenced || registration.inControlledShutdown) return true;
+    return member.brokerEpoch !== -1 && member.brokerEpoch !== registration.epoch;
+  });
+  return ineligible ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.NONE;
+}
+
+function alterPartitionError(partitionIndex: number, errorCode: number): AlterPartitionPartitionResult {
+  return { partitionIndex, errorCode, leaderId: -1, leaderEpoch: -1, isr: [], leaderRecoveryState: 0, partitionEpoch: -1 };
+}
+
+function sameMembers(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((member) => b.includes(member));
+}

@@ -13,7 +13,7 @@ import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
 import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
-import type { CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
+import type { AlterPartitionRequest, CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
 import { KafkaConfigSchema } from '../metadata/config-schema.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import { METADATA_VERSION_LATEST, supportedFeatureRanges } from '../metadata/features.js';
@@ -101,6 +101,10 @@ export class ControllerServer implements ControllerOperations {
 
   registerController(request: ControllerRegistrationRequest) {
     return this.response(() => this.controller.registerController(request));
+  }
+
+  alterPartition(request: AlterPartitionRequest) {
+    return this.response(() => this.controller.alterPartition(request));
   }
 
   allocateProducerIds(brokerId: number, brokerEpoch: number) {

@@ -26,6 +26,8 @@ import type {
   CreatePartitionsTopicResult,
   DeletableTopic,
   DeletableTopicResult,
+  AlterPartitionReply,
+  AlterPartitionRequest,
 } from '../controller/replication-control.js';
 import type { ApiError } from '../controller/result.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -58,6 +60,8 @@ export interface ControllerOperations {
   unregisterBroker(brokerId: number): Promise<ApiError>;
   registerController(request: ControllerRegistrationRequest): Promise<ApiError>;
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlock>;
+  /** A partition leader's ISR change. */
+  alterPartition(request: AlterPartitionRequest): Promise<AlterPartitionReply>;
 }
 
 /** Topic creation on a broker's own behalf (Kafka's AutoTopicCreationManager), through the controller channel. */

@@ -50,6 +50,7 @@ import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
+import { alterPartitionHandler } from './56-alter-partition.js';
 import { unregisterBrokerHandler } from './64-unregister-broker.js';
 import { controllerRegistrationHandler } from './70-controller-registration.js';
 
@@ -72,7 +73,7 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
 
 /** The controller's own APIs (what brokers send it). */
 export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
-  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node)] as ApiHandler[];
+  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node), alterPartitionHandler(node)] as ApiHandler[];
 }
 
 /** The broker's own APIs: metadata, the data plane, groups. */
