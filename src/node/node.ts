@@ -44,6 +44,8 @@ import { ControllerServer, NO_LOCAL_CONTROLLER } from './controller-server.js';
 import { BrokerServer } from './broker-server.js';
 import { InProcessControllerChannel, type ControllerChannel } from './controller-channel.js';
 import { RpcControllerChannel, controllerCandidates } from './rpc-controller-channel.js';
+import { forwardingHandler } from './forwarding.js';
+import { FORWARDABLE_API_KEYS } from '../protocol/envelope.js';
 import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
 
@@ -130,9 +132,15 @@ export class SpoolNode {
       log: this.log,
       metadata: this.shared.loader,
       controller: this.controller,
-      handlers: { roleOf: (name) => this.handlers.roleOf(name), advertisedVersions: (name) => this.handlers.advertisedVersions(name) },
+      handlers: {
+        roleOf: (name) => this.handlers.roleOf(name),
+        advertisedVersions: (name) => this.handlers.advertisedVersions(name),
+        handlerFor: (role, apiKey) => this.handlers.handlerFor(role, apiKey),
+      },
     };
-    const handlers = [...sharedHandlers(base)];
+    const rpcChannel = this.rpcChannel;
+    // Without a controller of its own, a node forwards metadata changes to the active controller (Envelope).
+    const handlers = sharedHandlers(base).map((handler) => (rpcChannel !== null && FORWARDABLE_API_KEYS.has(handler.api.key) ? forwardingHandler(handler, rpcChannel) : handler));
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {

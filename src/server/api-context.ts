@@ -76,7 +76,7 @@ export interface ControllerApiContext {
   readonly log: Logger;
   readonly metadata: MetadataView;
   readonly controller: ControllerOperations;
-  readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions'>;
+  readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions' | 'handlerFor'>;
 }
 
 /** What the broker's API handlers use (a combined node's handlers serve both roles from it). */

@@ -53,6 +53,7 @@ import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { unregisterBrokerHandler } from './64-unregister-broker.js';
 import { controllerRegistrationHandler } from './70-controller-registration.js';
+import { envelopeHandler } from './58-envelope.js';
 
 /** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
@@ -73,7 +74,7 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
 
 /** The controller's own APIs (what brokers send it). */
 export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
-  return [brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node), alterPartitionHandler(node)] as ApiHandler[];
+  return [envelopeHandler(node), brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node), alterPartitionHandler(node)] as ApiHandler[];
 }
 
 /** The broker's own APIs: metadata, the data plane, groups. */
