@@ -9,7 +9,6 @@
  *   Java's InetAddress.getAddress gives them;
  * - which API keys a broker may forward (Kafka's ApiKeys "forwardable").
  */
-import { isIPv4, isIPv6 } from 'node:net';
 import { compileStruct } from './codec.js';
 import { Reader } from './reader.js';
 import { field } from './schema.js';
@@ -39,19 +38,55 @@ export function deserializePrincipal(bytes: Buffer): string | null {
   return reader.error === null ? `${data.type}:${data.name}` : null;
 }
 
+/** Four dotted decimal octets, each 0-255, or null. */
+function ipv4Octets(text: string): number[] | null {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (match === null) return null;
+  const octets = match.slice(1).map(Number);
+  return octets.every((octet) => octet <= 255) ? octets : null;
+}
+
+/** Eight 16-bit groups of an IPv6 address (with `::` and an embedded IPv4 tail), or null. */
+function ipv6Groups(text: string): number[] | null {
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string, last: boolean): number[] | null => {
+    if (part === '') return [];
+    const groups: number[] = [];
+    const pieces = part.split(':');
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] ?? '';
+      if (last && i === pieces.length - 1 && piece.includes('.')) {
+        const octets = ipv4Octets(piece);
+        if (octets === null) return null;
+        groups.push(((octets[0] ?? 0) << 8) | (octets[1] ?? 0), ((octets[2] ?? 0) << 8) | (octets[3] ?? 0));
+      } else {
+        if (!/^[0-9a-f]{1,4}$/i.test(piece)) return null;
+        groups.push(parseInt(piece, 16));
+      }
+    }
+    return groups;
+  };
+  if (halves.length === 1) {
+    const all = parse(text, true);
+    return all !== null && all.length === 8 ? all : null;
+  }
+  const head = parse(halves[0] ?? '', false);
+  const tail = parse(halves[1] ?? '', true);
+  if (head === null || tail === null || head.length + tail.length > 7) return null;
+  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+}
+
 /** A textual IP address as InetAddress.getAddress bytes (an IPv4-mapped IPv6 address gives its 4 IPv4 bytes, as Java does). */
 export function clientAddressBytes(address: string): Buffer {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = mapped?.[1] ?? address;
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  if (!isIPv6(ip)) throw new Error(`not an IP address: ${address}`);
-  const [head = '', tail = ''] = ip.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const missing = 8 - groups(head).length - groups(tail).length;
-  const all = ip.includes('::') ? [...groups(head), ...Array<string>(missing).fill('0'), ...groups(tail)] : groups(ip);
+  const v4 = ipv4Octets(address);
+  if (v4 !== null) return Buffer.from(v4);
+  const groups = ipv6Groups(address.replace(/%.*$/, ''));
+  if (groups === null) throw new Error(`not an IP address: ${address}`);
   const bytes = Buffer.alloc(16);
-  all.forEach((group, index) => bytes.writeUInt16BE(parseInt(group, 16), index * 2));
-  return bytes;
+  groups.forEach((group, index) => bytes.writeUInt16BE(group, index * 2));
+  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes.readUInt16BE(10) === 0xffff;
+  return mapped ? Buffer.from(bytes.subarray(12)) : bytes;
 }
 
 /** Raw IP bytes as text, or null unless they are 4 or 16 bytes (Java's InetAddress.getByAddress refuses the rest). */

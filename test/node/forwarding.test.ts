@@ -37,6 +37,10 @@ test('principals and client addresses are encoded as Kafka\'s DefaultKafkaPrinci
   assert.deepEqual([...clientAddressBytes('10.1.2.3')], [10, 1, 2, 3]);
   assert.deepEqual([...clientAddressBytes('::ffff:10.1.2.3')], [10, 1, 2, 3]);
   assert.equal(clientAddressText(clientAddressBytes('fe80::1')), 'fe80:0:0:0:0:0:0:1');
+  assert.equal(clientAddressText(clientAddressBytes('1:2:3:4:5:6:7:8')), '1:2:3:4:5:6:7:8');
+  assert.deepEqual([...clientAddressBytes('::1')], [...Array<number>(15).fill(0), 1]);
+  assert.deepEqual([...clientAddressBytes('::ffff:0a01:0203')], [10, 1, 2, 3]);
+  for (const bad of ['1.2.3.256', '1.2.3', '1::2::3', '1:2:3:4:5:6:7:8:9', 'g::1', 'in-process']) assert.throws(() => clientAddressBytes(bad), /not an IP address/);
   assert.equal(clientAddressText(Buffer.from([1, 2, 3])), null);
 });
 
