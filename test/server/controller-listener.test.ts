@@ -120,13 +120,13 @@ test('DescribeCluster answers by the listener\'s endpoint type, with Kafka\'s co
   }
 });
 
-test('Spool\'s controller listener serves ApiVersions, SASL, topic and config admin, DescribeCluster, the broker lifecycle (registrations, heartbeats, unregistration, producer-id blocks, controller registrations) and forwarded requests (Envelope); not the broker\'s Fetch', async () => {
+test('Spool\'s controller listener serves ApiVersions, SASL, topic and config admin, DescribeCluster, the broker lifecycle (registrations, heartbeats, unregistration, producer-id blocks, controller registrations, ISR changes) and forwarded requests (Envelope); not the broker\'s Fetch', async () => {
   if (process.env.SPOOL_E2E_BOOTSTRAP) return; // Kafka's controller serves many more (Raft, registrations, ACLs, ...)
   const endpoints = await startEndpoints();
   try {
     const controller = await WireClient.connect(endpoints.controller);
     const advertised = (await apiVersions(controller)).apiKeys.map((k) => apiOf(k.apiKey).name);
-    assert.deepEqual(advertised, ['SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'Envelope', 'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration']);
+    assert.deepEqual(advertised, ['SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartition', 'Envelope', 'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration']);
     const topic = uniqueTopic('via-controller');
     const created = await call(controller, CreateTopics, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1 }], timeoutMs: 30_000 });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
