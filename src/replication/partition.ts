@@ -364,7 +364,14 @@ export class Partition {
       }
     }
     if (appendInfo !== null) this.producerState.update(appendInfo);
-    if (completedTxn !== null) await this.completeTxn(completedTxn);
+    if (completedTxn !== null) {
+      try {
+        await this.completeTxn(completedTxn);
+      } catch (error) {
+        if (error instanceof StorageKafkaError) return this.failure(error.errorCode, error.message);
+        throw error;
+      }
+    }
     this.producerState.updateMapEndOffset(info.lastOffset + 1);
     this.pendingVisible.push({ lastOffset: info.lastOffset, sizeBytes: batch.length });
     this.maybeIncrementLeaderHighWatermark();

@@ -456,10 +456,16 @@ export class Log {
     return result;
   }
 
-  /** Records an aborted transaction in the segment holding its abort marker (the producer-state layer calls this). */
+  /**
+   * Records an aborted transaction in the segment holding its abort marker
+   * (the partition calls this when it appends the marker) and writes it to
+   * the .txnindex file at once, as Kafka's channel write does: a killed
+   * process keeps it (only a power cut before the next flush can lose it).
+   */
   async appendAbortedTransaction(abortedTxn: AbortedTxn): Promise<void> {
     const segment = this.segments[this.floorSegmentIndex(abortedTxn.lastOffset)]!;
     segment.txnIndex.append(abortedTxn);
+    await this.maybeHandleIOException(() => segment.txnIndex.writeOut());
   }
 
   // ---- lookups ----------------------------------------------------------------

@@ -1,8 +1,11 @@
 /**
- * Transactions with the real Java client (kafka-clients 4.4.0,
- * test/interop/java-client/src/TxnDriver.java) against a real Spool process;
- * with SPOOL_TXN_BROKER=kafka the same checks run against Kafka 4.4
- * (test/interop/kafka), to show the expectations are Kafka's.
+ * Transactions with real clients against a real Spool process; with
+ * SPOOL_TXN_BROKER=kafka the same checks run against Kafka 4.4
+ * (test/interop/kafka), to show the expectations are Kafka's. Clients:
+ * the Java client (kafka-clients 4.4.0, test/interop/java-client/src/TxnDriver.java)
+ * and librdkafka through confluent-kafka-python (test/interop/python/txn_driver.py):
+ * Debian's (librdkafka 2.0) and PyPI's (a current librdkafka, in the venv of
+ * test/interop/groups). Every client runs, on its own topics:
  *
  * - The last stable offset: records "0" committed, "1" aborted, "2" left
  *   open, "3" committed: a read_committed consumer sees [0] (its end offset
@@ -11,27 +14,57 @@
  * - An aborted transaction is invisible to read_committed.
  * - A zombie: a second producer with the same transactional.id fences the
  *   first, whose open transaction is aborted and whose commit fails.
- * - Consume-transform-produce: 1000 records copied in transactions of 75
- *   with sendOffsetsToTransaction; the output holds each input value exactly
- *   once, and the group's committed offset is the input's end.
+ * - Consume-transform-produce: 1000 records (written by the idempotent Java
+ *   producer) copied in transactions of at most 75 with the consumed offsets
+ *   sent in each; the output holds each input value exactly once and the
+ *   group's committed offset (OffsetFetch with require_stable) is the
+ *   input's end.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { javaDriverArgs, javaDriverMissing } from './java-client.js';
+import { DEBIAN_PYTHON, PYPI_PYTHON, pythonHas } from './python.js';
 import { missingToolSkip } from './scenario.js';
 import { startSpool } from './spool-process.js';
 import { startKafka } from '../kafka/kafka.js';
 
 const run = promisify(execFile);
-const JAVA_TIMEOUT_MS = 180_000;
+const DRIVER_TIMEOUT_MS = 180_000;
+const COPY_RECORDS = 1000;
+const PYTHON_DRIVER = fileURLToPath(new URL('../../../../test/interop/python/txn_driver.py', import.meta.url));
 
 interface Broker {
   bootstrap: string;
   output(): string;
   stop(): Promise<void>;
 }
+
+interface TxnClient {
+  name: string;
+  missing(): string | undefined;
+  /** The command running one mode of the client's transactional driver. */
+  command(args: readonly string[]): { file: string; args: string[] };
+}
+
+const javaCommand = (main: string, args: readonly string[]) => {
+  const base = javaDriverArgs([]);
+  return { file: 'java', args: [...base.slice(0, -1), main, ...args] };
+};
+
+const pythonClient = (name: string, python: string): TxnClient => ({
+  name,
+  missing: () => (pythonHas(['confluent_kafka'], python) ? undefined : `${python} cannot import confluent_kafka: run test/interop/groups/ci-setup.sh`),
+  command: (args) => ({ file: python, args: [PYTHON_DRIVER, ...args] }),
+});
+
+const CLIENTS: TxnClient[] = [
+  { name: 'java', missing: javaDriverMissing, command: (args) => javaCommand('TxnDriver', args) },
+  pythonClient('librdkafka-debian', DEBIAN_PYTHON),
+  pythonClient('librdkafka-pypi', PYPI_PYTHON),
+];
 
 async function startBroker(): Promise<Broker> {
   if (process.env.SPOOL_TXN_BROKER === 'kafka') {
@@ -48,55 +81,64 @@ async function startBroker(): Promise<Broker> {
   };
 }
 
-/** Runs a driver (TxnDriver or ClientDriver) and returns its stdout lines. */
-async function java(main: 'TxnDriver' | 'ClientDriver', args: readonly string[], broker: Broker): Promise<string[]> {
-  const [first, ...rest] = javaDriverArgs([]);
-  const argv = [first!, ...rest.slice(0, -1), main, ...args];
+async function lines(command: { file: string; args: string[] }, broker: Broker): Promise<string[]> {
   try {
-    const { stdout } = await run('java', argv, { timeout: JAVA_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(command.file, command.args, { timeout: DRIVER_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
     return stdout.trim().split('\n');
   } catch (error) {
-    throw new Error(`${main} ${args.join(' ')} failed: ${(error as Error).message}\nbroker output:\n${broker.output().slice(-4000)}`);
+    throw new Error(`${command.args.join(' ')} failed: ${(error as Error).message}\nbroker output:\n${broker.output().slice(-4000)}`);
   }
 }
 
-test('transactions with the Java client: LSO, aborted records, zombie fencing, consume-transform-produce', { timeout: 600_000 }, async (t) => {
-  const missing = javaDriverMissing();
-  const skip = missingToolSkip(missing === undefined, missing ?? '');
+async function checkClient(t: TestContext, client: TxnClient, broker: Broker): Promise<void> {
+  const name = client.name;
+  const driver = (args: readonly string[]) => lines(client.command(args), broker);
+  await t.test(`${name}: read_committed stops at the last stable offset, then sees the open transaction once it commits`, async () => {
+    const phases = (await driver(['lso', broker.bootstrap, `${name}-lso`])).map((line) => JSON.parse(line) as unknown);
+    assert.deepEqual(phases, [
+      { phase: 'open', values: ['0'] },
+      { phase: 'committed', values: ['0', '2', '3'] },
+      { phase: 'uncommitted', values: ['0', '1', '2', '3'] },
+    ]);
+  });
+  await t.test(`${name}: an aborted transaction is invisible to read_committed`, async () => {
+    const [line] = await driver(['abort-invisible', broker.bootstrap, `${name}-aborted`, `${name}-txn-aborted`]);
+    assert.deepEqual(JSON.parse(line!), { committed: ['a', 'c'], uncommitted: ['a', 'b', 'c'] });
+  });
+  await t.test(`${name}: a zombie producer is fenced by a new one with its transactional.id and writes nothing`, async () => {
+    const [line] = await driver(['zombie', broker.bootstrap, `${name}-zombie`, `${name}-txn-zombie`]);
+    const report = JSON.parse(line!) as { zombieError: string; committed: string[] };
+    assert.deepEqual(report.committed, ['fresh']);
+    assert.ok(['ProducerFencedException', 'InvalidProducerEpochException', '_FENCED'].includes(report.zombieError), `zombie failed with ${report.zombieError}`);
+  });
+  await t.test(`${name}: consume-transform-produce copies every record exactly once and commits the offsets in the transactions`, async () => {
+    const input = `${name}-copy-in`;
+    const output = `${name}-copy-out`;
+    await lines(javaCommand('ClientDriver', ['sequence', broker.bootstrap, input, String(COPY_RECORDS)]), broker);
+    const [report] = await driver(['copy', broker.bootstrap, input, output, `${name}-copier`, `${name}-txn-copier`, String(COPY_RECORDS), '75']);
+    const { copied, committed } = JSON.parse(report!) as { copied: number; committed: number };
+    assert.deepEqual({ copied, committed }, { copied: COPY_RECORDS, committed: COPY_RECORDS });
+    const dumped = await lines(javaCommand('ClientDriver', ['dump', broker.bootstrap, output, '1']), broker);
+    const values = dumped.filter((line) => !line.startsWith('end ')).map((line) => line.split(' ')[2]);
+    assert.deepEqual([...values].sort(), Array.from({ length: COPY_RECORDS }, (_, i) => String(i)).sort(), 'each value exactly once');
+  });
+}
+
+test('transactions with real clients: LSO, aborted records, zombie fencing, consume-transform-produce', { timeout: 900_000 }, async (t) => {
+  const javaMissing = javaDriverMissing();
+  const skip = missingToolSkip(javaMissing === undefined, javaMissing ?? '');
   if (skip !== undefined) return t.skip(skip);
   const broker = await startBroker();
   try {
-    await t.test('read_committed stops at the last stable offset, then sees the open transaction once it commits', async () => {
-      const lines = (await java('TxnDriver', ['lso', broker.bootstrap, 'lso-example'], broker)).map((line) => JSON.parse(line) as { phase: string; values: string[] });
-      assert.deepEqual(lines, [
-        { phase: 'open', values: ['0'] },
-        { phase: 'committed', values: ['0', '2', '3'] },
-        { phase: 'uncommitted', values: ['0', '1', '2', '3'] },
-      ]);
-    });
-
-    await t.test('an aborted transaction is invisible to read_committed', async () => {
-      const [line] = await java('TxnDriver', ['abort-invisible', broker.bootstrap, 'aborted', 'txn-aborted'], broker);
-      assert.deepEqual(JSON.parse(line!), { committed: ['a', 'c'], uncommitted: ['a', 'b', 'c'] });
-    });
-
-    await t.test('a zombie producer is fenced by a new one with its transactional.id and writes nothing', async () => {
-      const [line] = await java('TxnDriver', ['zombie', broker.bootstrap, 'zombie', 'txn-zombie'], broker);
-      const report = JSON.parse(line!) as { zombieError: string; committed: string[] };
-      assert.deepEqual(report.committed, ['fresh']);
-      assert.ok(['ProducerFencedException', 'InvalidProducerEpochException'].includes(report.zombieError), `zombie failed with ${report.zombieError}`);
-    });
-
-    await t.test('consume-transform-produce copies every record exactly once and commits the offsets in the transactions', async () => {
-      const count = 1000;
-      await java('ClientDriver', ['sequence', broker.bootstrap, 'copy-in', String(count)], broker);
-      const [report] = await java('TxnDriver', ['copy', broker.bootstrap, 'copy-in', 'copy-out', 'copier', 'txn-copier', String(count), '75'], broker);
-      const { copied, committed } = JSON.parse(report!) as { copied: number; committed: number };
-      assert.deepEqual({ copied, committed }, { copied: count, committed: count });
-      const dumped = await java('ClientDriver', ['dump', broker.bootstrap, 'copy-out', '1'], broker);
-      const values = dumped.filter((line) => !line.startsWith('end ')).map((line) => line.split(' ')[2]);
-      assert.deepEqual([...values].sort(), Array.from({ length: count }, (_, i) => String(i)).sort(), 'each value exactly once');
-    });
+    for (const client of CLIENTS) {
+      const missing = client.missing();
+      if (missing !== undefined) {
+        const reason = missingToolSkip(false, missing)!;
+        await t.test(client.name, (sub) => sub.skip(reason));
+        continue;
+      }
+      await checkClient(t, client, broker);
+    }
   } finally {
     await broker.stop();
   }

@@ -23,6 +23,8 @@
 //   abort-invisible BOOTSTRAP TOPIC TXNID
 //     One producer commits "a", aborts "b", commits "c"; prints the values a
 //     read_committed and a read_uncommitted consumer see.
+//   read BOOTSTRAP TOPIC
+//     Prints what abort-invisible prints, without writing.
 import java.time.Duration;
 import java.util.*;
 import org.apache.kafka.clients.consumer.*;
@@ -38,6 +40,7 @@ public class TxnDriver {
       case "copy" -> copy(args[1], args[2], args[3], args[4], args[5], Integer.parseInt(args[6]), Integer.parseInt(args[7]));
       case "zombie" -> zombie(args[1], args[2], args[3]);
       case "abort-invisible" -> abortInvisible(args[1], args[2], args[3]);
+      case "read" -> printVisible(args[1], args[2]);
       default -> throw new IllegalArgumentException("unknown mode " + args[0]);
     }
   }
@@ -171,6 +174,10 @@ public class TxnDriver {
     write(producer, topic, "b", false);
     write(producer, topic, "c", true);
     producer.close();
+    printVisible(bootstrap, topic);
+  }
+
+  static void printVisible(String bootstrap, String topic) {
     System.out.println("{\"committed\":" + json(readAll(bootstrap, topic, "read_committed")) + ",\"uncommitted\":" + json(readAll(bootstrap, topic, "read_uncommitted")) + "}");
   }
 }
