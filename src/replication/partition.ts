@@ -122,6 +122,10 @@ export class Partition {
     this.producerState = options.producerState;
     this.configValue = options.config;
     this.nowMs = options.nowMs;
+    // Kafka's updateHighWatermark on opening the log: transactions the
+    // producer-state rebuild replayed to their markers stay unstable until the
+    // high watermark passes them, and the checkpointed one may already have.
+    this.producerState.onHighWatermarkUpdated(this.log.highWatermark);
   }
 
   get isLeader(): boolean {

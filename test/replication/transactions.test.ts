@@ -6,15 +6,16 @@
  * .txnindex with the LSO it leaves, and read_committed fetches return it in
  * aborted_transactions; ListOffsets read_committed answers the LSO; the
  * open transaction survives a restart (producer snapshot) and still holds
- * the LSO back. A marker from a fenced epoch or an older coordinator is
- * refused.
+ * the LSO back, and after a crash the transactions replayed to their
+ * markers are stable again once the checkpointed high watermark passes
+ * them. A marker from a fenced epoch or an older coordinator is refused.
  *
  * The issue's example: records "0" committed, "1" aborted, "2" open, "3"
  * committed, then "2" commits.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realEnv } from '../../src/io/env.js';
@@ -91,6 +92,27 @@ test('the last stable offset, aborted transactions and ListOffsets read_committe
   const committed = await readCommitted(manager);
   assert.deepEqual({ lso: committed.lastStableOffset, listed: committed.listedOffset }, { lso: 8, listed: 8 });
   await manager.stop();
+});
+
+test('after a crash, transactions replayed to their markers are stable when the checkpointed high watermark already passed them', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'spool-txn-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const first = await leadOrders(dir);
+  await append(first, data(1, 'a'));
+  await append(first, marker(1, 'COMMIT'), 'coordinator');
+  await append(first, data(2, 'b'));
+  await append(first, marker(2, 'ABORT'), 'coordinator');
+  assert.equal((await readCommitted(first)).lastStableOffset, 4);
+  // The process dies without stop(), after the periodic high-watermark
+  // checkpoint recorded 4 (Kafka's replication-offset-checkpoint format).
+  await writeFile(join(dir, 'replication-offset-checkpoint'), '0\n1\norders 0 4\n');
+  const second = await leadOrders(dir);
+  t.after(() => second.stop());
+  const restarted = await readCommitted(second);
+  assert.deepEqual(
+    { lso: restarted.lastStableOffset, listed: restarted.listedOffset, aborted: restarted.aborted },
+    { lso: 4, listed: 4, aborted: [{ producerId: 2, firstOffset: 2, lastOffset: 3, lastStableOffset: 4 }] },
+  );
 });
 
 test('a marker of a fenced producer epoch or an older coordinator epoch is refused; a client cannot write markers', async (t) => {
