@@ -6,4 +6,5 @@
  */
 export { startBroker, type StartBrokerOptions, type RunningBroker } from './node/embedded.js';
 export { SpoolNode } from './node/node.js';
+export { startCluster, EmbeddedNode, type StartClusterOptions, type RunningCluster } from './node/cluster.js';
 export * from './client/index.js';

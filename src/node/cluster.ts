@@ -1,0 +1,237 @@
+/**
+ * Embedded clusters for the tests of applications that use Kafka (Go has
+ * kfake; Node had only Docker): `startCluster({ controllers: 3, brokers: 3 })`
+ * or `startCluster({ combined: 3 })` starts real nodes in this process, on
+ * loopback ports and temporary directories, formatted as kafka-storage.sh
+ * formats a static quorum. Each node can be stopped (clean shutdown),
+ * killed (as kill -9: no clean shutdown, nothing written after) and
+ * restarted on the same ports and directories.
+ *
+ * Node ids follow Kafka's KafkaClusterTestKit: brokers and combined nodes
+ * from 0, controller-only nodes from 3000.
+ *
+ * Today's limits: more than one controller needs the multi-voter KRaft and
+ * a broker-only node needs to follow the metadata log as an observer; until
+ * src/raft has both, only a cluster of one combined node starts.
+ */
+import { tmpdir } from 'node:os';
+import { posix } from 'node:path';
+import { BrokerConfig } from '../common/config.js';
+import { silentLogger, type Logger } from '../common/logger.js';
+import { realEnv, type Env } from '../io/env.js';
+import { randomUuid } from '../metadata/meta-properties.js';
+import type { ListenerRole } from '../server/handler.js';
+import { formatStorage } from './formatter.js';
+import { killableEnv, type KillableEnv } from './killable-env.js';
+import { SpoolNode } from './node.js';
+
+/** KafkaClusterTestKit's first controller-only node id. */
+const CONTROLLER_ID_BASE = 3000;
+/** Kafka's default replication factor of the internal topics, capped by the brokers there are. */
+const INTERNAL_TOPIC_REPLICATION_FACTOR = 3;
+/** How often the directories' removal is tried when a killed node's last write races it. */
+const REMOVE_ATTEMPTS_MAX = 5;
+/** Kafka's default min ISR of __transaction_state, capped likewise. */
+const TRANSACTION_LOG_MIN_ISR = 2;
+
+export interface StartClusterOptions {
+  /** Nodes with both roles (process.roles=broker,controller). Default 1 when no other node is asked for. */
+  combined?: number;
+  /** Controller-only nodes. */
+  controllers?: number;
+  /** Broker-only nodes. */
+  brokers?: number;
+  /** Kafka properties for every node, over the cluster's own (ports, directories, quorum). */
+  config?: Record<string, string | number | boolean>;
+  env?: Env;
+  /** Each node's logger; default silent. */
+  logger?: (nodeId: number) => Logger;
+}
+
+interface NodePlan {
+  nodeId: number;
+  roles: readonly ListenerRole[];
+  brokerPort: number | null;
+  controllerPort: number | null;
+  logDir: string;
+}
+
+/** One node of an embedded cluster, across its restarts. */
+export class EmbeddedNode {
+  private incarnation: { node: SpoolNode; killable: KillableEnv } | null = null;
+  private starting = false;
+
+  constructor(
+    readonly nodeId: number,
+    readonly roles: readonly ListenerRole[],
+    private readonly config: BrokerConfig,
+    private readonly options: { env: Env; logger: Logger },
+  ) {}
+
+  /** The running incarnation (the last one, once stopped or killed). */
+  get node(): SpoolNode {
+    if (this.incarnation === null) throw new Error(`node ${this.nodeId} was never started`);
+    return this.incarnation.node;
+  }
+
+  get running(): boolean {
+    return this.incarnation !== null && this.incarnation.node.running && !this.incarnation.killable.killed;
+  }
+
+  /** `host:port` of its broker listener, or null for a controller-only node. */
+  get bootstrapServer(): string | null {
+    const listeners = this.config.list('listeners').filter((listener) => listener.startsWith('PLAINTEXT://'));
+    return listeners[0]?.slice('PLAINTEXT://'.length) ?? null;
+  }
+
+  /** Starts a new incarnation; it rejects if the node is killed before it is ready. */
+  async start(): Promise<void> {
+    if (this.starting || this.running) throw new Error(`node ${this.nodeId} is ${this.starting ? 'starting' : 'running'}`);
+    const killable = killableEnv(this.options.env);
+    const node = new SpoolNode(this.config, killable.env, this.options.logger);
+    this.incarnation = { node, killable };
+    const killedWhileStarting = killable.whenKilled.then(() => {
+      throw new Error(`node ${this.nodeId} was killed while it started`);
+    });
+    this.starting = true;
+    try {
+      await Promise.race([node.start(), killedWhileStarting]);
+    } catch (error) {
+      // A failed start leaves nothing behind: its ports and files are released as a dead process's are.
+      await killable.kill();
+      throw error;
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /** A clean shutdown (controlled shutdown of a broker, checkpoints, clean-shutdown markers). */
+  async stop(): Promise<void> {
+    if (this.running) await this.node.stop();
+  }
+
+  /** As kill -9 (also while it starts): the node stops where it is, without a clean shutdown; its ports are free at once. */
+  async kill(): Promise<void> {
+    if (this.incarnation !== null && !this.incarnation.killable.killed) await this.incarnation.killable.kill();
+  }
+
+  /** Stops the node if it runs, and starts a new incarnation on the same ports and directories. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+}
+
+export interface RunningCluster {
+  clusterId: string;
+  /** The brokers' `host:port`, for a client's bootstrap.servers. */
+  bootstrapServers: string;
+  nodes: readonly EmbeddedNode[];
+  node(nodeId: number): EmbeddedNode;
+  /** Stops every running node (brokers first), then deletes the directories. */
+  stop(): Promise<void>;
+}
+
+export async function startCluster(options: StartClusterOptions = {}): Promise<RunningCluster> {
+  const env = options.env ?? realEnv;
+  const counts = nodeCounts(options);
+  const root = posix.join(tmpdir(), `spool-cluster-${randomUuid(env.random)}`);
+  const plans = await planNodes(env, counts, root);
+  const brokers = Math.max(1, counts.combined + counts.brokers);
+  const clusterId = randomUuid(env.random);
+  const nodes: EmbeddedNode[] = [];
+  for (const plan of plans) {
+    const config = nodeConfig(plan, plans, { brokers, overrides: options.config ?? {} });
+    await formatStorage(env, config, { clusterId, initialVoters: { kind: 'static' }, ignoreFormatted: false });
+    nodes.push(new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger }));
+  }
+  const cluster: RunningCluster = {
+    clusterId,
+    bootstrapServers: nodes.map((node) => node.bootstrapServer).filter((address) => address !== null).join(','),
+    nodes,
+    node(nodeId) {
+      const found = nodes.find((node) => node.nodeId === nodeId);
+      if (found === undefined) throw new Error(`no node ${nodeId} in this cluster`);
+      return found;
+    },
+    async stop() {
+      const brokerOnly = nodes.filter((node) => !node.roles.includes('controller'));
+      await Promise.all(brokerOnly.map((node) => node.stop()));
+      await Promise.all(nodes.map((node) => node.stop()));
+      await removeRoot(env, root);
+    },
+  };
+  try {
+    await Promise.all(nodes.map((node) => node.start()));
+  } catch (error) {
+    // Nodes that did not start are killed where they are; the first failure is the one reported.
+    await Promise.all(nodes.map((node) => node.kill().catch(() => undefined)));
+    await removeRoot(env, root).catch(() => undefined);
+    throw error;
+  }
+  return cluster;
+}
+
+/** Like fs.rm's maxRetries: a killed node's last call, already in the kernel, may still create a file in a directory being removed. */
+async function removeRoot(env: Env, root: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await env.fs.removeTree(root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt === REMOVE_ATTEMPTS_MAX) throw error;
+    }
+  }
+}
+
+function nodeCounts(options: StartClusterOptions): { combined: number; controllers: number; brokers: number } {
+  const controllers = options.controllers ?? 0;
+  const brokers = options.brokers ?? 0;
+  const combined = options.combined ?? (controllers === 0 && brokers === 0 ? 1 : 0);
+  if (combined + controllers === 0) throw new Error('a cluster needs a controller: ask for combined or controllers nodes');
+  if (combined + brokers === 0) throw new Error('a cluster needs a broker: ask for combined or brokers nodes');
+  return { combined, controllers, brokers };
+}
+
+/** Node ids, roles, loopback ports (reserved now, so the quorum's voters can name them) and directories. */
+async function planNodes(env: Env, counts: { combined: number; controllers: number; brokers: number }, root: string): Promise<NodePlan[]> {
+  const plans: NodePlan[] = [];
+  const add = async (nodeId: number, roles: readonly ListenerRole[]) => {
+    const brokerPort = roles.includes('broker') ? await reservePort(env) : null;
+    const controllerPort = roles.includes('controller') ? await reservePort(env) : null;
+    plans.push({ nodeId, roles, brokerPort, controllerPort, logDir: posix.join(root, `node-${nodeId}`) });
+  };
+  for (let i = 0; i < counts.combined; i++) await add(i, ['broker', 'controller']);
+  for (let i = 0; i < counts.brokers; i++) await add(counts.combined + i, ['broker']);
+  for (let i = 0; i < counts.controllers; i++) await add(CONTROLLER_ID_BASE + i, ['controller']);
+  return plans;
+}
+
+/** A free loopback port: bound, then released for the node to bind. */
+async function reservePort(env: Env): Promise<number> {
+  const listener = await env.net.listen({ host: '127.0.0.1', port: 0, onAcceptError: () => undefined }, (connection) => connection.destroy());
+  const port = listener.port;
+  await listener.close();
+  return port;
+}
+
+function nodeConfig(plan: NodePlan, plans: readonly NodePlan[], options: { brokers: number; overrides: Record<string, string | number | boolean> }): BrokerConfig {
+  const listeners = [
+    ...(plan.brokerPort === null ? [] : [`PLAINTEXT://127.0.0.1:${plan.brokerPort}`]),
+    ...(plan.controllerPort === null ? [] : [`CONTROLLER://127.0.0.1:${plan.controllerPort}`]),
+  ];
+  const voters = plans.filter((p) => p.controllerPort !== null).map((p) => `${p.nodeId}@127.0.0.1:${p.controllerPort}`);
+  const replicationFactor = Math.min(INTERNAL_TOPIC_REPLICATION_FACTOR, options.brokers);
+  return BrokerConfig.fromObject({
+    'offsets.topic.replication.factor': replicationFactor,
+    'transaction.state.log.replication.factor': replicationFactor,
+    'transaction.state.log.min.isr': Math.min(TRANSACTION_LOG_MIN_ISR, replicationFactor),
+    'group.initial.rebalance.delay.ms': 0,
+    ...options.overrides,
+    'process.roles': plan.roles.join(','),
+    'node.id': plan.nodeId,
+    listeners: listeners.join(','),
+    'controller.listener.names': 'CONTROLLER',
+    'controller.quorum.voters': voters.join(','),
+    'log.dirs': plan.logDir,
+  });
+}
