@@ -9,6 +9,9 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { AllocateProducerIds } from '../protocol/schemas/67-allocate-producer-ids.js';
 import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
+import { AlterPartition } from '../protocol/schemas/56-alter-partition.js';
+import { interBrokerListenerName } from '../server/listeners.js';
+import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
 import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { GroupCoordinator } from '../group/coordinator.js';
@@ -40,7 +43,17 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     private readonly channel: ControllerChannel,
   ) {
     const { nodeId, config, env, log, logDirFailureChannel, loader } = shared;
-    this.replicaManager = new ReplicaManager({ nodeId, config, env, log, metadata: loader, logDirFailureChannel });
+    this.replicaManager = new ReplicaManager({
+      nodeId,
+      config,
+      env,
+      log,
+      metadata: loader,
+      logDirFailureChannel,
+      brokerEpoch: () => this.brokerEpoch,
+      interBrokerListenerName: interBrokerListenerName(config),
+      alterPartition: (request) => this.alterPartition(request),
+    });
     const groupConfig = groupCoordinatorConfigFrom(config);
     this.groupCoordinator = new GroupCoordinator({
       nodeId,
@@ -177,6 +190,16 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       };
     }
     return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] };
+  }
+
+  /** An ISR change for partitions this broker leads (AlterPartition v3, Kafka's AlterPartitionManager). */
+  async alterPartition(request: AlterPartitionRequest): Promise<AlterPartitionReply> {
+    const topics = request.topics.map((topic) => ({
+      topicId: topic.topicId,
+      partitions: topic.partitions.map((partition) => ({ ...partition, newIsrWithEpochs: [...partition.newIsrWithEpochs] })),
+    }));
+    const response = await this.channel.send(AlterPartition, { brokerId: request.brokerId, brokerEpoch: request.brokerEpoch, topics }, { version: 3 });
+    return { errorCode: response.errorCode, topics: response.topics };
   }
 
   /** A block of producer ids for this broker (AllocateProducerIds); throws when none can be had. */

@@ -12,8 +12,10 @@ import { DelayedOperation } from './purgatory.js';
 import type { FetchIsolation, Partition } from './partition.js';
 
 export interface FetchParams {
-  /** -1 for consumers. */
+  /** -1 for consumers; a follower's broker id. */
   replicaId: number;
+  /** A follower's broker epoch (Fetch v15+ ReplicaState), else -1. */
+  replicaEpoch?: number;
   maxWaitMs: number;
   minBytes: number;
   maxBytes: number;
@@ -30,7 +32,7 @@ export interface FetchPartitionStatus {
   /** The partition object read the first time (a recreated partition is a different one). */
   partition: Partition | null;
   bytesRead: number;
-  /** partition.highWatermarkBytes at the first read. */
+  /** partition.readableBytes(isolation) at the first read. */
   visibleBytesAtRead: number;
 }
 
@@ -55,7 +57,7 @@ export class DelayedFetch extends DelayedOperation {
       const endOffset = endOffsetFor(this.params.isolation, snapshot.snapshot);
       if (status.fetchOffset > endOffset) return this.forceComplete();
       if (status.fetchOffset < endOffset) {
-        const available = status.bytesRead + (partition.highWatermarkBytes - status.visibleBytesAtRead);
+        const available = status.bytesRead + (partition.readableBytes(this.params.isolation) - status.visibleBytesAtRead);
         accumulatedBytes += Math.min(available, status.partitionMaxBytes);
       }
     }

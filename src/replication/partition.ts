@@ -18,7 +18,7 @@
  * tell how much became readable without reading the log (fetch.min.bytes).
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { NO_PRODUCER_ID, type BatchHeader } from '../protocol/records/batch.js';
+import { NO_PRODUCER_ID, iterateBatches, type BatchHeader } from '../protocol/records/batch.js';
 import { StorageKafkaError } from '../storage/errors.js';
 import type { TopicPartition } from '../storage/file-names.js';
 import type { Log, LogReadResult } from '../storage/log.js';
@@ -32,7 +32,7 @@ import {
   type ProducerStateError,
   type ProducerStateManager,
 } from '../storage/producer-state.js';
-import { endTxnMarkerOf } from '../storage/producer-state-loader.js';
+import { endTxnMarkerOf, rebuildProducerState } from '../storage/producer-state-loader.js';
 import type { PartitionRegistration } from '../metadata/image.js';
 import type { TopicConfig } from '../metadata/topic-config.js';
 import { validateLeaderBatch, type AppendError, type ValidatedBatch } from './record-validator.js';
@@ -47,6 +47,32 @@ export interface RemoteReplicaState {
   logStartOffset: number;
   lastCaughtUpTimeMs: number;
   lastFetchTimeMs: number;
+  /** The leader's log end offset at the replica's previous fetch. */
+  lastFetchLeaderLogEndOffset: number;
+  /** The broker epoch the replica's fetches carry (Fetch v15+ ReplicaState), -1 when not sent. */
+  brokerEpoch: number;
+}
+
+/** What the leader sends the controller to change the ISR (one partition of an AlterPartition request). */
+export interface IsrChangeProposal {
+  topicPartition: TopicPartition;
+  topicId: string;
+  leaderEpoch: number;
+  partitionEpoch: number;
+  newIsrWithEpochs: { brokerId: number; brokerEpoch: number }[];
+}
+
+/** The controller's answer to a proposal: the partition as it now is, or an error code. */
+export type IsrChangeOutcome = { errorCode: 0; isr: number[]; leaderEpoch: number; partitionEpoch: number } | { errorCode: number };
+
+/** How the leader reaches the controller and reads the cluster's broker registrations. */
+export interface IsrChangeContext {
+  /** Sends the proposal (Kafka's AlterPartitionManager); resolves with the controller's answer. */
+  submit(proposal: IsrChangeProposal): Promise<IsrChangeOutcome>;
+  /** A replica may join the ISR: registered, unfenced, not shutting down, and (when given) with this broker epoch. */
+  isReplicaIsrEligible(brokerId: number, brokerEpoch: number): boolean;
+  /** Called when the ISR or the high watermark changed, so waiting requests re-check. */
+  onStateChange(): void;
 }
 
 export interface LeaderAppendResult {
@@ -89,6 +115,9 @@ export interface PartitionOptions {
   producerState: ProducerStateManager;
   config: TopicConfig;
   nowMs: () => number;
+  /** replica.lag.time.max.ms. */
+  replicaLagTimeMaxMs?: number;
+  isrChange?: IsrChangeContext;
 }
 
 export class Partition {
@@ -105,14 +134,28 @@ export class Partition {
   partitionEpoch = -1;
   replicas: readonly number[] = [];
   isr: ReadonlySet<number> = new Set();
-  /** Other replicas, as seen by the leader (followers fetch from it once replication arrives). */
+  /**
+   * Kafka's maximal ISR: the committed ISR plus a member being added while
+   * an expansion is in flight. The high watermark waits for all of it, so a
+   * replica is never counted out before the controller agrees.
+   */
+  maximalIsr: ReadonlySet<number> = new Set();
+  /** An AlterPartition is in flight: no other ISR change until it is answered. */
+  isrChangeInFlight = false;
+  /** Other replicas, as seen by the leader. */
   readonly remoteReplicas = new Map<number, RemoteReplicaState>();
+  /** The offset where this broker's leader epoch began (followers must reach it to join the ISR). */
+  private leaderEpochStartOffset = -1;
+  private readonly replicaLagTimeMaxMs: number;
+  private readonly isrChange: IsrChangeContext | null;
 
   private appendChain: Promise<unknown> = Promise.resolve();
   /** Bytes of batches below the high watermark, counted since this object was created. */
   private visibleBytes = 0;
   /** Appended batches above the high watermark, oldest first: their last offset and size. */
   private readonly pendingVisible: { lastOffset: number; sizeBytes: number }[] = [];
+  /** Bytes appended to the log since this object was created. */
+  private appendedBytes = 0;
 
   constructor(options: PartitionOptions) {
     this.topicPartition = options.topicPartition;
@@ -126,6 +169,8 @@ export class Partition {
     // producer-state rebuild replayed to their markers stay unstable until the
     // high watermark passes them, and the checkpointed one may already have.
     this.producerState.onHighWatermarkUpdated(this.log.highWatermark);
+    this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? 30_000;
+    this.isrChange = options.isrChange ?? null;
   }
 
   get isLeader(): boolean {
@@ -149,6 +194,11 @@ export class Partition {
     return this.visibleBytes;
   }
 
+  /** Bytes readable by a fetch of `isolation` since the partition was opened (followers read to the log end). */
+  readableBytes(isolation: FetchIsolation): number {
+    return isolation === 'logEnd' ? this.appendedBytes : this.visibleBytes;
+  }
+
   updateConfig(config: TopicConfig): void {
     this.configValue = config;
     this.log.updateConfig(config);
@@ -166,35 +216,54 @@ export class Partition {
     this.applyRegistration(registration);
     if (isNewLeaderEpoch) {
       await this.serialized(async () => {
+        this.leaderEpochStartOffset = this.log.logEndOffset;
         if (this.log.leaderEpochCache.assign(registration.leaderEpoch, this.log.logEndOffset)) {
           await this.log.maybeHandleIOException(() => this.log.leaderEpochCache.flush());
         }
       });
+      // Kafka resets every remote replica on a new leader epoch; ISR members count as caught up now.
       this.remoteReplicas.clear();
       const nowMs = this.nowMs();
       for (const brokerId of registration.replicas) {
         if (brokerId === this.localBrokerId) continue;
-        this.remoteReplicas.set(brokerId, { brokerId, logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs: nowMs, lastFetchTimeMs: 0 });
+        const lastCaughtUpTimeMs = registration.isr.includes(brokerId) ? nowMs : 0;
+        this.remoteReplicas.set(brokerId, { brokerId, logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, brokerEpoch: -1 });
+      }
+    } else {
+      for (const brokerId of registration.replicas) {
+        if (brokerId === this.localBrokerId || this.remoteReplicas.has(brokerId)) continue;
+        this.remoteReplicas.set(brokerId, { brokerId, logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, brokerEpoch: -1 });
       }
     }
     this.maybeIncrementLeaderHighWatermark();
     return isNewLeaderEpoch;
   }
 
-  /** Becomes a follower; the fetcher that copies the leader comes with multi-broker replication. */
+  /**
+   * Becomes a follower of `registration.leader` (Kafka's makeFollower).
+   * Returns true when the leader or its epoch changed: the fetcher then
+   * restarts from the log end, and truncation happens through the leader's
+   * diverging-epoch answer (KIP-595) before anything is appended.
+   */
   makeFollower(registration: PartitionRegistration): boolean {
     const changed = registration.leaderEpoch > this.leaderEpoch || registration.leader !== this.leaderId;
     this.applyRegistration(registration);
     this.remoteReplicas.clear();
+    this.leaderEpochStartOffset = -1;
     return changed;
   }
 
   private applyRegistration(registration: PartitionRegistration): void {
     this.leaderId = registration.leader;
     this.leaderEpoch = registration.leaderEpoch;
-    this.partitionEpoch = registration.partitionEpoch;
     this.replicas = [...registration.replicas];
-    this.isr = new Set(registration.isr);
+    // A metadata record at or after the partition epoch we know replaces any ISR change in flight.
+    if (registration.partitionEpoch >= this.partitionEpoch) {
+      this.partitionEpoch = registration.partitionEpoch;
+      this.isr = new Set(registration.isr);
+      this.maximalIsr = this.isr;
+      this.isrChangeInFlight = false;
+    }
   }
 
   /** Kafka's checkCurrentLeaderEpoch: -1 means the fetcher did not say. */
@@ -225,11 +294,15 @@ export class Partition {
    */
   maybeIncrementLeaderHighWatermark(): boolean {
     if (!this.isLeader) return false;
-    let newHighWatermark = this.log.logEndOffset;
-    for (const brokerId of this.isr) {
-      if (brokerId === this.localBrokerId) continue;
-      const remote = this.remoteReplicas.get(brokerId);
-      newHighWatermark = Math.min(newHighWatermark, remote?.logEndOffset ?? -1);
+    const leaderEndOffset = this.log.logEndOffset;
+    const nowMs = this.nowMs();
+    let newHighWatermark = leaderEndOffset;
+    for (const remote of this.remoteReplicas.values()) {
+      // Kafka waits for the maximal ISR, and for a caught-up eligible replica about to join it.
+      const waitFor =
+        this.maximalIsr.has(remote.brokerId) ||
+        (this.isCaughtUp(remote, leaderEndOffset, nowMs) && this.isrChange?.isReplicaIsrEligible(remote.brokerId, remote.brokerEpoch) === true);
+      if (waitFor && remote.logEndOffset < newHighWatermark) newHighWatermark = remote.logEndOffset;
     }
     if (newHighWatermark <= this.log.highWatermark) return false;
     const kept = this.log.updateHighWatermark(newHighWatermark);
@@ -242,7 +315,7 @@ export class Partition {
   checkEnoughReplicasReachOffset(requiredOffset: number): { hasEnough: boolean; errorCode: number } {
     if (!this.isLeader) return { hasEnough: false, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     if (this.log.highWatermark < requiredOffset) return { hasEnough: false, errorCode: ErrorCode.NONE };
-    if (this.configValue.minInsyncReplicas <= this.isr.size) return { hasEnough: true, errorCode: ErrorCode.NONE };
+    if (this.configValue.minInsyncReplicas <= this.maximalIsr.size) return { hasEnough: true, errorCode: ErrorCode.NONE };
     return { hasEnough: true, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
   }
 
@@ -378,6 +451,7 @@ export class Partition {
     }
     this.producerState.updateMapEndOffset(info.lastOffset + 1);
     this.pendingVisible.push({ lastOffset: info.lastOffset, sizeBytes: batch.length });
+    this.appendedBytes += batch.length;
     this.maybeIncrementLeaderHighWatermark();
     return {
       ok: true,
@@ -414,6 +488,174 @@ export class Partition {
     const run = this.appendChain.then(operation);
     this.appendChain = run.catch(() => {});
     return run;
+  }
+
+  // ---- the leader's view of its followers ----------------------------------------------
+
+  /**
+   * A follower fetched from `fetchOffset` (Kafka's updateFollowerFetchState):
+   * its log end offset is the fetch offset, it caught up when that reached
+   * the leader's log end offset at this fetch or at its previous one; then
+   * the ISR may grow and the high watermark move. Returns true when the
+   * high watermark moved.
+   */
+  updateFollowerFetchState(replicaId: number, fetch: { fetchOffset: number; logStartOffset: number; brokerEpoch: number; fetchTimeMs: number; leaderEndOffset: number }): boolean {
+    const remote = this.remoteReplicas.get(replicaId);
+    if (remote === undefined) return false;
+    if (fetch.fetchOffset >= fetch.leaderEndOffset) remote.lastCaughtUpTimeMs = Math.max(remote.lastCaughtUpTimeMs, fetch.fetchTimeMs);
+    else if (fetch.fetchOffset >= remote.lastFetchLeaderLogEndOffset) remote.lastCaughtUpTimeMs = Math.max(remote.lastCaughtUpTimeMs, remote.lastFetchTimeMs);
+    remote.logEndOffset = fetch.fetchOffset;
+    remote.logStartOffset = fetch.logStartOffset;
+    remote.lastFetchLeaderLogEndOffset = fetch.leaderEndOffset;
+    remote.lastFetchTimeMs = fetch.fetchTimeMs;
+    remote.brokerEpoch = fetch.brokerEpoch;
+    this.maybeExpandIsr(remote);
+    return this.maybeIncrementLeaderHighWatermark();
+  }
+
+  /** Kafka's ReplicaState.isCaughtUp. */
+  private isCaughtUp(remote: RemoteReplicaState, leaderEndOffset: number, nowMs: number): boolean {
+    return remote.logEndOffset === leaderEndOffset || nowMs - remote.lastCaughtUpTimeMs <= this.replicaLagTimeMaxMs;
+  }
+
+  /** A follower that reached the high watermark within this leader epoch joins the ISR (through the controller). */
+  private maybeExpandIsr(remote: RemoteReplicaState): void {
+    if (!this.isLeader || this.isrChangeInFlight || this.isr.has(remote.brokerId) || this.isrChange === null) return;
+    const inSync = remote.logEndOffset >= this.log.highWatermark && this.leaderEpochStartOffset >= 0 && remote.logEndOffset >= this.leaderEpochStartOffset;
+    if (!inSync || !this.isrChange.isReplicaIsrEligible(remote.brokerId, remote.brokerEpoch)) return;
+    const newIsr = [...this.isr, remote.brokerId];
+    this.maximalIsr = new Set(newIsr);
+    this.submitIsrChange(newIsr);
+  }
+
+  /**
+   * The isr-expiration task (every replica.lag.time.max.ms / 2): followers
+   * that have not caught up for replica.lag.time.max.ms leave the ISR. The
+   * maximal ISR keeps them until the controller agrees, so the high
+   * watermark does not run ahead of what the committed ISR holds.
+   */
+  maybeShrinkIsr(): void {
+    if (!this.isLeader || this.isrChangeInFlight || this.isrChange === null) return;
+    const leaderEndOffset = this.log.logEndOffset;
+    const nowMs = this.nowMs();
+    const outOfSync = [...this.isr].filter((brokerId) => {
+      if (brokerId === this.localBrokerId) return false;
+      const remote = this.remoteReplicas.get(brokerId);
+      return remote === undefined || !this.isCaughtUp(remote, leaderEndOffset, nowMs);
+    });
+    if (outOfSync.length === 0) return;
+    this.submitIsrChange([...this.isr].filter((brokerId) => !outOfSync.includes(brokerId)));
+  }
+
+  private submitIsrChange(newIsr: number[]): void {
+    const isrChange = this.isrChange!;
+    this.isrChangeInFlight = true;
+    const proposal: IsrChangeProposal = {
+      topicPartition: this.topicPartition,
+      topicId: this.topicId,
+      leaderEpoch: this.leaderEpoch,
+      partitionEpoch: this.partitionEpoch,
+      newIsrWithEpochs: newIsr.map((brokerId) => ({ brokerId, brokerEpoch: brokerId === this.localBrokerId ? -1 : (this.remoteReplicas.get(brokerId)?.brokerEpoch ?? -1) })),
+    };
+    const sentFor = { leaderEpoch: this.leaderEpoch, partitionEpoch: this.partitionEpoch };
+    isrChange.submit(proposal).then(
+      (outcome) => this.handleIsrChangeOutcome(sentFor, outcome),
+      () => this.handleIsrChangeOutcome(sentFor, { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR }),
+    );
+  }
+
+  /**
+   * Kafka's handleAlterPartitionUpdate: a success newer than what we know
+   * becomes the committed ISR; an error drops the pending change (the
+   * metadata log brings the truth, or the next check proposes again).
+   */
+  private handleIsrChangeOutcome(sentFor: { leaderEpoch: number; partitionEpoch: number }, outcome: IsrChangeOutcome): void {
+    // Metadata moved on while the request was out: it already replaced the pending state.
+    if (sentFor.leaderEpoch !== this.leaderEpoch || sentFor.partitionEpoch !== this.partitionEpoch || !this.isrChangeInFlight) return;
+    if ('isr' in outcome && outcome.leaderEpoch === this.leaderEpoch && outcome.partitionEpoch >= this.partitionEpoch) {
+      this.partitionEpoch = outcome.partitionEpoch;
+      this.isr = new Set(outcome.isr);
+    }
+    this.maximalIsr = this.isr;
+    this.isrChangeInFlight = false;
+    this.maybeIncrementLeaderHighWatermark();
+    this.isrChange?.onStateChange();
+  }
+
+  // ---- follower -------------------------------------------------------------------------
+
+  /**
+   * Appends batches fetched from the leader, keeping their offsets and
+   * leader epochs (Kafka's appendRecordsToFollowerOrFutureReplica); the
+   * producer state and transaction index follow them as on the leader.
+   */
+  async appendRecordsAsFollower(records: Buffer): Promise<{ lastOffset: number } | null> {
+    if (records.length === 0) return null;
+    return this.serialized(async () => {
+      const completed: CompletedTxn[] = [];
+      const infos = new Map<number, ReturnType<ProducerStateManager['prepareUpdate']>>();
+      for (const { position, header } of iterateBatches(records)) {
+        if (header.producerId <= NO_PRODUCER_ID) continue;
+        let info = infos.get(header.producerId);
+        if (info === undefined) infos.set(header.producerId, (info = this.producerState.prepareUpdate(header.producerId, 'replication')));
+        if (header.isControl) {
+          const marker = endTxnMarkerOf(records.subarray(position, position + header.sizeBytes));
+          if (marker === null) continue;
+          const ended = info.appendEndTxnMarker({ producerEpoch: header.producerEpoch, offset: header.baseOffset, timestampMs: header.maxTimestamp, ...marker });
+          if (ended.completed !== null) completed.push(ended.completed);
+        } else {
+          info.appendDataBatch({
+            producerEpoch: header.producerEpoch,
+            firstSeq: header.baseSequence,
+            lastSeq: lastSequenceOf(header),
+            maxTimestampMs: header.maxTimestamp,
+            firstOffset: header.baseOffset,
+            lastOffset: header.lastOffset,
+            isTransactional: header.isTransactional,
+          });
+        }
+      }
+      const activeBaseBefore = this.log.activeSegment.baseOffset;
+      const info = await this.log.append(records, { leaderEpoch: -1, assignOffsets: false });
+      if (this.log.activeSegment.baseOffset !== activeBaseBefore && this.producerState.mapEndOffset === this.log.activeSegment.baseOffset) {
+        await this.log.maybeHandleIOException(() => this.producerState.takeSnapshot());
+      }
+      for (const appendInfo of infos.values()) this.producerState.update(appendInfo);
+      for (const txn of completed) await this.completeTxn(txn);
+      this.producerState.updateMapEndOffset(info.lastOffset + 1);
+      return { lastOffset: info.lastOffset };
+    });
+  }
+
+  /** A follower's high watermark: the leader's, bounded by what this log holds. */
+  updateFollowerHighWatermark(leaderHighWatermark: number): void {
+    const kept = this.log.updateHighWatermark(Math.max(this.log.highWatermark, Math.min(leaderHighWatermark, this.log.logEndOffset)));
+    this.producerState.onHighWatermarkUpdated(kept);
+  }
+
+  /** The leader's log start offset moved (retention, DeleteRecords): follow it, up to the high watermark. */
+  async maybeIncrementLogStartOffset(leaderLogStartOffset: number): Promise<void> {
+    if (leaderLogStartOffset <= this.log.logStartOffset || leaderLogStartOffset > this.log.highWatermark) return;
+    await this.serialized(async () => {
+      const moved = await this.log.deleteRecordsBefore(leaderLogStartOffset);
+      this.producerState.onLogStartOffsetIncremented(moved);
+    });
+  }
+
+  /** Removes the log from `offset` on (a diverged tail) and rebuilds the producer state for what is left. */
+  async truncateTo(offset: number): Promise<void> {
+    await this.serialized(async () => {
+      if (!(await this.log.truncateTo(offset))) return;
+      await rebuildProducerState(this.log, this.producerState, { nowMs: this.nowMs(), hadCleanShutdown: false });
+    });
+  }
+
+  /** Empties the log to start again at `offset` (the follower fell below the leader's log start). */
+  async truncateFullyAndStartAt(offset: number): Promise<void> {
+    await this.serialized(async () => {
+      await this.log.truncateFullyAndStartAt(offset);
+      await this.producerState.truncateFullyAndStartAt(offset);
+    });
   }
 
   // ---- read ----------------------------------------------------------------------------

@@ -51,6 +51,9 @@ import { FetchManager, FetchSessionCache, FETCH_SESSION_EVICTION_MS } from './fe
 import { Partition, type PartitionError } from './partition.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata-file.js';
 import type { RecordError } from './record-validator.js';
+import { ReplicaFetcherManager, type ReplicaFetcherManagerOptions } from './replica-fetcher.js';
+import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
+import type { IsrChangeContext, IsrChangeOutcome, IsrChangeProposal } from './partition.js';
 
 /** What the replica manager needs of the broker (Broker satisfies it). */
 export interface ReplicaManagerContext {
@@ -61,6 +64,14 @@ export interface ReplicaManagerContext {
   readonly metadata: { readonly image: MetadataImage };
   /** Where I/O errors in log directories are reported; default a channel of the replica manager's own. */
   readonly logDirFailureChannel?: LogDirFailureChannel;
+  /** The controller, for ISR changes (AlterPartition); without it the ISR never changes from this broker. */
+  readonly alterPartition?: (request: AlterPartitionRequest) => Promise<AlterPartitionReply>;
+  /** This broker's epoch from its registration (-1 before). */
+  readonly brokerEpoch?: () => number;
+  /** The listener followers fetch over (inter.broker.listener.name); default the first of each broker's. */
+  readonly interBrokerListenerName?: string;
+  /** How followers connect to leaders; default a BrokerConnection (tests route it in-process). */
+  readonly connectToLeader?: ReplicaFetcherManagerOptions['connect'];
 }
 
 /** Topics only coordinators and the admin client may write (Kafka's Topic.isInternal). */
@@ -143,6 +154,9 @@ export class ReplicaManager implements MetadataPublisher {
   private logCleaner: LogCleaner | null = null;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private shuttingDown = false;
+  /** Copies the partitions this broker follows from their leaders. */
+  readonly replicaFetcherManager: ReplicaFetcherManager;
+  private isrExpirationTimer: TimerHandle | null = null;
 
   constructor(private readonly context: ReplicaManagerContext) {
     const { env, config } = context;
@@ -156,6 +170,63 @@ export class ReplicaManager implements MetadataPublisher {
     this.fetchManager = new FetchManager(cache, () => env.clock.monotonicMs());
     this.logDirFailureChannel = context.logDirFailureChannel ?? new LogDirFailureChannel(context.log);
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.handleLogDirFailure(logDir));
+    this.replicaFetcherManager = new ReplicaFetcherManager({
+      nodeId: context.nodeId,
+      env,
+      logger: context.log,
+      config: {
+        numReplicaFetchers: config.int('num.replica.fetchers'),
+        fetchMaxBytes: config.int('replica.fetch.max.bytes'),
+        fetchMinBytes: config.int('replica.fetch.min.bytes'),
+        fetchWaitMaxMs: config.int('replica.fetch.wait.max.ms'),
+        fetchResponseMaxBytes: config.int('replica.fetch.response.max.bytes'),
+        fetchBackoffMs: config.int('replica.fetch.backoff.ms'),
+        socketTimeoutMs: config.int('replica.socket.timeout.ms'),
+      },
+      leaderAddress: (leaderId) => this.leaderAddress(leaderId),
+      brokerEpoch: () => context.brokerEpoch?.() ?? -1,
+      ...(context.connectToLeader === undefined ? {} : { connect: context.connectToLeader }),
+    });
+  }
+
+  /** A leader's endpoint on the inter-broker listener, from the metadata image. */
+  private leaderAddress(leaderId: number): { host: string; port: number } | null {
+    const listeners = this.image.brokers.get(leaderId)?.listeners ?? [];
+    const wanted = this.context.interBrokerListenerName;
+    const endpoint = (wanted === undefined ? undefined : listeners.find((listener) => listener.name === wanted)) ?? listeners[0];
+    return endpoint === undefined ? null : { host: endpoint.host, port: endpoint.port };
+  }
+
+  /** What a partition needs to change its ISR through the controller. */
+  private isrChangeContext(key: string): IsrChangeContext | undefined {
+    const send = this.context.alterPartition;
+    if (send === undefined) return undefined;
+    return {
+      submit: (proposal) => this.submitAlterPartition(send, proposal),
+      isReplicaIsrEligible: (brokerId, brokerEpoch) => {
+        const broker = this.image.brokers.get(brokerId);
+        if (broker === undefined || broker.fenced || broker.inControlledShutdown) return false;
+        return brokerEpoch === -1 || broker.epoch === brokerEpoch;
+      },
+      onStateChange: () => this.completeDelayedRequests(key),
+    };
+  }
+
+  /** Kafka's AlterPartitionManager, one partition per request: AlterPartition v3 with the members' broker epochs. */
+  private async submitAlterPartition(send: NonNullable<ReplicaManagerContext['alterPartition']>, proposal: IsrChangeProposal): Promise<IsrChangeOutcome> {
+    const reply = await send({
+      brokerId: this.nodeId,
+      brokerEpoch: this.context.brokerEpoch?.() ?? -1,
+      topics: [{ topicId: proposal.topicId, partitions: [{ partitionIndex: proposal.topicPartition.partition, leaderEpoch: proposal.leaderEpoch, newIsrWithEpochs: proposal.newIsrWithEpochs, leaderRecoveryState: 0, partitionEpoch: proposal.partitionEpoch }] }],
+    });
+    if (reply.errorCode !== ErrorCode.NONE) return { errorCode: reply.errorCode };
+    const answer = reply.topics[0]?.partitions[0];
+    if (answer === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
+    if (answer.errorCode !== ErrorCode.NONE) {
+      this.context.log.info(`AlterPartition of ${proposal.topicPartition.topic}-${proposal.topicPartition.partition} refused with error ${answer.errorCode}`);
+      return { errorCode: answer.errorCode };
+    }
+    return { errorCode: 0, isr: answer.isr, leaderEpoch: answer.leaderEpoch, partitionEpoch: answer.partitionEpoch };
   }
 
   private get nodeId(): number {
@@ -194,6 +265,7 @@ export class ReplicaManager implements MetadataPublisher {
       this.logCleaner.startup();
     }
     this.scheduleProducerExpiration();
+    this.scheduleIsrExpiration();
     this.state = 'started';
   }
 
@@ -228,6 +300,21 @@ export class ReplicaManager implements MetadataPublisher {
     });
     await rebuildProducerState(log, producerState, { nowMs: this.context.env.clock.nowMs(), hadCleanShutdown });
     return producerState;
+  }
+
+  /** Kafka's isr-expiration task: every replica.lag.time.max.ms / 2 the leaders drop followers that fell behind. */
+  private scheduleIsrExpiration(): void {
+    const periodMs = Math.max(1, Math.floor(this.context.config.int('replica.lag.time.max.ms') / 2));
+    this.isrExpirationTimer = this.context.env.timers.schedule(periodMs, () => {
+      this.isrExpirationTimer = null;
+      this.maybeShrinkIsr();
+      if (this.state === 'started') this.scheduleIsrExpiration();
+    });
+  }
+
+  /** Runs the ISR shrink check of every partition led here (the isr-expiration task's body). */
+  maybeShrinkIsr(): void {
+    for (const partition of this.partitions.values()) if (!partition.log.isOffline) partition.maybeShrinkIsr();
   }
 
   private scheduleProducerExpiration(): void {
@@ -267,7 +354,9 @@ export class ReplicaManager implements MetadataPublisher {
     if (this.state !== 'started') return;
     this.state = 'stopped';
     this.expirationTimer?.cancel();
+    this.isrExpirationTimer?.cancel();
     await this.metadataChain;
+    await this.replicaFetcherManager.shutdown();
     this.producePurgatory.shutdown();
     this.fetchPurgatory.shutdown();
     await this.logCleaner?.shutdown();
@@ -327,8 +416,12 @@ export class ReplicaManager implements MetadataPublisher {
         if (!(error instanceof StorageKafkaError)) throw error;
         this.context.log.error(`${partition.name} cannot become leader: ${error.message}`);
       });
+      this.replicaFetcherManager.removePartition(partition.topicPartition);
     } else {
-      partition.makeFollower(registration);
+      const fetcherOffset = this.replicaFetcherManager.fetchOffsetOf(partition.topicPartition);
+      const changed = partition.makeFollower(registration);
+      if (registration.leader < 0) this.replicaFetcherManager.removePartition(partition.topicPartition);
+      else if (changed || fetcherOffset === null) this.replicaFetcherManager.addPartition(partition, registration.leader);
     }
     // Waiting requests re-check: a produce or fetch on a partition no longer led here completes with an error.
     this.producePurgatory.checkAndComplete(key);
@@ -344,6 +437,7 @@ export class ReplicaManager implements MetadataPublisher {
     const config = this.topicConfig(image.topicsById.get(registration.topicId), image);
     const loaded = (await this.claimLoadedLog(key, registration.topicId)) ?? (await this.createLog(topicPartition, registration.topicId, config));
     loaded.log.updateConfig(config);
+    const isrChange = this.isrChangeContext(key);
     const partition = new Partition({
       topicPartition,
       topicId: registration.topicId,
@@ -352,6 +446,8 @@ export class ReplicaManager implements MetadataPublisher {
       producerState: loaded.producerState,
       config,
       nowMs: () => this.context.env.clock.nowMs(),
+      replicaLagTimeMaxMs: this.context.config.int('replica.lag.time.max.ms'),
+      ...(isrChange === undefined ? {} : { isrChange }),
     });
     this.partitions.set(key, partition);
     return partition;
@@ -399,6 +495,7 @@ export class ReplicaManager implements MetadataPublisher {
     const partition = this.partitions.get(key);
     if (partition === undefined) return;
     this.partitions.delete(key);
+    this.replicaFetcherManager.removePartition(partition.topicPartition);
     this.producePurgatory.checkAndComplete(key);
     this.fetchPurgatory.checkAndComplete(key);
     const manager = this.managerOf.get(partition.log);
@@ -585,7 +682,7 @@ export class ReplicaManager implements MetadataPublisher {
    * in the fetch purgatory until enough bytes arrive or maxWaitMs passes.
    */
   async fetchMessages(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
-    const visibleBytesAtRead = infos.map((info) => this.partitions.get(topicPartitionKey(info.topicPartition))?.highWatermarkBytes ?? 0);
+    const visibleBytesAtRead = infos.map((info) => this.partitions.get(topicPartitionKey(info.topicPartition))?.readableBytes(params.isolation) ?? 0);
     const first = await this.readFromLog(params, infos);
     const bytesReadable = first.reduce((sum, data) => sum + data.records.length, 0);
     const mustAnswer = first.some((data) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null);
@@ -662,6 +759,10 @@ export class ReplicaManager implements MetadataPublisher {
     const read = { maxBytes, minOneMessage };
     const partition = this.getPartitionOrError(info.topicPartition);
     if (!(partition instanceof Partition)) return { ...read, data: fetchError(partition.errorCode), drained: true };
+    const fromFollower = params.replicaId >= 0;
+    // Kafka refuses a replica outside the assignment (NotLeaderOrFollowerException).
+    if (fromFollower && partition.isLeader && !partition.remoteReplicas.has(params.replicaId)) return { ...read, data: fetchError(ErrorCode.NOT_LEADER_OR_FOLLOWER), drained: true };
+    const fetchTimeMs = this.context.env.clock.nowMs();
     const result = await partition.readRecords({
       fetchOffset: info.fetchOffset,
       currentLeaderEpoch: info.currentLeaderEpoch,
@@ -673,6 +774,16 @@ export class ReplicaManager implements MetadataPublisher {
     });
     if ('error' in result) return { ...read, data: fetchError(result.error.errorCode), drained: true };
     const got = result.read;
+    if (fromFollower && got.divergingEpoch === null) {
+      const moved = partition.updateFollowerFetchState(params.replicaId, {
+        fetchOffset: info.fetchOffset,
+        logStartOffset: info.logStartOffset,
+        brokerEpoch: params.replicaEpoch ?? -1,
+        fetchTimeMs,
+        leaderEndOffset: got.logEndOffset,
+      });
+      if (moved) this.completeDelayedRequests(topicPartitionKey(info.topicPartition));
+    }
     const bytes = got.records.length;
     const nothingToRead = got.divergingEpoch !== null || info.fetchOffset >= endOffsetFor(params.isolation, got);
     const data: FetchPartitionData = {

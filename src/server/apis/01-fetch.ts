@@ -19,8 +19,12 @@
  * the oldest open transaction, else the high watermark) and gets the
  * aborted transactions overlapping what it read, from the .txnindex files.
  *
- * Not done (yet): fetches from follower replicas (replicaId >= 0), which
- * arrive with multi-broker replication; they get NOT_LEADER_OR_FOLLOWER.
+ * Followers (replicaId >= 0, or ReplicaState from v15) read up to the log
+ * end, from the leader only; each fetch tells the leader the follower's log
+ * end offset, which moves the ISR and the high watermark
+ * (src/replication/partition.ts). The leader answers the records and its
+ * high watermark; a diverging epoch when the follower's last fetched epoch
+ * ended earlier here (KIP-595).
  * Served on broker listeners only: on the controller listener Fetch is
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
  * No quotas (throttleTimeMs 0), no ACLs.
@@ -92,7 +96,8 @@ export function fetchHandler(broker: ApiContext) {
         topicNames: (topicId) => image.topicsById.get(topicId)?.name ?? null,
       });
       const partitions = fetchContext.partitions();
-      const results = replicaId >= 0 ? partitions.map(() => fetchError(ErrorCode.NOT_LEADER_OR_FOLLOWER)) : await readPartitions(broker, request, context, image, partitions);
+      const replicaEpoch = version >= 15 ? request.replicaState.replicaEpoch : -1;
+      const results = await readPartitions(broker, request, context, image, partitions, { replicaId, replicaEpoch });
       const nodeEndpoints = new Map<number, { nodeId: number; host: string; port: number; rack: string | null }>();
       const answered: FetchResponsePartition<ResponsePartition>[] = partitions.map((partition, index) => {
         const data = results[index]!;
@@ -125,6 +130,7 @@ async function readPartitions(
   context: RequestContext,
   image: MetadataImage,
   partitions: readonly { part: TopicIdPartition; request: PartitionFetchRequest }[],
+  replica: { replicaId: number; replicaEpoch: number },
 ): Promise<FetchPartitionData[]> {
   const results: (FetchPartitionData | null)[] = partitions.map(({ part }) => {
     if (part.topic === null) return fetchError(ErrorCode.UNKNOWN_TOPIC_ID);
@@ -137,14 +143,17 @@ async function readPartitions(
     interesting.push({ topicPartition: { topic: part.topic!, partition: part.partition }, ...partitionRequest });
   });
   const maxBytes = Math.min(request.maxBytes, broker.config.int('fetch.max.bytes'));
+  const fromFollower = replica.replicaId >= 0;
   const params: FetchParams = {
-    replicaId: -1,
+    replicaId: fromFollower ? replica.replicaId : -1,
+    replicaEpoch: replica.replicaEpoch,
     maxWaitMs: request.maxWaitMs,
     minBytes: Math.min(request.minBytes, maxBytes),
     maxBytes,
-    isolation: request.isolationLevel === 1 ? 'txnCommitted' : 'highWatermark',
-    // v11+ consumers may read from followers (KIP-392); older ones only from the leader.
-    fetchOnlyFromLeader: context.apiVersion < 11,
+    // A follower copies up to the log end; consumers read below the high watermark or the last stable offset.
+    isolation: fromFollower ? 'logEnd' : request.isolationLevel === 1 ? 'txnCommitted' : 'highWatermark',
+    // Followers fetch from the leader only; v11+ consumers may read from followers (KIP-392), older ones not.
+    fetchOnlyFromLeader: fromFollower || context.apiVersion < 11,
   };
   const read = await broker.replicaManager.fetchMessages(params, interesting);
   let next = 0;

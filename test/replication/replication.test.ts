@@ -1,0 +1,110 @@
+/**
+ * Proves Kafka's replication on three replica managers in one process
+ * (test/replication/replication-harness.ts: the controller's real
+ * AlterPartition, metadata deltas, followers fetching through the leader's
+ * fetch path): followers copy the leader's batches byte for byte; acks=all
+ * answers once the ISR has the data and the high watermark (min LEO of the
+ * ISR) reaches the followers; with one follower down acks=all still
+ * succeeds once it leaves the ISR (replica.lag.time.max.ms), and with two
+ * down and min.insync.replicas=2 the write is refused with
+ * NOT_ENOUGH_REPLICAS; a write waiting when the ISR shrinks below
+ * min.insync.replicas answers NOT_ENOUGH_REPLICAS_AFTER_APPEND; a lagging
+ * follower leaves the ISR and comes back; a leader whose log diverged is
+ * truncated to the new leader's epoch boundary when it rejoins.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/records.js';
+import type { ReplicaManager } from '../../src/replication/replica-manager.js';
+import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
+
+function produce(manager: ReplicaManager, value: string, acks = -1, timeoutMs = 15_000) {
+  const records = buildBatch({ records: [{ value, timestamp: Date.now() }] });
+  return manager.appendRecords({ timeoutMs, requiredAcks: acks, internalTopicsAllowed: false, entries: [{ topicPartition: tp, records: Buffer.from(records) }] }).then((r) => r.get(`${TOPIC}-0`)!);
+}
+
+function partitionOn(harness: ReplicationHarness, id: number) {
+  return harness.managers.get(id)!.hostedPartitions()[0]!;
+}
+
+async function logBytes(harness: ReplicationHarness, id: number): Promise<Buffer> {
+  const log = partitionOn(harness, id).log;
+  const read = await log.read(log.logStartOffset, { maxBytes: 1 << 24 });
+  return read.records;
+}
+
+test('followers copy the leader byte for byte; acks=all answers once the ISR has it; the HW reaches the followers', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  const leader = harness.managers.get(1)!;
+  for (let i = 0; i < 5; i++) {
+    const result = await produce(leader, `v${i}`);
+    assert.equal(result.errorCode, ErrorCode.NONE);
+    assert.equal(result.baseOffset, i);
+    // acks=all answered: every ISR member has the record.
+    for (const id of [2, 3]) assert.ok(partitionOn(harness, id).log.logEndOffset >= i + 1, `follower ${id} has offset ${i}`);
+  }
+  assert.equal(partitionOn(harness, 1).highWatermark, 5);
+  await until('the followers learn the high watermark', () => [2, 3].every((id) => partitionOn(harness, id).highWatermark === 5));
+  const leaderBytes = await logBytes(harness, 1);
+  for (const id of [2, 3]) assert.deepEqual(await logBytes(harness, id), leaderBytes, `replica ${id} holds the leader's bytes`);
+  assert.deepEqual(harness.partition.isr, [1, 2, 3]);
+});
+
+test('one follower down: acks=all still succeeds once it leaves the ISR; it comes back and rejoins', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], topicConfigs: { 'min.insync.replicas': '2' } });
+  t.after(() => harness.close());
+  const leader = harness.managers.get(1)!;
+  assert.equal((await produce(leader, 'before')).errorCode, ErrorCode.NONE);
+  await harness.stopBroker(3);
+  const during = await produce(leader, 'while 3 is down');
+  assert.equal(during.errorCode, ErrorCode.NONE);
+  assert.deepEqual(harness.partition.isr, [1, 2], 'the lagging follower left the ISR through AlterPartition');
+  assert.equal(harness.partition.partitionEpoch, 1);
+  await harness.startBroker(3);
+  await until('follower 3 rejoins the ISR', () => harness.partition.isr.includes(3));
+  assert.deepEqual(await logBytes(harness, 3), await logBytes(harness, 1));
+  assert.equal((await produce(leader, 'after')).errorCode, ErrorCode.NONE);
+});
+
+test('two followers down with min.insync.replicas=2: NOT_ENOUGH_REPLICAS; a waiting write gets NOT_ENOUGH_REPLICAS_AFTER_APPEND', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], topicConfigs: { 'min.insync.replicas': '2' } });
+  t.after(() => harness.close());
+  const leader = harness.managers.get(1)!;
+  assert.equal((await produce(leader, 'first')).errorCode, ErrorCode.NONE);
+  await harness.stopBroker(2);
+  await harness.stopBroker(3);
+  // Appended while the ISR still holds all three: it waits, then the ISR shrinks to the leader alone.
+  const waiting = await produce(leader, 'waits');
+  assert.equal(waiting.errorCode, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  assert.deepEqual(harness.partition.isr, [1]);
+  const refused = await produce(leader, 'refused');
+  assert.equal(refused.errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+  assert.equal((await produce(leader, 'acks=1 still works', 1)).errorCode, ErrorCode.NONE);
+});
+
+test('a leader whose log diverged is truncated to the new leader\'s epoch boundary when it rejoins', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  const oldLeader = harness.managers.get(1)!;
+  for (let i = 0; i < 3; i++) assert.equal((await produce(oldLeader, `committed ${i}`)).errorCode, ErrorCode.NONE);
+  // The leader is cut off; it still takes acks=1 writes no follower will ever see.
+  harness.cut.add(1);
+  for (let i = 0; i < 2; i++) assert.equal((await produce(oldLeader, `lost ${i}`, 1)).errorCode, ErrorCode.NONE);
+  assert.equal(partitionOn(harness, 1).log.logEndOffset, 5);
+  // The controller elects 2 from the ISR (1 is fenced); the new leader writes its own records.
+  await harness.fence(1);
+  await harness.electLeader(2, [2, 3]);
+  const newLeader = harness.managers.get(2)!;
+  for (let i = 0; i < 3; i++) assert.equal((await produce(newLeader, `new ${i}`)).errorCode, ErrorCode.NONE);
+  // 1 comes back: it follows 2, learns of the divergence and truncates its two unreplicated records.
+  harness.cut.delete(1);
+  await harness.unfence(1);
+  await until('the old leader rejoins the ISR', () => harness.partition.isr.includes(1));
+  const rejoined = partitionOn(harness, 1);
+  assert.equal(rejoined.isLeader, false);
+  assert.deepEqual(await logBytes(harness, 1), await logBytes(harness, 2), 'the old leader holds exactly the new leader\'s log');
+  assert.equal(rejoined.log.logEndOffset, 6);
+  assert.deepEqual(rejoined.log.leaderEpochCache.epochEntries.map((e) => [e.epoch, e.startOffset]), [[0, 0], [1, 3]]);
+});
