@@ -5,7 +5,8 @@
  * non-default Configs) followed by one tab-indented line per partition.
  */
 import type { Command } from 'commander';
-import { Admin, type TopicDescription } from '../client/admin.js';
+import { Admin, type ReplicaOffsets, type TopicDescription } from '../client/admin.js';
+import { errorInfo } from '../protocol/errors.js';
 import { KafkaError } from '../client/errors.js';
 import { CliError, collect, DEFAULT_BOOTSTRAP_SERVER, parseKeyValues, type CliIo } from './io.js';
 
@@ -24,6 +25,7 @@ interface TopicsFlags {
   ifExists?: boolean;
   ifNotExists?: boolean;
   excludeInternal?: boolean;
+  replicaOffsets?: boolean;
 }
 
 export function registerTopics(program: Command, io: CliIo): void {
@@ -44,6 +46,7 @@ export function registerTopics(program: Command, io: CliIo): void {
     .option('--if-exists', 'with --alter, --describe or --delete: do nothing if the topic is missing')
     .option('--if-not-exists', 'with --create: do nothing if the topic exists')
     .option('--exclude-internal', 'leave internal topics out of --list and --describe')
+    .option('--replica-offsets', "with --describe: each replica's log start, log end offset, high watermark and lag behind the leader (Spool's own)")
     .action(async (flags: TopicsFlags) => {
       const admin = new Admin({ bootstrapServers: flags.bootstrapServer, env: io.env, clientId: 'spool-topics' });
       try {
@@ -141,10 +144,38 @@ async function describeTopics(admin: Admin, flags: TopicsFlags, io: CliIo): Prom
   if (names.length === 0) return;
   const descriptions = await admin.describeTopics(names);
   const configs = await admin.describeConfigs(names.map((name) => ({ type: 'topic' as const, name })));
+  const descriptionTexts: string[] = [];
   descriptions.forEach((description, index) => {
     const overrides = configs[index]!.configs.filter((c) => c.source !== 'DEFAULT_CONFIG' && c.value !== null);
-    io.stdout(formatTopicDescription(description, overrides.map((c) => `${c.name}=${c.isSensitive ? '<sensitive>' : c.value}`)));
+    const text = formatTopicDescription(description, overrides.map((c) => `${c.name}=${c.isSensitive ? '<sensitive>' : c.value}`));
+    descriptionTexts.push(text);
   });
+  for (const [index, description] of descriptions.entries()) {
+    if (flags.replicaOffsets !== true) {
+      io.stdout(descriptionTexts[index]!);
+      continue;
+    }
+    const lines = descriptionTexts[index]!.split('\n');
+    let out = `${lines[0]!}\n`;
+    for (const [partitionIndex, partition] of description.partitions.entries()) {
+      out += `${lines[partitionIndex + 1]!}\n`;
+      const offsets = await Promise.all(partition.replicas.map((brokerId) => admin.describeReplicaOffsets({ topic: description.name, partition: partition.partition, topicId: description.topicId }, brokerId)));
+      out += formatReplicaOffsets(offsets, partition.leader);
+    }
+    io.stdout(out);
+  }
+}
+
+/** The --replica-offsets lines under a partition: lag is the leader's log end minus the replica's. */
+export function formatReplicaOffsets(offsets: readonly ReplicaOffsets[], leader: number): string {
+  const leaderEnd = offsets.find((o) => o.brokerId === leader && o.errorCode === 0)?.logEndOffset ?? null;
+  return offsets
+    .map((o) => {
+      if (o.errorCode !== 0) return `\t\tReplica: ${o.brokerId}\tError: ${errorInfo(o.errorCode).name}\n`;
+      const lag = leaderEnd === null ? 'unknown' : String(Math.max(0, leaderEnd - o.logEndOffset));
+      return `\t\tReplica: ${o.brokerId}\tLogStartOffset: ${o.logStartOffset}\tLogEndOffset: ${o.logEndOffset}\tHighWatermark: ${o.highWatermark}\tLag: ${lag}\n`;
+    })
+    .join('');
 }
 
 /** kafka-topics --describe text for one topic. */

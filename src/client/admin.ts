@@ -19,6 +19,8 @@ import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
 import { DeleteRecords } from '../protocol/schemas/21-delete-records.js';
 import { DeleteTopics } from '../protocol/schemas/20-delete-topics.js';
 import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
+import { Fetch } from '../protocol/schemas/01-fetch.js';
+import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { Cluster, type BrokerInfo, type ClientOptions } from './cluster.js';
@@ -69,6 +71,18 @@ export interface TopicDescription {
   isInternal: boolean;
   partitions: { partition: number; leader: number; leaderEpoch: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
 }
+
+/** One replica's offsets as that replica's broker reports them (-1 when it could not be asked). */
+export interface ReplicaOffsets {
+  brokerId: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  highWatermark: number;
+  errorCode: number;
+}
+
+/** Kafka's debugging replica id: may read any replica, not only the leader. */
+const DEBUGGING_REPLICA_ID = -2;
 
 /** Kafka's ConfigResource.Type ids. */
 export const ConfigResourceType = { topic: 2, broker: 4, brokerLogger: 8, clientMetrics: 16, group: 32 } as const;
@@ -277,6 +291,49 @@ export class Admin {
       }
     }
     return out;
+  }
+
+  /**
+   * Each replica's log start, log end and high watermark, asked of the
+   * replica's own broker as a debugging client (replica id -2, allowed on
+   * followers): the log end from ListOffsets (latest, no isolation), the
+   * high watermark and log start from an empty Fetch at that log end.
+   */
+  async describeReplicaOffsets(topicPartition: TopicPartition & { topicId: string }, brokerId: number): Promise<ReplicaOffsets> {
+    const failed = (errorCode: number): ReplicaOffsets => ({ brokerId, logStartOffset: -1, logEndOffset: -1, highWatermark: -1, errorCode });
+    let connection: BrokerConnection;
+    try {
+      connection = await this.cluster.connection(brokerId);
+    } catch (error) {
+      if (error instanceof KafkaError) return failed(ErrorCode.BROKER_NOT_AVAILABLE);
+      throw error;
+    }
+    const listed = await connection.send(ListOffsets, {
+      replicaId: DEBUGGING_REPLICA_ID,
+      isolationLevel: 0,
+      topics: [{ name: topicPartition.topic, partitions: [{ partitionIndex: topicPartition.partition, currentLeaderEpoch: -1, timestamp: -1 }] }],
+    });
+    const end = listed.topics[0]?.partitions[0];
+    if (end === undefined || end.errorCode !== ErrorCode.NONE) return failed(end?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR);
+    const fetched = await connection.send(
+      Fetch,
+      {
+        replicaId: DEBUGGING_REPLICA_ID,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 0,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ topic: topicPartition.topic, topicId: topicPartition.topicId, partitions: [{ partition: topicPartition.partition, currentLeaderEpoch: -1, fetchOffset: end.offset, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 0 }] }],
+        forgottenTopicsData: [],
+        rackId: '',
+      },
+      { versionMax: 14 },
+    );
+    const answer = fetched.responses[0]?.partitions[0];
+    if (answer === undefined || answer.errorCode !== ErrorCode.NONE) return failed(answer?.errorCode ?? fetched.errorCode);
+    return { brokerId, logStartOffset: answer.logStartOffset, logEndOffset: end.offset, highWatermark: answer.highWatermark, errorCode: ErrorCode.NONE };
   }
 
   async describeCluster(): Promise<{ clusterId: string; controllerId: number; brokers: BrokerInfo[] }> {

@@ -775,6 +775,12 @@ export class ReplicaManager implements MetadataPublisher {
     if ('error' in result) return { ...read, data: fetchError(result.error.errorCode), drained: true };
     const got = result.read;
     if (fromFollower && got.divergingEpoch === null) {
+      // Kafka's Replica.updateFetchStateOrThrow: a fetch from an older incarnation of the follower is refused.
+      const replicaEpoch = params.replicaEpoch ?? -1;
+      const registered = this.image.brokers.get(params.replicaId);
+      if (replicaEpoch !== -1 && registered !== undefined && !registered.fenced && registered.epoch > replicaEpoch) {
+        return { ...read, data: fetchError(ErrorCode.NOT_LEADER_OR_FOLLOWER), drained: true };
+      }
       const moved = partition.updateFollowerFetchState(params.replicaId, {
         fetchOffset: info.fetchOffset,
         logStartOffset: info.logStartOffset,

@@ -100,6 +100,19 @@ test('produce lines from stdin with keys and headers, consume them back, get the
   assert.equal(earliest.out, `${topic}:0:0\n${topic}:1:0\n${topic}:2:0\n`);
 });
 
+test('topics --describe --replica-offsets: each replica\'s log start, log end, high watermark and lag', async () => {
+  const topic = uniqueTopic('cli-replica-offsets');
+  assert.equal((await spool(['topics', ...server, '--create', '--topic', topic, '--partitions', '1'])).code, 0);
+  const produced = await spool(['produce', ...server, '--topic', topic], ['a', 'b', 'c']);
+  assert.equal(produced.code, 0, produced.err);
+  const described = await spool(['topics', ...server, '--describe', '--topic', topic, '--replica-offsets']);
+  assert.equal(described.code, 0, described.err);
+  const lines = described.out.trimEnd().split('\n');
+  assert.equal(lines.length, 3);
+  assert.match(lines[1]!, new RegExp(`^\\tTopic: ${topic}\\tPartition: 0\\tLeader: (\\d+)\\tReplicas: \\d+\\tIsr: \\d+\\tElr: \\tLastKnownElr: $`));
+  assert.match(lines[2]!, /^\t\tReplica: \d+\tLogStartOffset: 0\tLogEndOffset: 3\tHighWatermark: 3\tLag: 0$/);
+});
+
 test('configs: alter a topic config and describe it as kafka-configs does', async () => {
   const topic = uniqueTopic('cli-configs');
   assert.equal((await spool(['topics', ...server, '--create', '--topic', topic])).code, 0);

@@ -108,3 +108,20 @@ test('a leader whose log diverged is truncated to the new leader\'s epoch bounda
   assert.equal(rejoined.log.logEndOffset, 6);
   assert.deepEqual(rejoined.log.leaderEpochCache.epochEntries.map((e) => [e.epoch, e.startOffset]), [[0, 0], [1, 3]]);
 });
+
+test('the leader refuses a follower fetch from an older broker incarnation or from a broker outside the assignment', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3, 4], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  const leader = harness.managers.get(1)!;
+  const fetchAs = async (replicaId: number, replicaEpoch: number) => {
+    const [data] = await leader.fetchMessages(
+      { replicaId, replicaEpoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolation: 'logEnd', fetchOnlyFromLeader: true },
+      [{ topicPartition: tp, fetchOffset: 0, logStartOffset: 0, maxBytes: 1 << 20, currentLeaderEpoch: 0, lastFetchedEpoch: -1 }],
+    );
+    return data!.errorCode;
+  };
+  const epochOf2 = harness.image.brokers.get(2)!.epoch;
+  assert.equal(await fetchAs(2, epochOf2), ErrorCode.NONE);
+  assert.equal(await fetchAs(2, epochOf2 - 1), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'a stale broker epoch');
+  assert.equal(await fetchAs(4, harness.image.brokers.get(4)!.epoch), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'not a replica');
+});
