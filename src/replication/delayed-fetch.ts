@@ -34,6 +34,8 @@ export interface FetchPartitionStatus {
   bytesRead: number;
   /** partition.readableBytes(isolation) at the first read. */
   visibleBytesAtRead: number;
+  /** A follower's high watermark as it sent it (KIP-1166): the fetch completes once the leader's is past it. */
+  replicaHighWatermark: number;
 }
 
 export class DelayedFetch extends DelayedOperation {
@@ -56,6 +58,7 @@ export class DelayedFetch extends DelayedOperation {
       if ('error' in snapshot) return this.forceComplete();
       const endOffset = endOffsetFor(this.params.isolation, snapshot.snapshot);
       if (status.fetchOffset > endOffset) return this.forceComplete();
+      if (snapshot.snapshot.highWatermark > status.replicaHighWatermark) return this.forceComplete();
       if (status.fetchOffset < endOffset) {
         const available = status.bytesRead + (partition.readableBytes(this.params.isolation) - status.visibleBytesAtRead);
         accumulatedBytes += Math.min(available, status.partitionMaxBytes);

@@ -53,6 +53,8 @@ export interface PartitionFetchRequest {
   maxBytes: number;
   currentLeaderEpoch: number;
   lastFetchedEpoch: number;
+  /** A follower's own high watermark (Fetch v18, KIP-1166); Infinity when not sent. */
+  replicaHighWatermark?: number;
 }
 
 /** What the response says about one partition, as far as the session cares. */

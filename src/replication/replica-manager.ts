@@ -103,6 +103,8 @@ export interface FetchPartitionInfo {
   maxBytes: number;
   currentLeaderEpoch: number;
   lastFetchedEpoch: number;
+  /** A follower's own high watermark (Fetch v18, KIP-1166); absent or Infinity when not sent. */
+  replicaHighWatermark?: number;
 }
 
 export interface FetchPartitionData {
@@ -685,7 +687,10 @@ export class ReplicaManager implements MetadataPublisher {
     const visibleBytesAtRead = infos.map((info) => this.partitions.get(topicPartitionKey(info.topicPartition))?.readableBytes(params.isolation) ?? 0);
     const first = await this.readFromLog(params, infos);
     const bytesReadable = first.reduce((sum, data) => sum + data.records.length, 0);
-    const mustAnswer = first.some((data) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null);
+    // KIP-1166: a follower whose high watermark is behind the leader's learns it now rather than after max.wait.ms.
+    const followerBehind = (data: FetchPartitionData, index: number) =>
+      params.replicaId >= 0 && data.errorCode === ErrorCode.NONE && data.highWatermark > (infos[index]!.replicaHighWatermark ?? Infinity);
+    const mustAnswer = first.some((data, index) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null || followerBehind(data, index));
     if (params.maxWaitMs <= 0 || infos.length === 0 || bytesReadable >= params.minBytes || mustAnswer || this.shuttingDown) return first;
     return new Promise((resolve, reject) => {
       const statuses: FetchPartitionStatus[] = infos.map((info, index) => {
@@ -698,6 +703,7 @@ export class ReplicaManager implements MetadataPublisher {
           partition: this.partitions.get(key) ?? null,
           bytesRead: first[index]!.records.length,
           visibleBytesAtRead: visibleBytesAtRead[index]!,
+          replicaHighWatermark: params.replicaId >= 0 ? (info.replicaHighWatermark ?? Infinity) : Infinity,
         };
       });
       const operation = new DelayedFetch(params, statuses, (key) => this.partitions.get(key) ?? null, () => {

@@ -199,6 +199,7 @@ async function fetchAnswer(leader: ReplicaManager, image: MetadataImage, body: a
         maxBytes: partition.partitionMaxBytes,
         currentLeaderEpoch: partition.currentLeaderEpoch,
         lastFetchedEpoch: partition.lastFetchedEpoch,
+        replicaHighWatermark: partition.highWatermark,
       });
     }
   }

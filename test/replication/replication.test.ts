@@ -125,3 +125,24 @@ test('the leader refuses a follower fetch from an older broker incarnation or fr
   assert.equal(await fetchAs(2, epochOf2 - 1), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'a stale broker epoch');
   assert.equal(await fetchAs(4, harness.image.brokers.get(4)!.epoch), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'not a replica');
 });
+
+test('KIP-1166: a follower behind the leader\'s high watermark is answered at once, even with a long replica.fetch.wait.max.ms', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], brokerConfig: { 'replica.fetch.wait.max.ms': 60_000 } });
+  t.after(() => harness.close());
+  assert.equal((await produce(harness.managers.get(1)!, 'x')).errorCode, ErrorCode.NONE);
+  // Without the follower's high watermark in the fetch, its next fetch would wait 60 s in the leader's purgatory.
+  await until('the followers learn the high watermark', () => [2, 3].every((id) => partitionOn(harness, id).highWatermark === 1), 10_000);
+});
+
+test('a partitioned follower leaves the ISR after replica.lag.time.max.ms and rejoins once it catches up', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  const leader = harness.managers.get(1)!;
+  harness.cut.add(3);
+  for (let i = 0; i < 3; i++) assert.equal((await produce(leader, `while cut ${i}`)).errorCode, ErrorCode.NONE);
+  assert.deepEqual(harness.partition.isr, [1, 2]);
+  assert.equal(partitionOn(harness, 3).log.logEndOffset, 0, 'the partitioned follower has nothing');
+  harness.cut.delete(3);
+  await until('the follower rejoins the ISR', () => harness.partition.isr.includes(3));
+  assert.deepEqual(await logBytes(harness, 3), await logBytes(harness, 1));
+});

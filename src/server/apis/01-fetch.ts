@@ -8,7 +8,8 @@
  * divergingEpoch (KIP-595); v13 topic ids (KIP-516, unknown id ->
  * UNKNOWN_TOPIC_ID); v15 replicaState; v16 currentLeader / nodeEndpoints on
  * NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH (KIP-951); v17
- * replicaDirectoryId; v18 highWatermark hint (ignored, as a leader may).
+ * replicaDirectoryId; v18 a follower's highWatermark (KIP-1166: a follower
+ * behind the leader's high watermark is answered at once, not parked).
  *
  * Long poll: the request waits for fetch.min.bytes up to max.wait.ms in the
  * fetch purgatory, woken by appends. Sizes: the response holds at most
@@ -78,6 +79,7 @@ export function fetchHandler(broker: ApiContext) {
               maxBytes: partition.partitionMaxBytes,
               currentLeaderEpoch: partition.currentLeaderEpoch,
               lastFetchedEpoch: partition.lastFetchedEpoch,
+              replicaHighWatermark: partition.highWatermark,
             },
           });
         }
