@@ -9,8 +9,13 @@
  * down and min.insync.replicas=2 the write is refused with
  * NOT_ENOUGH_REPLICAS; a write waiting when the ISR shrinks below
  * min.insync.replicas answers NOT_ENOUGH_REPLICAS_AFTER_APPEND; a lagging
- * follower leaves the ISR and comes back; a leader whose log diverged is
- * truncated to the new leader's epoch boundary when it rejoins.
+ * follower (stopped, or cut off by a network partition) leaves the ISR and
+ * comes back; a leader whose log diverged is truncated to the new leader's
+ * epoch boundary when it rejoins; after a failover the new leader
+ * deduplicates an idempotent retry from the producer state it replicated;
+ * a follower learns the high watermark without waiting out
+ * replica.fetch.wait.max.ms (KIP-1166); stale or unassigned followers are
+ * refused.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,8 +24,8 @@ import { buildBatch } from '../../src/protocol/records/records.js';
 import type { ReplicaManager } from '../../src/replication/replica-manager.js';
 import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
 
-function produce(manager: ReplicaManager, value: string, acks = -1, timeoutMs = 15_000) {
-  const records = buildBatch({ records: [{ value, timestamp: Date.now() }] });
+function produce(manager: ReplicaManager, value: string, acks = -1, timeoutMs = 15_000, idempotent?: { producerId: number; baseSequence: number }) {
+  const records = buildBatch({ records: [{ value, timestamp: Date.now() }], ...(idempotent === undefined ? {} : { ...idempotent, producerEpoch: 0 }) });
   return manager.appendRecords({ timeoutMs, requiredAcks: acks, internalTopicsAllowed: false, entries: [{ topicPartition: tp, records: Buffer.from(records) }] }).then((r) => r.get(`${TOPIC}-0`)!);
 }
 
@@ -145,4 +150,25 @@ test('a partitioned follower leaves the ISR after replica.lag.time.max.ms and re
   harness.cut.delete(3);
   await until('the follower rejoins the ISR', () => harness.partition.isr.includes(3));
   assert.deepEqual(await logBytes(harness, 3), await logBytes(harness, 1));
+});
+
+test('after a failover the new leader deduplicates an idempotent retry it only ever received from the old leader', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  const producerId = 7000;
+  for (let sequence = 0; sequence < 3; sequence++) {
+    const acked = await produce(harness.managers.get(1)!, `s${sequence}`, -1, 15_000, { producerId, baseSequence: sequence });
+    assert.equal(acked.baseOffset, sequence);
+  }
+  // The leader dies before the producer saw the last acknowledgement: the producer retries it on the new leader.
+  await harness.stopBroker(1);
+  await harness.fence(1);
+  await harness.electLeader(2, [2, 3]);
+  const retried = await produce(harness.managers.get(2)!, 's2', -1, 15_000, { producerId, baseSequence: 2 });
+  assert.equal(retried.errorCode, ErrorCode.NONE);
+  assert.equal(retried.baseOffset, 2, 'the retry gets the offset the old leader gave it');
+  const next = await produce(harness.managers.get(2)!, 's3', -1, 15_000, { producerId, baseSequence: 3 });
+  assert.equal(next.baseOffset, 3);
+  const gap = await produce(harness.managers.get(2)!, 's9', -1, 15_000, { producerId, baseSequence: 9 });
+  assert.equal(gap.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, 'the new leader knows the producer\'s sequence');
 });
