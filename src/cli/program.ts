@@ -8,10 +8,12 @@ import { Command, CommanderError } from 'commander';
 import { CLIENT_SOFTWARE_VERSION } from '../client/connection.js';
 import { KafkaError } from '../client/errors.js';
 import { registerApiVersions } from './api-versions.js';
+import { registerCluster } from './cluster.js';
 import { registerConfigs } from './configs.js';
 import { registerConsume } from './consume.js';
 import { registerConsumerGroups } from './consumer-groups.js';
 import { registerDumpLog } from './dump-log.js';
+import { registerFeatures } from './features.js';
 import { registerGetOffsets } from './get-offsets.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
@@ -36,9 +38,15 @@ export function buildProgram(io: CliIo): Command {
   registerConfigs(program, io);
   registerApiVersions(program, io);
   registerDumpLog(program, io);
-  for (const command of program.commands) {
-    command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
-  }
+  registerFeatures(program, io);
+  registerCluster(program, io);
+  const configure = (commands: readonly Command[]): void => {
+    for (const command of commands) {
+      command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+      configure(command.commands);
+    }
+  };
+  configure(program.commands);
   return program;
 }
 

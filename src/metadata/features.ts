@@ -15,6 +15,25 @@ export interface SupportedFeature {
 export const METADATA_VERSION_MIN = 7;
 export const METADATA_VERSION_LATEST = 25;
 
+/**
+ * Kafka 4.4's metadata.version names by level (MetadataVersion), from 3.3-IV3
+ * (7) to 4.5-IV0 (34, not yet production in 4.4): for naming the levels a
+ * Kafka node reports. Spool supports up to METADATA_VERSION_LATEST.
+ */
+const METADATA_VERSION_NAMES: readonly string[] = [
+  '3.3-IV3', '3.4-IV0', '3.5-IV0', '3.5-IV1', '3.5-IV2', '3.6-IV0', '3.6-IV1', '3.6-IV2', '3.7-IV0', '3.7-IV1',
+  '3.7-IV2', '3.7-IV3', '3.7-IV4', '3.8-IV0', '3.9-IV0', '4.0-IV0', '4.0-IV1', '4.0-IV2', '4.0-IV3', '4.1-IV0',
+  '4.1-IV1', '4.2-IV0', '4.2-IV1', '4.3-IV0', '4.4-IV0', '4.4-IV1', '4.4-IV2', '4.5-IV0',
+];
+
+/** The names of the metadata.version levels Spool supports, oldest first. */
+export const SUPPORTED_METADATA_VERSIONS: readonly string[] = METADATA_VERSION_NAMES.slice(0, METADATA_VERSION_LATEST - METADATA_VERSION_MIN + 1);
+
+/** `4.0-IV3` for 25, as Kafka's MetadataVersion names a level; null for a level Kafka 4.4 does not know. */
+export function metadataVersionName(level: number): string | null {
+  return level >= METADATA_VERSION_MIN ? (METADATA_VERSION_NAMES[level - METADATA_VERSION_MIN] ?? null) : null;
+}
+
 export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'metadata.version', minVersion: METADATA_VERSION_MIN, maxVersion: METADATA_VERSION_LATEST },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },

@@ -24,7 +24,7 @@ import { posix } from 'node:path';
 import type { BrokerConfig } from '../common/config.js';
 import { parseListeners } from '../common/config.js';
 import type { Env } from '../io/env.js';
-import { METADATA_VERSION_LATEST, METADATA_VERSION_MIN } from '../metadata/features.js';
+import { METADATA_VERSION_LATEST, METADATA_VERSION_MIN, SUPPORTED_METADATA_VERSIONS } from '../metadata/features.js';
 import { readMetaProperties, randomUuid, writeMetaProperties } from '../metadata/meta-properties.js';
 import { encodeMetadataRecord, metadataRecord } from '../metadata/records.js';
 import { buildBatch } from '../protocol/records/records.js';
@@ -33,11 +33,7 @@ import { snapshotFileName } from '../raft/snapshot.js';
 import { ConfigError } from '../common/config.js';
 import { validateKRaftConfig } from './kraft-config.js';
 
-/** Kafka's metadata.version names by level (MetadataVersion), from the oldest a Kafka 4 node accepts to Spool's latest. */
-const METADATA_VERSIONS: readonly string[] = [
-  '3.3-IV3', '3.4-IV0', '3.5-IV0', '3.5-IV1', '3.5-IV2', '3.6-IV0', '3.6-IV1', '3.6-IV2', '3.7-IV0', '3.7-IV1',
-  '3.7-IV2', '3.7-IV3', '3.7-IV4', '3.8-IV0', '3.9-IV0', '4.0-IV0', '4.0-IV1', '4.0-IV2', '4.0-IV3',
-];
+const METADATA_VERSIONS = SUPPORTED_METADATA_VERSIONS;
 /** Features `--feature` may set, with the levels Spool implements (metadata.version is set by level too). */
 const FORMATTABLE_FEATURES: ReadonlyMap<string, { min: number; max: number }> = new Map([
   ['kraft.version', { min: 0, max: 1 }],

@@ -5,8 +5,8 @@
  * the same process.
  *
  * The broker leaves every ISR and leadership first. BROKER_ID_NOT_REGISTERED
- * for an unknown id, NOT_CONTROLLER when this controller is not active;
- * Kafka's response carries no message for either.
+ * for an unknown id with Kafka's message ("Broker ID 7 is not currently
+ * registered"), NOT_CONTROLLER when this controller is not active.
  */
 import { UnregisterBroker } from '../../protocol/schemas/64-unregister-broker.js';
 import { defineHandler } from '../handler.js';
@@ -18,7 +18,10 @@ export function unregisterBrokerHandler(node: ControllerApiContext) {
     api: UnregisterBroker,
     async handle(request) {
       return onActiveController(
-        async () => errorResponse((await node.controller.unregisterBroker(request.brokerId)).errorCode),
+        async () => {
+          const { errorCode, errorMessage } = await node.controller.unregisterBroker(request.brokerId);
+          return errorResponse(errorCode, errorMessage);
+        },
         (errorCode) => errorResponse(errorCode),
       );
     },
@@ -26,6 +29,6 @@ export function unregisterBrokerHandler(node: ControllerApiContext) {
   });
 }
 
-function errorResponse(errorCode: number) {
-  return { throttleTimeMs: 0, errorCode, errorMessage: null };
+function errorResponse(errorCode: number, errorMessage: string | null = null) {
+  return { throttleTimeMs: 0, errorCode, errorMessage };
 }
