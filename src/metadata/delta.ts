@@ -383,6 +383,14 @@ export function replayBatch(image: MetadataImage, batch: ReplayBatch): { image: 
   return builder.build();
 }
 
+/** Replays records at their own offsets (part of a batch, or a metadata transaction spanning batches), then moves to `lastOffset`. */
+export function replayRecords(image: MetadataImage, records: readonly { record: MetadataRecord; offset: number }[], lastOffset: number): { image: MetadataImage; delta: MetadataDelta } {
+  const builder = new ImageBuilder(image);
+  for (const { record, offset } of records) builder.replay(record, offset);
+  builder.advanceTo(lastOffset);
+  return builder.build();
+}
+
 /** The image a snapshot holds: its records replayed on an empty image, at the snapshot's last offset. */
 export function imageFromSnapshot(clusterId: string, snapshot: { endOffset: number; records: readonly MetadataRecord[] }): MetadataImage {
   const builder = new ImageBuilder(emptyImage(clusterId));

@@ -201,6 +201,28 @@ export const RegisterControllerRecord = recordType({
   ],
 });
 
+/**
+ * Metadata transactions (KIP-868): records between a Begin and an End are
+ * applied together; an Abort drops them. Kafka's controller wraps a new
+ * cluster's bootstrap records in one (metadata.version 3.6-IV1 and later);
+ * Spool's controller never writes them.
+ */
+export const BeginTransactionRecord = recordType({
+  apiKey: 23,
+  name: 'BeginTransactionRecord',
+  versions: '0',
+  fields: [field('name', 'string', '0+', { nullable: '0+', default: null, tag: 0 })],
+});
+
+export const EndTransactionRecord = recordType({ apiKey: 24, name: 'EndTransactionRecord', versions: '0', fields: [] });
+
+export const AbortTransactionRecord = recordType({
+  apiKey: 25,
+  name: 'AbortTransactionRecord',
+  versions: '0',
+  fields: [field('reason', 'string', '0+', { nullable: '0+', default: null, tag: 0 })],
+});
+
 /** Every record type Spool reads and writes, by name. */
 export const METADATA_RECORD_TYPES = {
   RegisterBrokerRecord,
@@ -217,6 +239,9 @@ export const METADATA_RECORD_TYPES = {
   BrokerRegistrationChangeRecord,
   NoOpRecord,
   RegisterControllerRecord,
+  BeginTransactionRecord,
+  EndTransactionRecord,
+  AbortTransactionRecord,
 } as const;
 
 type Types = typeof METADATA_RECORD_TYPES;
@@ -248,6 +273,9 @@ export const WRITE_VERSION: { readonly [N in MetadataRecordName]: number } = {
   BrokerRegistrationChangeRecord: 2,
   NoOpRecord: 0,
   RegisterControllerRecord: 0,
+  BeginTransactionRecord: 0,
+  EndTransactionRecord: 0,
+  AbortTransactionRecord: 0,
 };
 
 /** A record at the version Spool writes; fields left out take Kafka's defaults. */

@@ -11,6 +11,12 @@
  * Raft delivers the next batch. So an operation that waits for its records
  * to commit finds them in every publisher's state.
  *
+ * Metadata transactions (KIP-868, which Kafka's controller uses for a new
+ * cluster's bootstrap records): records from a BeginTransactionRecord to its
+ * EndTransactionRecord are applied and published as one delta, none of them
+ * before the end; an AbortTransactionRecord drops them. No snapshot is taken
+ * while a transaction is open.
+ *
  * Snapshots: once the bytes applied since the last snapshot pass
  * metadata.log.max.record.bytes.between.snapshots, the image is written as
  * a snapshot, outside the commit path.
@@ -18,7 +24,7 @@
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';
-import { emptyImage, fullDelta, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
+import { emptyImage, fullDelta, imageFromSnapshot, replayBatch, replayRecords } from '../metadata/delta.js';
 import { imageToRecords } from '../metadata/image-writer.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import { brokerConfigLayers, resolveTopicConfig, type BrokerConfigLayers, type TopicConfig } from '../metadata/topic-config.js';
@@ -38,12 +44,18 @@ export interface MetadataLoaderOptions {
   onSnapshotFailure: (error: unknown, message: string) => void;
 }
 
+function isTransactionMarker(record: MetadataRecord): boolean {
+  return record.type === 'BeginTransactionRecord' || record.type === 'EndTransactionRecord' || record.type === 'AbortTransactionRecord';
+}
+
 export class MetadataLoader implements RaftListener<MetadataRecord> {
   private readonly publishers: MetadataPublisher[] = [];
   private current: MetadataImage = emptyImage('');
   private published = false;
   private writer: SnapshotWriter | null = null;
   private bytesSinceSnapshot = 0;
+  /** The records of an open metadata transaction, null outside one. */
+  private transaction: { record: MetadataRecord; offset: number }[] | null = null;
   private snapshotting: Promise<void> = Promise.resolve();
   private readonly ready: Promise<void>;
   private markReady!: () => void;
@@ -101,11 +113,51 @@ export class MetadataLoader implements RaftListener<MetadataRecord> {
   }
 
   async handleCommit(batch: Batch<MetadataRecord>): Promise<void> {
-    const { image, delta } = replayBatch(this.current, batch);
-    this.current = image;
     this.bytesSinceSnapshot += batch.sizeInBytes;
-    if (this.published) await this.publish(delta);
-    this.maybeSnapshot(batch);
+    if (this.transaction === null && !batch.records.some(isTransactionMarker)) {
+      await this.apply(replayBatch(this.current, batch));
+    } else {
+      await this.commitWithTransactions(batch);
+    }
+    if (this.transaction === null) this.maybeSnapshot(batch);
+  }
+
+  private async apply(replayed: { image: MetadataImage; delta: MetadataDelta }): Promise<void> {
+    this.current = replayed.image;
+    if (this.published) await this.publish(replayed.delta);
+  }
+
+  /** A batch inside or around a metadata transaction: what is outside applies at once, the transaction at its end. */
+  private async commitWithTransactions(batch: Batch<MetadataRecord>): Promise<void> {
+    let outside: { record: MetadataRecord; offset: number }[] = [];
+    const applyOutside = async (lastOffset: number) => {
+      if (outside.length > 0) await this.apply(replayRecords(this.current, outside, lastOffset));
+      outside = [];
+    };
+    for (const [index, record] of batch.records.entries()) {
+      const offset = batch.baseOffset + index;
+      switch (record.type) {
+        case 'BeginTransactionRecord':
+          await applyOutside(offset - 1);
+          if (this.transaction !== null) this.options.log.warn(`metadata: a transaction begins at ${offset} inside another; the first is dropped`);
+          this.transaction = [];
+          break;
+        case 'EndTransactionRecord': {
+          const records = this.transaction ?? [];
+          this.transaction = null;
+          await this.apply(replayRecords(this.current, records, offset));
+          break;
+        }
+        case 'AbortTransactionRecord':
+          this.options.log.info(`metadata: transaction aborted at ${offset}: ${record.data.reason ?? 'no reason given'}`);
+          this.transaction = null;
+          break;
+        default:
+          (this.transaction ?? outside).push({ record, offset });
+      }
+    }
+    await applyOutside(batch.lastOffset);
+    if (this.transaction === null && this.current.offset < batch.lastOffset) await this.apply(replayRecords(this.current, [], batch.lastOffset));
   }
 
   handleLeaderChange(): void {}

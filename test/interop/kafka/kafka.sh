@@ -7,6 +7,12 @@
 #                                 <port+1>, data in <dir>/data, log in
 #                                 <dir>/server.log; prints the pid once the
 #                                 port answers. Formats <dir>/data on first use.
+#   kafka.sh start-config <dir> <port>  the same with the caller's <dir>/server.properties
+#                                 (any process.roles, node.id, quorum): formats
+#                                 <dir>/data with --cluster-id=$KAFKA_CLUSTER_ID (or a
+#                                 random one) and $KAFKA_FORMAT_ARGS (e.g. --release-version
+#                                 4.0-IV3 --feature group.version=0 --no-initial-controllers),
+#                                 then waits until <port> answers.
 #   kafka.sh stop <dir>           SIGTERM, wait for a clean shutdown (SIGKILL
 #                                 after KAFKA_STOP_TIMEOUT_S, default 30).
 #   kafka.sh tool <Main> args...  runs any Kafka main class, e.g.
@@ -53,15 +59,17 @@ cluster_id() { head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='; }
 format_storage() {
   local dir="$1" cp="$2"
   [[ -f "$dir/data/meta.properties" ]] && return 0
+  # shellcheck disable=SC2086 # KAFKA_FORMAT_ARGS is a list of words
   java ${KAFKA_TOOL_OPTS:--Xmx512m} -Dlog4j2.configurationFile="$here/config/log4j2-tools.properties" \
-    -cp "$cp" kafka.tools.StorageTool format --cluster-id="$(cluster_id)" -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
+    -cp "$cp" kafka.tools.StorageTool format --cluster-id="${KAFKA_CLUSTER_ID:-$(cluster_id)}" -c "$dir/server.properties" \
+    ${KAFKA_FORMAT_ARGS:-} >"$dir/format.log" 2>&1 \
     || { cat "$dir/format.log" >&2; exit 1; }
 }
 
 port_answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 start() {
-  local dir="$1" port="$2"
+  local dir="$1" port="$2" own_config="${3:-}"
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   if [[ -f "$dir/kafka.pid" ]] && kill -0 "$(cat "$dir/kafka.pid")" 2>/dev/null; then
@@ -69,7 +77,7 @@ start() {
   fi
   if port_answers "$port"; then echo "kafka.sh: port $port is already in use" >&2; exit 1; fi
   local cp; cp="$(classpath)"
-  write_config "$dir" "$port"
+  if [[ -z "$own_config" ]]; then write_config "$dir" "$port"; fi
   format_storage "$dir" "$cp"
   # setsid: the broker outlives this script and is not hit by the caller's ^C.
   setsid java ${KAFKA_HEAP_OPTS:--Xms256m -Xmx1G} -XX:+UseG1GC -Djava.awt.headless=true \
@@ -119,8 +127,9 @@ tool() {
 
 case "${1:-}" in
   start) [[ $# -eq 3 ]] || { echo "usage: kafka.sh start <dir> <port>" >&2; exit 2; }; start "$2" "$3" ;;
+  start-config) [[ $# -eq 3 && -f "$2/server.properties" ]] || { echo "usage: kafka.sh start-config <dir> <port> (with <dir>/server.properties)" >&2; exit 2; }; start "$2" "$3" own ;;
   stop) [[ $# -eq 2 ]] || { echo "usage: kafka.sh stop <dir>" >&2; exit 2; }; stop "$2" ;;
   tool) [[ $# -ge 2 ]] || { echo "usage: kafka.sh tool <MainClass> args..." >&2; exit 2; }; shift; tool "$@" ;;
   classpath) classpath ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@
  * processes directly (DESIGN.md's io seams bind src/ only).
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -121,6 +121,56 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Runni
       if (result.code !== 0) throw new Error(`kafka.sh stop failed (${result.code}): ${result.stderr}`);
     },
   };
+}
+
+export interface StartKafkaNodeOptions {
+  /** server.properties lines (process.roles, node.id, listeners, the quorum, log.dirs is added). */
+  properties: readonly string[];
+  /** The port that answers once the node is up: a controller's listener, or a broker's (Kafka opens it once unfenced). */
+  port: number;
+  /** kafka-storage.sh format's --cluster-id; default a random one. */
+  clusterId?: string;
+  /** More kafka-storage.sh format arguments (--release-version, --feature, --standalone, --no-initial-controllers). */
+  formatArgs?: readonly string[];
+  /** Default: a new temp dir, removed by stop(). */
+  dir?: string;
+}
+
+/** Starts a Kafka node of any role with the caller's properties (a controller-only or broker-only node of a cluster). */
+export async function startKafkaNode(options: StartKafkaNodeOptions): Promise<RunningKafka> {
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'spool-kafka-node-'));
+  writeFileSync(join(dir, 'server.properties'), [...options.properties, `log.dirs=${join(dir, 'data')}`, ''].join('\n'));
+  const env = {
+    ...process.env,
+    KAFKA_FORMAT_ARGS: (options.formatArgs ?? []).join(' '),
+    ...(options.clusterId === undefined ? {} : { KAFKA_CLUSTER_ID: options.clusterId }),
+  };
+  const started = await run(KAFKA_SH, ['start-config', dir, String(options.port)], { env });
+  if (started.code !== 0) {
+    if (ownDir) rmSync(dir, { recursive: true, force: true });
+    throw new Error(`kafka.sh start-config failed (${started.code}): ${started.stderr}`);
+  }
+  let stopped = false;
+  return {
+    bootstrap: `127.0.0.1:${options.port}`,
+    port: options.port,
+    dir,
+    dataDir: join(dir, 'data'),
+    pid: Number(started.stdout.trim()),
+    async stop(stopOptions = {}) {
+      if (stopped) return;
+      stopped = true;
+      const result = await run(KAFKA_SH, ['stop', dir], {});
+      if (ownDir && stopOptions.keepDir !== true) rmSync(dir, { recursive: true, force: true });
+      if (result.code !== 0) throw new Error(`kafka.sh stop failed (${result.code}): ${result.stderr}`);
+    },
+  };
+}
+
+/** A free loopback port (free a moment ago). */
+export function freePort(): Promise<number> {
+  return listenOnce(0);
 }
 
 interface RunOptions extends RunToolOptions {
