@@ -32,6 +32,9 @@ const GOLDEN: [MetadataRecord, string][] = [
   [metadataRecord('PartitionChangeRecord', { partitionId: 2, topicId: ID, leader: -1, isr: [1] }), '010501000000020102030405060708090a0b0c0d0e0f1002000502000000010104ffffffff'],
   [metadataRecord('BrokerRegistrationChangeRecord', { brokerId: 1, brokerEpoch: 15, fenced: -1 }), '01110200000001000000000000000f010001ff'],
   [metadataRecord('ConfigRecord', { resourceType: 2, resourceName: 'foo', name: 'retention.ms', value: null }), '0104000204666f6f0d726574656e74696f6e2e6d730000'],
+  // From a Kafka 4.4 controller's log: the transaction around a new cluster's bootstrap records.
+  [metadataRecord('BeginTransactionRecord', { name: 'Bootstrap records' }), '01170001001212426f6f747374726170207265636f726473'],
+  [metadataRecord('EndTransactionRecord', {}), '01180000'],
 ];
 
 test('records encode to the bytes Kafka writes', () => {
@@ -74,6 +77,9 @@ function samples(): MetadataRecord[] {
     metadataRecord('BrokerRegistrationChangeRecord', { brokerId: 1, brokerEpoch: 4, fenced: 1, inControlledShutdown: 1, logDirs: [ID] }),
     metadataRecord('NoOpRecord', {}),
     metadataRecord('RegisterControllerRecord', { controllerId: 1, incarnationId: ID, zkMigrationReady: false, endPoints: [{ ...endpoint, name: 'CONTROLLER' }], features: [feature] }),
+    metadataRecord('BeginTransactionRecord', { name: 'Bootstrap records' }),
+    metadataRecord('EndTransactionRecord', {}),
+    metadataRecord('AbortTransactionRecord', { reason: 'failover' }),
   ];
 }
 
