@@ -37,6 +37,11 @@ export function metadataVersionName(level: number): string | null {
 export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'metadata.version', minVersion: METADATA_VERSION_MIN, maxVersion: METADATA_VERSION_LATEST },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
+  // group.version 1 is the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Spool serves.
+  // Kafka's other features (transaction.version 2, eligible.leader.replicas.version, share.version,
+  // streams.version) are not implemented, so a Kafka controller refuses a Spool broker in a cluster
+  // that finalized them, as it refuses any broker without them.
+  { name: 'group.version', minVersion: 0, maxVersion: 1 },
 ];
 
 /** The supported ranges as BrokerRegistration and ControllerRegistration carry them. */
