@@ -79,6 +79,9 @@ export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets
 
 /** Kafka's default producer.id.expiration.check.interval.ms. */
 const PRODUCER_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
+/** First and largest wait before an AlterPartition that found no controller is sent again. */
+const ALTER_PARTITION_BACKOFF_MS = 100;
+const ALTER_PARTITION_BACKOFF_MAX_MS = 10_000;
 /** Most requests waiting in each purgatory (DESIGN.md §3.7). */
 const DELAYED_OPERATIONS_MAX = 10_000;
 
@@ -214,13 +217,28 @@ export class ReplicaManager implements MetadataPublisher {
     };
   }
 
-  /** Kafka's AlterPartitionManager, one partition per request: AlterPartition v3 with the members' broker epochs. */
+  /**
+   * Kafka's AlterPartitionManager, one partition per request: AlterPartition
+   * v3 with the members' broker epochs. No controller, or NOT_CONTROLLER for
+   * the whole request, is retried with a doubling backoff (100 ms up to
+   * 10 s) while the broker runs; any other answer goes back to the partition.
+   */
   private async submitAlterPartition(send: NonNullable<ReplicaManagerContext['alterPartition']>, proposal: IsrChangeProposal): Promise<IsrChangeOutcome> {
-    const reply = await send({
-      brokerId: this.nodeId,
-      brokerEpoch: this.context.brokerEpoch?.() ?? -1,
-      topics: [{ topicId: proposal.topicId, partitions: [{ partitionIndex: proposal.topicPartition.partition, leaderEpoch: proposal.leaderEpoch, newIsrWithEpochs: proposal.newIsrWithEpochs, leaderRecoveryState: 0, partitionEpoch: proposal.partitionEpoch }] }],
-    });
+    let reply: AlterPartitionReply | null = null;
+    for (let attempt = 0; reply === null; attempt++) {
+      if (this.state !== 'started' || this.shuttingDown) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
+      try {
+        const answer = await send({
+          brokerId: this.nodeId,
+          brokerEpoch: this.context.brokerEpoch?.() ?? -1,
+          topics: [{ topicId: proposal.topicId, partitions: [{ partitionIndex: proposal.topicPartition.partition, leaderEpoch: proposal.leaderEpoch, newIsrWithEpochs: proposal.newIsrWithEpochs, leaderRecoveryState: 0, partitionEpoch: proposal.partitionEpoch }] }],
+        });
+        if (answer.errorCode !== ErrorCode.NOT_CONTROLLER) reply = answer;
+      } catch (error) {
+        this.context.log.warn(`AlterPartition of ${proposal.topicPartition.topic}-${proposal.topicPartition.partition} could not be sent: ${(error as Error).message}`);
+      }
+      if (reply === null) await new Promise<void>((resolve) => this.context.env.timers.schedule(Math.min(ALTER_PARTITION_BACKOFF_MAX_MS, ALTER_PARTITION_BACKOFF_MS * 2 ** Math.min(attempt, 10)), resolve));
+    }
     if (reply.errorCode !== ErrorCode.NONE) return { errorCode: reply.errorCode };
     const answer = reply.topics[0]?.partitions[0];
     if (answer === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };

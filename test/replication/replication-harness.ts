@@ -42,6 +42,10 @@ export class ReplicationHarness {
   readonly dirs = new Map<number, string>();
   /** Brokers cut off from the others. */
   readonly cut = new Set<number>();
+  /** While true, AlterPartition finds no controller (as during a controller failover). */
+  controllerUnreachable = false;
+  /** AlterPartition requests that found no controller. */
+  alterPartitionFailures = 0;
   private readonly holders = new Map<number, { image: MetadataImage }>();
   private publishing: Promise<void> = Promise.resolve();
   /** Real timers are unref'd (src/io/clock.ts): this keeps the process alive while a test waits on them. */
@@ -115,7 +119,10 @@ export class ReplicationHarness {
   }
 
   private async alterPartition(id: number, request: Parameters<typeof alterPartition>[1]): Promise<AlterPartitionReply> {
-    if (this.cut.has(id)) throw new Error(`broker ${id} is cut off from the controller`);
+    if (this.cut.has(id) || this.controllerUnreachable) {
+      this.alterPartitionFailures++;
+      throw new Error(`broker ${id} cannot reach the controller`);
+    }
     const outcome = alterPartition(contextFor(this.image), request);
     if (outcome.records.length > 0) await this.publish(outcome.records);
     return outcome.response;

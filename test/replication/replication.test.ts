@@ -172,3 +172,16 @@ test('after a failover the new leader deduplicates an idempotent retry it only e
   const gap = await produce(harness.managers.get(2)!, 's9', -1, 15_000, { producerId, baseSequence: 9 });
   assert.equal(gap.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, 'the new leader knows the producer\'s sequence');
 });
+
+test('an ISR shrink that finds no controller is sent again until one answers; the waiting acks=all write then completes', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3] });
+  t.after(() => harness.close());
+  harness.controllerUnreachable = true;
+  await harness.stopBroker(3);
+  const waiting = produce(harness.managers.get(1)!, 'waits for the shrink', -1, 30_000);
+  await until('two AlterPartition attempts failed', () => harness.alterPartitionFailures >= 2);
+  assert.deepEqual(harness.partition.isr, [1, 2, 3]);
+  harness.controllerUnreachable = false;
+  assert.equal((await waiting).errorCode, ErrorCode.NONE);
+  assert.deepEqual(harness.partition.isr, [1, 2]);
+});
