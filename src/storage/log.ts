@@ -152,7 +152,8 @@ export class Log {
   readonly dir: string;
   readonly topicPartition: TopicPartition;
   private configValue: LogConfig;
-  private readonly segments: LogSegment[];
+  /** Replaced whole (never spliced) by a compaction swap, so a read in flight keeps a consistent list. */
+  private segments: LogSegment[];
   private logStartOffsetValue: number;
   private nextOffset: number;
   private recoveryPointValue: number;
@@ -418,9 +419,11 @@ export class Log {
     const empty: LogReadResult = { records: Buffer.alloc(0), firstBatchBaseOffset: null, firstEntryIncomplete: false, abortedTransactions: null };
     if (fromOffset >= maxOffset) return options.includeAbortedTransactions === true ? { ...empty, abortedTransactions: [] } : empty;
     return this.maybeHandleIOException(async () => {
+      const segments = this.segments;
+      const firstIndex = this.floorSegmentIndex(fromOffset);
       const bound = await this.positionOf(maxOffset);
-      for (let index = this.floorSegmentIndex(fromOffset); index < this.segments.length; index++) {
-        const segment = this.segments[index]!;
+      for (let index = firstIndex; index < segments.length; index++) {
+        const segment = segments[index]!;
         if (bound !== null && segment.baseOffset > bound.segment.baseOffset) break;
         const maxPosition = bound !== null && bound.segment === segment ? bound.position : segment.sizeBytes;
         const read = await segment.read(fromOffset, { maxBytes: options.maxBytes, maxPosition, minOneMessage: options.minOneMessage === true });
@@ -682,8 +685,8 @@ export class Log {
    * made durable), old segments -> `.deleted`, `.swap` -> final names, so
    * recovery (log-loader.ts) either finds no swap and the old segments
    * whole, or a swap it completes. Returns false, changing nothing, when the
-   * log moved under the cleaner (closed, truncated, segments removed or
-   * grown); the caller then deletes `cleaned`.
+   * log moved under the cleaner (closed, truncated, one of `old` removed or
+   * become the active segment); the caller then deletes `cleaned`.
    */
   async replaceSegments(cleaned: LogSegment, old: readonly LogSegment[], options: { truncationCount: number }): Promise<boolean> {
     return this.withLock(async () => {
@@ -694,7 +697,7 @@ export class Log {
       await this.maybeHandleIOException(async () => {
         await cleaned.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
         await this.env.fs.syncDir(this.dir);
-        this.segments.splice(first, old.length, cleaned);
+        this.segments = [...this.segments.slice(0, first), cleaned, ...this.segments.slice(first + old.length)];
         for (const segment of old) await this.markForDeletion(segment);
         await cleaned.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
         await this.env.fs.syncDir(this.dir);

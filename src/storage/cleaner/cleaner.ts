@@ -25,10 +25,11 @@
  * Transactions: aborted batches are kept but never hide committed keys; a
  * group's aborted-transaction index entries are copied to the cleaned
  * segment. Dropping aborted data and markers is left to a later pass
- * (docs/SKIPPED.md); `discardBatch` is the place for it.
+ * (docs/SKIPPED.md); `filterBatch` is the place for it.
  *
- * Work is done in slices of at most log.cleaner.io.buffer.size bytes read,
- * each throttled and followed by a yield to the event loop.
+ * Work is done in slices of at most SLICE_BYTES_MAX (and
+ * log.cleaner.io.buffer.size) bytes, each throttled and followed by a yield
+ * to the event loop.
  */
 import type { Clock } from '../../io/clock.js';
 import type { FileSystem } from '../../io/fs.js';
@@ -53,6 +54,12 @@ import type { SkimpyOffsetMap } from './offset-map.js';
 import type { Throttler } from './throttler.js';
 
 const INT32_MAX = 0x7fff_ffff;
+/**
+ * Most batch bytes handled between two turns of the event loop: requests
+ * wait for at most one slice (Kafka's cleaner runs on its own thread; ours
+ * shares the loop, so its slices stay well below log.cleaner.io.buffer.size).
+ */
+const SLICE_BYTES_MAX = 64 * 1024;
 
 /** What the producer-state layer knows of an active producer's last append. */
 export interface LastRecord {
@@ -165,10 +172,14 @@ export class Cleaner {
       }
       if (header.lastOffset >= context.start) map.updateLatestOffset(header.lastOffset);
       sliceBytes += header.sizeBytes;
-      if (sliceBytes >= this.options.ioBufferBytes) sliceBytes = await this.endSlice(log, sliceBytes);
+      if (sliceBytes >= this.sliceBytesMax) sliceBytes = await this.endSlice(log, sliceBytes);
     }
     await this.endSlice(log, sliceBytes);
     return false;
+  }
+
+  private get sliceBytesMax(): number {
+    return Math.min(this.options.ioBufferBytes, SLICE_BYTES_MAX);
   }
 
   /** Throttles for the bytes of the slice, yields to the event loop, checks for an abort; returns 0. */
@@ -227,7 +238,7 @@ export class Cleaner {
         output.push(kept);
         appended.push({ baseOffset: batch.header.baseOffset, lastOffset: batch.header.lastOffset, sizeBytes: kept.length, maxTimestamp: readInt64(kept, BATCH_FIELD.maxTimestamp) });
       }
-      if (sliceBytes >= this.options.ioBufferBytes) await flush();
+      if (sliceBytes >= this.sliceBytesMax) await flush();
     }
     await flush();
   }
