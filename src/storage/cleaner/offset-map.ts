@@ -11,7 +11,7 @@
  * Search rule: open addressing; attempt n reads the int32 at digest byte
  * min(n, 12), plus max(0, n - 12), modulo the slot count.
  */
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 
 const HASH_BYTES = 16;
 const ENTRY_BYTES = HASH_BYTES + 8;
@@ -98,7 +98,7 @@ export class SkimpyOffsetMap {
 }
 
 function digest(key: Buffer): Buffer {
-  const hash = createHash('md5').update(key).digest();
+  const hash = oneShotHash('md5', key, 'buffer');
   // An all-zero digest would read as an empty slot; flip one bit (a 2^-128 event).
   if (hash.every((byte) => byte === 0)) hash[0] = 1;
   return hash;
