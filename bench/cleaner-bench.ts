@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { realEnv } from '../src/io/env.js';
+import { argument } from './lib/micro.js';
 import { buildBatch } from '../src/protocol/records/records.js';
 import { DEFAULT_CLEANER_CONFIG, LogCleaner } from '../src/storage/cleaner/log-cleaner.js';
 import { logConfig } from '../src/storage/log-config.js';
@@ -29,11 +30,6 @@ const MIB = 1024 * 1024;
 const VALUE_BYTES = 100;
 const RECORDS_PER_BATCH = 100;
 const PROBE_INTERVAL_MS = 1;
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1]! : fallback;
-}
 
 async function openLog(dir: string, name: string, compact: boolean): Promise<Log> {
   return loadLog(realEnv, {

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin, Producer } from '../src/client/index.js';
+import { argument } from './lib/micro.js';
 import { startKafkaBroker, startSpoolBroker, stopAllBrokers, type BrokerKind } from './lib/brokers.js';
 
 const MIB = 1024 * 1024;
@@ -28,11 +29,6 @@ const TOPIC = 'bench-compacted';
 const VALUE_BYTES = 100;
 const PASS_WAIT_MS = 300_000;
 const QUIET_MS = 35_000;
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1]! : fallback;
-}
 
 /** The broker's log file and the pattern of its pass summary (MB read, seconds, MB/s). */
 function passLog(kind: BrokerKind, dir: string): { file: string; pattern: RegExp } {

@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realEnv } from '../src/io/env.js';
+import { argument } from './lib/micro.js';
 import { buildBatch } from '../src/protocol/records/records.js';
 import { logConfig } from '../src/storage/log-config.js';
 import { loadLog } from '../src/storage/log-loader.js';
@@ -42,11 +43,6 @@ interface Totals {
   syncMs: number;
   /** Process CPU time (user + system) spent in the writes, microseconds. */
   cpuMicros: number;
-}
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1]! : fallback;
 }
 
 function makeBatch(seed: number): Buffer {

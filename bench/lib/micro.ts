@@ -6,6 +6,12 @@ export function argSeconds(): number {
   return index < 0 ? 2 : Number(process.argv[index + 1]);
 }
 
+/** `--NAME VALUE` from the command line, or `fallback`. */
+export function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1]! : fallback;
+}
+
 /** `bytes` printable-ish bytes from a fixed generator, so the codecs see realistic text-like data. */
 export function textLikeValue(seed: number, bytes: number): Buffer {
   const out = Buffer.alloc(bytes);
