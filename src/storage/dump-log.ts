@@ -85,9 +85,11 @@ export interface DumpLogSink {
 const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
 
 interface Findings {
-  indexMismatches: Map<string, [number, number][]>;
+  /** Per file, index offset -> log offset (Kafka keeps a TreeMap: sorted, one entry per index offset). */
+  indexMismatches: Map<string, Map<number, number>>;
   timeIndexErrors: string[];
-  nonConsecutive: Map<string, [number, number][]>;
+  /** Per file, offset -> the offset that follows it (a TreeMap in Kafka too). */
+  nonConsecutive: Map<string, Map<number, number>>;
 }
 
 /** Dumps every file of `options.files` to `sink`, as kafka-dump-log.sh does. */
@@ -110,12 +112,12 @@ export async function dumpLogSegments(fs: FileSystem, options: DumpLogOptions, s
 function reportFindings(findings: Findings, sink: DumpLogSink): void {
   for (const [file, mismatches] of findings.indexMismatches) {
     sink.err(`Mismatches in :${file}`);
-    for (const [indexOffset, logOffset] of mismatches) sink.err(`  Index offset: ${indexOffset}, log offset: ${logOffset}`);
+    for (const [indexOffset, logOffset] of sortedPairs(mismatches)) sink.err(`  Index offset: ${indexOffset}, log offset: ${logOffset}`);
   }
   for (const line of findings.timeIndexErrors) sink.err(line);
   for (const [file, pairs] of findings.nonConsecutive) {
     sink.err(`Non-consecutive offsets in ${file}`);
-    for (const [first, second] of pairs) sink.err(`  ${first} is followed by ${second}`);
+    for (const [first, second] of sortedPairs(pairs)) sink.err(`  ${first} is followed by ${second}`);
   }
 }
 
@@ -129,13 +131,14 @@ async function dumpLog(fs: FileSystem, file: string, options: DumpLogOptions, si
     const endPosition = Math.min(fileBytes, options.maxBytes ?? Infinity);
     const scanner = new BatchScanner(handle, { startPosition: 0, endPosition, mode: 'whole' });
     const deep = options.printDataLog === true || options.deepIteration === true;
+    // As Kafka: starts at -1 for every file, so a file whose first record is not offset 0 reports a gap too.
     let lastOffset = -1;
     for (let scanned = await scanner.next(); scanned !== null; scanned = await scanner.next()) {
       const batch = scanned.buffer.subarray(scanned.offsetInBuffer, scanned.offsetInBuffer + scanned.header.sizeBytes);
       sink.out(batchLine(batch, scanned.header, scanned.position));
       if (!deep) continue;
       for (const record of decodeRecords(batch, { checkCrc: false }).records ?? []) {
-        if (lastOffset !== -1 && record.offset !== lastOffset + 1) addPair(findings.nonConsecutive, file, [lastOffset, record.offset]);
+        if (record.offset !== lastOffset + 1) addPair(findings.nonConsecutive, file, [lastOffset, record.offset]);
         lastOffset = record.offset;
         sink.out(recordLine(record, scanned.header, options));
       }
@@ -216,7 +219,7 @@ async function dumpTimeIndex(fs: FileSystem, file: string, options: DumpLogOptio
   const baseOffset = baseOffsetOf(file);
   const timeIndex = new TimeIndex(fs, file, baseOffset, Infinity);
   if (!(await loadIndex(timeIndex, file, sink))) return;
-  if (timeIndex.entries === 0) return sink.out(`${file} is empty.`);
+  // Unlike the offset index, Kafka prints nothing for an empty time index (only the sanity result when asked).
   const offsetIndex = new OffsetIndex(fs, siblingPath(file, INDEX_FILE_SUFFIX), baseOffset, Infinity);
   await offsetIndex.load().catch(() => offsetIndex.reset());
   const handle = await fs.open(siblingLog(file), 'read');
@@ -330,10 +333,14 @@ async function firstBatchAt(
   return (await new BatchScanner(handle, { startPosition: position, endPosition, mode: 'headers' }).next())?.header ?? null;
 }
 
-function addPair(map: Map<string, [number, number][]>, file: string, pair: [number, number]): void {
-  const list = map.get(file) ?? [];
-  list.push(pair);
-  map.set(file, list);
+function addPair(map: Map<string, Map<number, number>>, file: string, [key, value]: [number, number]): void {
+  const pairs = map.get(file) ?? new Map<number, number>();
+  pairs.set(key, value);
+  map.set(file, pairs);
+}
+
+function sortedPairs(pairs: ReadonlyMap<number, number>): [number, number][] {
+  return [...pairs].sort(([a], [b]) => a - b);
 }
 
 function baseOffsetOf(file: string): number {

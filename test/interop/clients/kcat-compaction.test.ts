@@ -7,18 +7,24 @@
  * key once in the cleaned part (so at most one record a key of the half or
  * more of the log that was cleaned), and original offsets with gaps. The same scenario runs against a real Spool
  * process and against Apache Kafka 4.4 (when test/interop/kafka is set up),
- * which writes the same checkpoint file.
+ * which writes the same checkpoint file. Kafka's cleaned log directory is
+ * then opened by Spool's LogManager, which serves the same latest values and
+ * keeps cleaning it from Kafka's cleaner-offset-checkpoint.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hasCommand } from './harness.js';
 import { missingToolSkip } from './scenario.js';
 import { startSpool } from './spool-process.js';
 import { TOOL, kafkaSkipReason, runKafkaTool, startKafka } from '../kafka/kafka.js';
+import { realEnv } from '../../../src/io/env.js';
+import { LogManager } from '../../../src/storage/log-manager.js';
+import { appendKeyed, compactConfig, latestByKey, newCleaner, readAll } from '../../storage/cleaner/helpers.js';
 
 const TOPIC = 'compacted-kcat';
 const KEYS = 200;
@@ -61,7 +67,38 @@ interface Broker {
   output(): string;
 }
 
-async function scenario(broker: Broker): Promise<void> {
+/** Values by key of a Spool log, as a consumer of the compacted topic ends up with them. */
+async function latestValues(log: Parameters<typeof readAll>[0]): Promise<Map<string, string | null>> {
+  return new Map([...latestByKey((await readAll(log)).records)].map(([key, record]) => [key, record.value]));
+}
+
+/** Spool opens a copy of Kafka's log dir, serves the same values, and cleans a new version of every key into it. */
+async function spoolKeepsCleaning(kafkaDataDir: string, latest: Map<string, string | null>): Promise<void> {
+  const logDir = mkdtempSync(join(tmpdir(), 'spool-from-kafka-'));
+  try {
+    cpSync(kafkaDataDir, logDir, { recursive: true });
+    const manager = await LogManager.open(realEnv, { logDir, configFor: () => compactConfig({ segmentBytes: 16384, minCleanableDirtyRatio: 0.01 }) });
+    const log = manager.getLog({ topic: TOPIC, partition: 0 })!;
+    assert.deepEqual(await latestValues(log), latest, "Spool serves Kafka's cleaned log");
+    const firstDirtyBefore = checkpointedOffset(logDir);
+    for (let key = 0; key < KEYS; key += 4) {
+      const records = [key, key + 1, key + 2, key + 3].map((index) => ({ key: `key-${index}`, value: `spool-${index}` }));
+      await appendKeyed(log, records, { timestampMs: Date.now() });
+      for (const record of records) latest.set(record.key, record.value);
+    }
+    await log.roll();
+    assert.equal(await newCleaner(realEnv, () => [manager]).cleanFilthiestLog(), true);
+    assert.ok(checkpointedOffset(logDir) > firstDirtyBefore, "the pass starts from Kafka's checkpoint and moves it");
+    assert.deepEqual(await latestValues(log), latest);
+    const keys = (await readAll(log)).records.filter((record) => record.offset < checkpointedOffset(logDir)).map((record) => record.key);
+    assert.equal(new Set(keys).size, keys.length, 'each key once in the part Spool cleaned');
+    await manager.close();
+  } finally {
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+async function scenario(broker: Broker): Promise<Map<string, string | null>> {
   const { lines, latest } = producedLines();
   kcat(['-P', '-b', broker.bootstrap, '-t', TOPIC, '-p', '0', '-K', ':', '-Z', '-X', 'enable.idempotence=true', '-X', 'batch.size=2048'], lines);
   const produced = KEYS * VERSIONS;
@@ -86,6 +123,7 @@ async function scenario(broker: Broker): Promise<void> {
   assert.equal(records.at(-1)!.offset, produced - 1, 'the last offset is unchanged');
   const contiguousFromZero = records.every((record, index) => record.offset === index);
   assert.ok(!contiguousFromZero, 'offsets keep their values, so the consumer sees gaps');
+  return latest;
 }
 
 test('kcat sees the latest value of every key after Spool cleans a compacted topic', { timeout: 180_000 }, async (t) => {
@@ -101,7 +139,7 @@ test('kcat sees the latest value of every key after Spool cleans a compacted top
   }
 });
 
-test('the same scenario against Apache Kafka 4.4', { timeout: 180_000 }, async (t) => {
+test("the same scenario against Apache Kafka 4.4; Spool then serves and keeps cleaning Kafka's cleaned log", { timeout: 180_000 }, async (t) => {
   const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh') ?? kafkaSkipReason();
   if (skip !== undefined) return t.skip(skip);
   const kafka = await startKafka({ extraConfig: ['log.cleaner.backoff.ms=100'] });
@@ -112,8 +150,11 @@ test('the same scenario against Apache Kafka 4.4', { timeout: 180_000 }, async (
       '--config', 'cleanup.policy=compact', '--config', 'internal.segment.bytes=16384',
     ]);
     assert.equal(created.code, 0, created.stderr);
-    await scenario({ bootstrap: kafka.bootstrap, dataDir: kafka.dataDir, output: () => '' });
+    const latest = await scenario({ bootstrap: kafka.bootstrap, dataDir: kafka.dataDir, output: () => '' });
+    await kafka.stop({ keepDir: true });
+    await spoolKeepsCleaning(kafka.dataDir, latest);
   } finally {
     await kafka.stop();
+    rmSync(kafka.dir, { recursive: true, force: true });
   }
 });

@@ -5,7 +5,7 @@
  */
 import { iterateBatches } from '../../../src/protocol/records/batch.js';
 import { buildBatch, decodeRecords } from '../../../src/protocol/records/records.js';
-import { LogCleaner, DEFAULT_CLEANER_CONFIG, type CleanerConfig } from '../../../src/storage/cleaner/log-cleaner.js';
+import { LogCleaner, DEFAULT_CLEANER_CONFIG, type CleanerConfig, type LogCleanerEnv } from '../../../src/storage/cleaner/log-cleaner.js';
 import type { LastRecord } from '../../../src/storage/cleaner/cleaner.js';
 import { LogManager } from '../../../src/storage/log-manager.js';
 import { logConfig, type LogConfig } from '../../../src/storage/log-config.js';
@@ -24,7 +24,7 @@ export async function openManager(env: SimEnv, config: LogConfig): Promise<LogMa
 }
 
 export function newCleaner(
-  env: SimEnv,
+  env: LogCleanerEnv,
   managers: () => readonly LogManager[],
   options: { config?: Partial<CleanerConfig>; producers?: ReadonlyMap<number, LastRecord> } = {},
 ): LogCleaner {
