@@ -21,6 +21,7 @@
  * leaderships move.
  */
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
+import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
 import type { Random } from '../io/random.js';
 import { emptyImage, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -229,6 +230,10 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   /** A partition leader's ISR change (Kafka's ReplicationControlManager.alterPartition). */
   alterPartition(request: AlterPartitionRequest): Promise<Written<AlterPartitionReply>> {
     return this.write((context) => alterPartition(context, request));
+  }
+
+  alterUserScramCredentials(request: AlterScramRequest): Promise<Written<AlterScramResult[]>> {
+    return this.write((context) => alterUserScramCredentials(context, request));
   }
 
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<Written<ProducerIdBlock>> {

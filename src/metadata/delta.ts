@@ -15,6 +15,7 @@ import type {
   MetadataDelta,
   MetadataImage,
   PartitionRegistration,
+  ScramCredential,
   TopicImage,
 } from './image.js';
 import { NO_LEADER_CHANGE, type MetadataRecord, type RecordData } from './records.js';
@@ -45,6 +46,7 @@ export function emptyImage(clusterId: string): MetadataImage {
     brokerConfigs: new Map(),
     controllers: new Map(),
     nextProducerId: 0,
+    scramCredentials: new Map(),
   };
 }
 
@@ -65,6 +67,7 @@ export class ImageBuilder {
   private features: Map<string, number> | null = null;
   private brokerConfigs: Map<string, ReadonlyMap<string, string>> | null = null;
   private nextProducerId: number;
+  private scramCredentials: Map<string, ReadonlyMap<number, ScramCredential>> | null = null;
   private readonly changedPartitions = new Map<string, PartitionRegistration>();
   private readonly deletedTopics = new Map<string, TopicImage>();
   private readonly createdTopicIds = new Set<string>();
@@ -119,6 +122,10 @@ export class ImageBuilder {
         return;
       case 'RegisterControllerRecord':
         return this.replayRegisterController(record.data);
+      case 'UserScramCredentialRecord':
+        return this.replayScramCredential(record.data);
+      case 'RemoveUserScramCredentialRecord':
+        return this.replayRemoveScramCredential(record.data);
       case 'NoOpRecord':
         return;
     }
@@ -292,6 +299,20 @@ export class ImageBuilder {
     });
   }
 
+  private replayScramCredential(data: RecordData<'UserScramCredentialRecord'>): void {
+    this.scramCredentials ??= new Map(this.base.scramCredentials);
+    const { salt, storedKey, serverKey, iterations } = data;
+    this.scramCredentials.set(data.name, new Map(this.scramCredentials.get(data.name)).set(data.mechanism, { salt, storedKey, serverKey, iterations }));
+  }
+
+  private replayRemoveScramCredential(data: RecordData<'RemoveUserScramCredentialRecord'>): void {
+    this.scramCredentials ??= new Map(this.base.scramCredentials);
+    const remaining = new Map(this.scramCredentials.get(data.name));
+    if (!remaining.delete(data.mechanism)) throw new MetadataReplayError(`RemoveUserScramCredentialRecord for unknown credential ${data.name} (mechanism ${data.mechanism})`);
+    if (remaining.size === 0) this.scramCredentials.delete(data.name);
+    else this.scramCredentials.set(data.name, remaining);
+  }
+
   /** The image after every replayed record, and what changed since the base image. */
   build(): { image: MetadataImage; delta: MetadataDelta } {
     const { topicsById, topicsByName, changedConfigs } = this.buildTopics();
@@ -305,6 +326,7 @@ export class ImageBuilder {
       brokerConfigs: this.brokerConfigs ?? this.base.brokerConfigs,
       controllers: this.controllers ?? this.base.controllers,
       nextProducerId: this.nextProducerId,
+      scramCredentials: this.scramCredentials ?? this.base.scramCredentials,
     };
     const delta: MetadataDelta = {
       changedPartitions: [...this.changedPartitions.values()],

@@ -6,7 +6,8 @@
  *
  * Order matters for readers: feature levels first (metadata.version decides
  * how later records are read), then brokers and controllers, then topics
- * with their partitions, then configs, then the producer-id block.
+ * with their partitions, then configs, then the producer-id block, then
+ * SCRAM credentials.
  */
 import type { MetadataImage, PartitionRegistration } from './image.js';
 import { ConfigResourceType } from './delta.js';
@@ -53,6 +54,9 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
     for (const [name, value] of topic.configs) records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
   }
   if (image.nextProducerId > 0) records.push(metadataRecord('ProducerIdsRecord', { brokerId: -1, brokerEpoch: -1, nextProducerId: image.nextProducerId }));
+  for (const [name, byMechanism] of image.scramCredentials) {
+    for (const [mechanism, credential] of byMechanism) records.push(metadataRecord('UserScramCredentialRecord', { name, mechanism, ...credential }));
+  }
   return records;
 }
 

@@ -64,6 +64,14 @@ export interface ControllerRegistrationImage {
   listeners: readonly BrokerEndpoint[];
 }
 
+/** A user's SCRAM credential as the metadata log stores it (UserScramCredentialRecord): never the password. */
+export interface ScramCredential {
+  salt: Buffer;
+  storedKey: Buffer;
+  serverKey: Buffer;
+  iterations: number;
+}
+
 export interface MetadataImage {
   /** Offset of the last record applied, -1 for the empty image. */
   offset: number;
@@ -79,6 +87,8 @@ export interface MetadataImage {
   controllers: ReadonlyMap<number, ControllerRegistrationImage>;
   /** The first producer id of the next block the controller hands out (ProducerIdsRecord). */
   nextProducerId: number;
+  /** SCRAM credentials by user name, then by mechanism type (1 SCRAM-SHA-256, 2 SCRAM-SHA-512). */
+  scramCredentials: ReadonlyMap<string, ReadonlyMap<number, ScramCredential>>;
 }
 
 export interface MetadataDelta {

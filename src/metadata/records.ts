@@ -223,6 +223,28 @@ export const AbortTransactionRecord = recordType({
   fields: [field('reason', 'string', '0+', { nullable: '0+', default: null, tag: 0 })],
 });
 
+/** `mechanism`: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512 (Kafka's ScramMechanism types). */
+export const UserScramCredentialRecord = recordType({
+  apiKey: 11,
+  name: 'UserScramCredentialRecord',
+  versions: '0',
+  fields: [
+    field('name', 'string', '0+'),
+    field('mechanism', 'int8', '0+'),
+    field('salt', 'bytes', '0+'),
+    field('storedKey', 'bytes', '0+'),
+    field('serverKey', 'bytes', '0+'),
+    field('iterations', 'int32', '0+'),
+  ],
+});
+
+export const RemoveUserScramCredentialRecord = recordType({
+  apiKey: 22,
+  name: 'RemoveUserScramCredentialRecord',
+  versions: '0',
+  fields: [field('name', 'string', '0+'), field('mechanism', 'int8', '0+')],
+});
+
 /** Every record type Spool reads and writes, by name. */
 export const METADATA_RECORD_TYPES = {
   RegisterBrokerRecord,
@@ -242,6 +264,8 @@ export const METADATA_RECORD_TYPES = {
   BeginTransactionRecord,
   EndTransactionRecord,
   AbortTransactionRecord,
+  UserScramCredentialRecord,
+  RemoveUserScramCredentialRecord,
 } as const;
 
 type Types = typeof METADATA_RECORD_TYPES;
@@ -276,6 +300,8 @@ export const WRITE_VERSION: { readonly [N in MetadataRecordName]: number } = {
   BeginTransactionRecord: 0,
   EndTransactionRecord: 0,
   AbortTransactionRecord: 0,
+  UserScramCredentialRecord: 0,
+  RemoveUserScramCredentialRecord: 0,
 };
 
 /** A record at the version Spool writes; fields left out take Kafka's defaults. */

@@ -9,6 +9,7 @@
  * committed and in this node's image, so a combined node's handlers and its
  * in-process controller channel see their own writes at once.
  */
+import type { AlterScramRequest } from '../controller/scram-control.js';
 import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
@@ -85,6 +86,10 @@ export class ControllerServer implements ControllerOperations {
 
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }) {
     return this.adminResponse(() => this.controller.incrementalAlterConfigs(resources, options));
+  }
+
+  alterUserScramCredentials(request: AlterScramRequest) {
+    return this.adminResponse(() => this.controller.alterUserScramCredentials(request));
   }
 
   registerBroker(request: BrokerRegistrationRequest) {

@@ -9,7 +9,7 @@ import type { FileSystem } from '../io/fs.js';
 import type { BrokerConfig } from '../common/config.js';
 import { sslListenerSettings } from './ssl-config.js';
 import { sslAuthentication } from './ssl-principal.js';
-import { saslListenerSettings, type SaslListenerSettings } from './sasl/config.js';
+import { saslListenerSettings, type SaslCredentialSources, type SaslListenerSettings } from './sasl/config.js';
 
 /** The principal of a connection that did not authenticate. */
 export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
@@ -27,9 +27,10 @@ export interface ListenerSecurity {
 export async function listenerSecurity(
   config: BrokerConfig,
   listener: { name: string; securityProtocol: string },
-  fs: FileSystem,
+  node: { fs: FileSystem; credentials: SaslCredentialSources },
 ): Promise<ListenerSecurity> {
-  const sasl = listener.securityProtocol.startsWith('SASL_') ? { sasl: saslListenerSettings(config, listener) } : {};
+  const { fs } = node;
+  const sasl = listener.securityProtocol.startsWith('SASL_') ? { sasl: saslListenerSettings(config, listener, node.credentials) } : {};
   if (listener.securityProtocol !== 'SSL' && listener.securityProtocol !== 'SASL_SSL') return sasl;
   const ssl = await sslListenerSettings(config, listener, fs);
   if (listener.securityProtocol === 'SASL_SSL') return { tls: ssl.tls, ...sasl };

@@ -30,6 +30,7 @@ import type {
   AlterPartitionRequest,
 } from '../controller/replication-control.js';
 import type { ApiError } from '../controller/result.js';
+import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
@@ -54,6 +55,7 @@ export interface ControllerOperations {
   createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<CreatePartitionsTopicResult[]>;
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
+  alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
   /** A broker's heartbeat: its session renewed, and it fenced, unfenced or shut down by Kafka's rules. */
   processBrokerHeartbeat(request: BrokerHeartbeatRequest): Promise<BrokerHeartbeatReply>;

@@ -103,6 +103,7 @@ export function imageWith(topics: readonly TopicSpec[], offset = 1): MetadataIma
     brokerConfigs: new Map(),
     controllers: new Map(),
     nextProducerId: 0,
+    scramCredentials: new Map(),
   };
 }
 

@@ -3,7 +3,8 @@
  * (listener-prefixed first; Kafka's default is GSSAPI), and for each
  * mechanism its JAAS entry in
  * `listener.name.<listener>.<mechanism>.sasl.jaas.config`. PLAIN takes its
- * users from that entry's `user_<name>="<password>"` options.
+ * users from that entry's `user_<name>="<password>"` options; SCRAM its
+ * credentials from the metadata log (UserScramCredentialRecord).
  *
  * Kafka's broker also reads a JAAS file (java.security.auth.login.config);
  * Spool reads only the property form.
@@ -13,11 +14,19 @@ import { listenerPrefixed, listenerSetting } from '../ssl-config.js';
 import { parseJaasConfig, type JaasEntry } from './jaas.js';
 import { PLAIN, PlainSaslServer, plainUsers } from './plain.js';
 import type { SaslServer } from './mechanism.js';
+import { ScramSaslServer, type ScramCredentialSource } from './scram-server.js';
+import { SCRAM_MECHANISMS, scramMechanismNamed } from '../scram.js';
 
 /** The mechanisms Spool serves, and the JAAS login module each expects. */
 const LOGIN_MODULES: Readonly<Record<string, string>> = {
   [PLAIN]: 'org.apache.kafka.common.security.plain.PlainLoginModule',
+  ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [m.name, 'org.apache.kafka.common.security.scram.ScramLoginModule'])),
 };
+
+/** What SASL mechanisms read from the node: SCRAM credentials from the metadata image. */
+export interface SaslCredentialSources {
+  scramCredentials: ScramCredentialSource;
+}
 
 export interface SaslListenerSettings {
   enabledMechanisms: string[];
@@ -36,7 +45,7 @@ const intSetting = (config: BrokerConfig, listenerName: string, name: string, fa
   return value;
 };
 
-export function saslListenerSettings(config: BrokerConfig, listener: { name: string }): SaslListenerSettings {
+export function saslListenerSettings(config: BrokerConfig, listener: { name: string }, sources: SaslCredentialSources): SaslListenerSettings {
   const mechanisms = (listenerSetting(config, listener.name, 'sasl.enabled.mechanisms', 'GSSAPI') ?? '')
     .split(',')
     .map((m) => m.trim())
@@ -46,7 +55,7 @@ export function saslListenerSettings(config: BrokerConfig, listener: { name: str
   if (unserved.length > 0) {
     throw new ConfigError(`Listener ${listener.name} enables SASL mechanism ${unserved.join(', ')} (sasl.enabled.mechanisms), which Spool does not serve; it serves ${Object.keys(LOGIN_MODULES).join(', ')}`);
   }
-  const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism))]));
+  const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources)]));
   return {
     enabledMechanisms: mechanisms,
     newServer: (mechanism) => servers.get(mechanism)!(),
@@ -71,10 +80,12 @@ function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string
   return entry;
 }
 
-function serverFactory(mechanism: string, jaas: JaasEntry): () => SaslServer {
+function serverFactory(mechanism: string, jaas: JaasEntry, sources: SaslCredentialSources): () => SaslServer {
   if (mechanism === PLAIN) {
     const users = plainUsers(jaas.options);
     return () => new PlainSaslServer(users);
   }
-  throw new Error(`no SASL server for ${mechanism}`);
+  const scram = scramMechanismNamed(mechanism);
+  if (scram === undefined) throw new Error(`no SASL server for ${mechanism}`);
+  return () => new ScramSaslServer(scram, sources.scramCredentials);
 }

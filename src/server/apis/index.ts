@@ -10,6 +10,9 @@ import type { ApiContext, ControllerApiContext } from '../api-context.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
+import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
+import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { metadataHandler } from './03-metadata.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
@@ -55,7 +58,7 @@ import { unregisterBrokerHandler } from './64-unregister-broker.js';
 import { controllerRegistrationHandler } from './70-controller-registration.js';
 import { envelopeHandler } from './58-envelope.js';
 
-/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker, SCRAM credentials. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
@@ -69,6 +72,8 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     incrementalAlterConfigsHandler(node),
     describeClusterHandler(node),
     unregisterBrokerHandler(node),
+    describeUserScramCredentialsHandler(node),
+    alterUserScramCredentialsHandler(node),
   ] as ApiHandler[];
 }
 
@@ -97,6 +102,7 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     offsetForLeaderEpochHandler(broker),
     describeLogDirsHandler(broker),
     describeProducersHandler(broker),
+    describeClientQuotasHandler(),
     offsetCommitHandler(broker),
     offsetFetchHandler(broker),
     findCoordinatorHandler(broker),

@@ -1,8 +1,12 @@
 /**
- * Real clients authenticating with SASL/PLAIN against a real Spool process:
- * Apache Kafka 4.4's Java tools over SASL_SSL (create, produce, consume; a
- * wrong password fails with Kafka's message) and kcat (librdkafka) over
- * SASL_PLAINTEXT. Users come from the listener's JAAS entry.
+ * Real clients authenticating with SASL against a real Spool process:
+ * - PLAIN (users from the listener's JAAS entry): Apache Kafka 4.4's Java
+ *   tools over SASL_SSL (create, produce, consume; a wrong password fails
+ *   with Kafka's message) and kcat (librdkafka) over SASL_PLAINTEXT;
+ * - SCRAM: credentials added with Kafka 4.4's kafka-configs
+ *   (`--add-config 'SCRAM-SHA-512=[...]' --entity-type users`, which sends
+ *   AlterUserScramCredentials) and described back; then the Java tools over
+ *   SASL_SSL with SCRAM-SHA-512 and kcat with SCRAM-SHA-256.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +68,52 @@ test('kcat (librdkafka) over SASL_PLAINTEXT with PLAIN: produce and consume', { 
     await producer;
     const { stdout } = await kcat('kcat', [...saslArgs, '-C', '-t', 'sasl-kcat', '-p', '0', '-o', 'beginning', '-e', '-q'], { timeout: 60_000 });
     assert.deepEqual(stdout.trim().split('\n'), ['alpha', 'beta']);
+  } finally {
+    await spool.stop();
+  }
+});
+
+const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+const scramListener = (listener: string) => [
+  'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512',
+  `listener.name.${listener}.scram-sha-256.sasl.jaas.config=${SCRAM_JAAS}`,
+  `listener.name.${listener}.scram-sha-512.sasl.jaas.config=${SCRAM_JAAS}`,
+];
+
+test('SCRAM: kafka-configs adds credentials, then the Java tools (SCRAM-SHA-512 over SASL_SSL) and kcat (SCRAM-SHA-256) authenticate with them', { timeout: 240_000 }, async (t) => {
+  const skip = missingToolSkip(kafkaLibReady() && hasCommand('kcat'), 'Kafka 4.4 jars or kcat missing: run test/interop/kafka/ci-setup.sh and test/interop/kcat/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  const { spool, bootstrap } = await startSecuredSpool('SASL_SSL', [...scramListener('sasl_ssl'), 'ssl.keystore.type=PEM', `ssl.keystore.location=${pki.serverPemPath}`]);
+  try {
+    const configs = ['--bootstrap-server', spool.bootstrap, '--entity-type', 'users', '--entity-name', 'alice'];
+    // One mechanism per request: Kafka's controller refuses two changes to one user in one request (DUPLICATE_RESOURCE).
+    await tool(TOOL.configs, [...configs, '--alter', '--add-config', 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]']);
+    await tool(TOOL.configs, [...configs, '--alter', '--add-config', 'SCRAM-SHA-512=[password=alice-secret]']);
+    const described = await tool(TOOL.configs, [...configs, '--describe']);
+    assert.match(described, /SCRAM-SHA-256=iterations=8192/);
+    assert.match(described, /SCRAM-SHA-512=iterations=4096/);
+
+    const clientConfig = join(pki.dir, 'scram.properties');
+    writeFileSync(clientConfig, [
+      'security.protocol=SASL_SSL',
+      'sasl.mechanism=SCRAM-SHA-512',
+      'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";',
+      'ssl.truststore.type=PEM',
+      `ssl.truststore.location=${pki.caPemPath}`,
+      '',
+    ].join('\n'));
+    const server = ['--bootstrap-server', bootstrap, '--command-config', clientConfig];
+    await tool(TOOL.consoleProducer, [...server, '--topic', 'scram-java'], 'one\ntwo\n');
+    const consumed = await tool(TOOL.consoleConsumer, [...server, '--topic', 'scram-java', '--from-beginning', '--max-messages', '2', '--timeout-ms', '30000']);
+    assert.deepEqual(consumed.trim().split('\n'), ['one', 'two']);
+
+    const kcatArgs = ['-b', bootstrap, '-X', 'security.protocol=sasl_ssl', '-X', `ssl.ca.location=${pki.caPemPath}`, '-X', 'sasl.mechanism=SCRAM-SHA-256', '-X', 'sasl.username=alice', '-X', 'sasl.password=alice-secret'];
+    const { stdout } = await promisify(execFile)('kcat', [...kcatArgs, '-C', '-t', 'scram-java', '-p', '0', '-o', 'beginning', '-e', '-q'], { timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n'), ['one', 'two']);
+    await assert.rejects(promisify(execFile)('kcat', [...kcatArgs.slice(0, -1), 'sasl.password=wrong', '-L'], { timeout: 60_000 }));
+
+    await tool(TOOL.configs, [...configs, '--alter', '--delete-config', 'SCRAM-SHA-512']);
+    assert.doesNotMatch(await tool(TOOL.configs, [...configs, '--describe']), /SCRAM-SHA-512/);
   } finally {
     await spool.stop();
   }
