@@ -66,6 +66,8 @@ function samples(): MetadataRecord[] {
     metadataRecord('RegisterBrokerRecord', { brokerId: 3, incarnationId: ID, brokerEpoch: 99, endPoints: [endpoint], features: [feature], rack: 'r', fenced: false, inControlledShutdown: true, logDirs: [ID] }),
     metadataRecord('UnregisterBrokerRecord', { brokerId: 3, brokerEpoch: 99 }),
     metadataRecord('TopicRecord', { name: 'orders', topicId: ID }),
+    metadataRecord('UserScramCredentialRecord', { name: 'alice', mechanism: 2, salt: Buffer.from('salt'), storedKey: Buffer.from('stored'), serverKey: Buffer.from('server'), iterations: 8192 }),
+    metadataRecord('RemoveUserScramCredentialRecord', { name: 'alice', mechanism: 2 }),
     metadataRecord('PartitionRecord', { partitionId: 7, topicId: ID, replicas: [1, 2, 3], isr: [1, 2], removingReplicas: [3], addingReplicas: [4], leader: 2, leaderEpoch: 5, partitionEpoch: 6, directories: [ID, ID, ID] }),
     metadataRecord('ConfigRecord', { resourceType: 4, resourceName: '', name: 'log.retention.ms', value: '100' }),
     metadataRecord('PartitionChangeRecord', { partitionId: 1, topicId: ID, isr: [2], leader: 2, replicas: [2, 3], removingReplicas: [], addingReplicas: [3], leaderRecoveryState: 1, directories: [ID, ID] }),

@@ -126,7 +126,7 @@ test('Spool\'s controller listener serves ApiVersions, SASL, topic and config ad
   try {
     const controller = await WireClient.connect(endpoints.controller);
     const advertised = (await apiVersions(controller)).apiKeys.map((k) => apiOf(k.apiKey).name);
-    assert.deepEqual(advertised, ['SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartition', 'Envelope', 'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration']);
+    assert.deepEqual(advertised, ['SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'DescribeUserScramCredentials', 'AlterUserScramCredentials', 'AlterPartition', 'Envelope', 'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration']);
     const topic = uniqueTopic('via-controller');
     const created = await call(controller, CreateTopics, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1 }], timeoutMs: 30_000 });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);

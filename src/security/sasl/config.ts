@@ -16,6 +16,7 @@ import { PLAIN, PlainSaslServer, plainUsers } from './plain.js';
 import type { SaslServer } from './mechanism.js';
 import { ScramSaslServer, type ScramCredentialSource } from './scram-server.js';
 import { SCRAM_MECHANISMS, scramMechanismNamed } from '../scram.js';
+import type { Random } from '../../io/random.js';
 
 /** The mechanisms Spool serves, and the JAAS login module each expects. */
 const LOGIN_MODULES: Readonly<Record<string, string>> = {
@@ -23,9 +24,10 @@ const LOGIN_MODULES: Readonly<Record<string, string>> = {
   ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [m.name, 'org.apache.kafka.common.security.scram.ScramLoginModule'])),
 };
 
-/** What SASL mechanisms read from the node: SCRAM credentials from the metadata image. */
+/** What SASL mechanisms read from the node: SCRAM credentials from the metadata image, randomness for nonces. */
 export interface SaslCredentialSources {
   scramCredentials: ScramCredentialSource;
+  random: Random;
 }
 
 export interface SaslListenerSettings {
@@ -87,5 +89,5 @@ function serverFactory(mechanism: string, jaas: JaasEntry, sources: SaslCredenti
   }
   const scram = scramMechanismNamed(mechanism);
   if (scram === undefined) throw new Error(`no SASL server for ${mechanism}`);
-  return () => new ScramSaslServer(scram, sources.scramCredentials);
+  return () => new ScramSaslServer(scram, { credentials: sources.scramCredentials, random: sources.random });
 }

@@ -13,7 +13,8 @@
  * (Kafka's generic "invalid credentials" message); the proof is checked in
  * constant time. Delegation tokens (the tokenauth extension) are not served.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import type { Random } from '../../io/random.js';
 import type { ScramCredential } from '../../metadata/image.js';
 import { digest, hmac, type ScramMechanism } from '../scram.js';
 import type { SaslServer, SaslStep } from './mechanism.js';
@@ -38,7 +39,7 @@ export class ScramSaslServer implements SaslServer {
 
   constructor(
     private readonly scram: ScramMechanism,
-    private readonly credentials: ScramCredentialSource,
+    private readonly node: { credentials: ScramCredentialSource; random: Random },
   ) {}
 
   get mechanism(): string {
@@ -58,15 +59,15 @@ export class ScramSaslServer implements SaslServer {
     const [, authorizationId, saslName, clientNonce, extensions] = match as unknown as [string, string | undefined, string, string, string];
     if (/(^|,)tokenauth=true(,|$)/.test(extensions.slice(1))) return this.fail('Token Authentication failed: delegation tokens are not supported');
     const user = saslNameToUser(saslName);
-    const credential = this.credentials(user, this.scram.type);
+    const credential = this.node.credentials(user, this.scram.type);
     if (credential === undefined) return this.fail('Authentication failed: Invalid user credentials');
     if (authorizationId !== undefined && authorizationId !== '' && saslNameToUser(authorizationId) !== user) {
       this.finished = true;
       return { kind: 'failed', message: 'Authentication failed: Client requested an authorization id that is different from username', reveal: true };
     }
     if (credential.iterations < this.scram.iterationsMin) return this.fail(`Iterations ${credential.iterations} is less than the minimum ${this.scram.iterationsMin} for ${this.scram.name}`);
-    // A server nonce must be unpredictable: crypto randomness, not the injectable (seedable) io/random.
-    const nonce = clientNonce + randomBytes(18).toString('base64url');
+    // The node's Random is the operating system's entropy in production (unpredictable nonces), seeded under simulation.
+    const nonce = clientNonce + this.node.random.bytes(18).toString('base64url');
     const serverFirst = `r=${nonce},s=${credential.salt.toString('base64')},i=${credential.iterations}`;
     // The bare message follows the gs2 header `n,[a=authzid],` (an authzid cannot hold a comma: it is escaped =2C).
     const clientFirstBare = message.slice(message.indexOf(',', 2) + 1);
