@@ -20,7 +20,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/records.js';
+import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
+import { iterateBatches } from '../../src/protocol/records/batch.js';
 import type { ReplicaManager } from '../../src/replication/replica-manager.js';
 import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
 
@@ -184,4 +185,33 @@ test('an ISR shrink that finds no controller is sent again until one answers; th
   harness.controllerUnreachable = false;
   assert.equal((await waiting).errorCode, ErrorCode.NONE);
   assert.deepEqual(harness.partition.isr, [1, 2]);
+});
+
+test('the leader dies during a stream of acks=all writes (min.insync.replicas=2): the new leader has every acknowledged record', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], topicConfigs: { 'min.insync.replicas': '2' } });
+  t.after(() => harness.close());
+  const oldLeader = harness.managers.get(1)!;
+  const acked: string[] = [];
+  const inFlight: Promise<void>[] = [];
+  const send = (value: string) =>
+    produce(oldLeader, value, -1, 3_000).then((result) => {
+      if (result.errorCode === ErrorCode.NONE) acked.push(value);
+    });
+  for (let i = 0; i < 10; i++) await send(`r${i}`);
+  for (let i = 10; i < 40; i++) inFlight.push(send(`r${i}`));
+  // The leader is cut off from everyone (as by kill -9) while the stream is being replicated.
+  await until('the followers are part way through the stream', () => partitionOn(harness, 2).log.logEndOffset >= 20);
+  harness.cut.add(1);
+  await Promise.all(inFlight);
+  assert.ok(acked.length >= 10, 'the writes before the stream were acknowledged');
+  await harness.fence(1);
+  await harness.electLeader(2, harness.partition.isr.filter((id) => id !== 1));
+  const newLeader = partitionOn(harness, 2);
+  await until('the new leader is leader', () => newLeader.isLeader);
+  const read = await newLeader.log.read(0, { maxBytes: 1 << 24 });
+  const values: string[] = [];
+  for (const { position, header } of iterateBatches(read.records)) {
+    for (const record of decodeRecords(read.records.subarray(position, position + header.sizeBytes), { checkCrc: true }).records ?? []) values.push(record.value!.toString());
+  }
+  for (const value of acked) assert.equal(values.filter((v) => v === value).length, 1, `acknowledged ${value} is on the new leader once`);
 });
