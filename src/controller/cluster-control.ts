@@ -14,6 +14,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
+import { TRANSACTION_VERSION_FEATURE, defaultTransactionVersion } from '../metadata/features.js';
 import { BrokerControlState, stateFlags, type BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import type { ControllerContext } from './context.js';
 import { NO_LEADER, generateLeaderAndIsrUpdates, hasLeaderships, partitionsWithBrokerInIsr, partitionsWithNoLeader } from './replication-control.js';
@@ -283,13 +284,18 @@ export function registerController(context: ControllerContext, request: Controll
 }
 
 /**
- * The records a new cluster starts with (Kafka's bootstrap metadata):
- * metadata.version at `level`. Written once, by the first active
- * controller, when the log holds no metadata.version yet.
+ * The records a new cluster that was not formatted starts with (Kafka's
+ * bootstrap metadata): metadata.version at `level`, and transaction.version
+ * at its default for that level, as `spool storage format` writes them.
+ * Written once, by the first active controller, when the log holds no
+ * metadata.version yet.
  */
 export function bootstrapFeatures(context: ControllerContext, level: number): ControllerResult<void> {
   if (context.image.features.has('metadata.version')) return result([], undefined);
-  return result([metadataRecord('FeatureLevelRecord', { name: 'metadata.version', featureLevel: level })], undefined);
+  const records = [metadataRecord('FeatureLevelRecord', { name: 'metadata.version', featureLevel: level })];
+  const transactionVersion = defaultTransactionVersion(level);
+  if (transactionVersion > 0) records.push(metadataRecord('FeatureLevelRecord', { name: TRANSACTION_VERSION_FEATURE, featureLevel: transactionVersion }));
+  return result(records, undefined);
 }
 
 /** Kafka's ProducerIdManager block size. */

@@ -4,6 +4,9 @@
  *
  * metadata.version levels follow Kafka's MetadataVersion numbering; Spool
  * finalizes the level it was built against on a new cluster.
+ * transaction.version: 1 writes flexible `__transaction_state` values, 2 is
+ * Transactions V2 (KIP-890 part 2); a new cluster at metadata.version
+ * 4.0-IV2 or later starts at 2, as Kafka's TransactionVersion.TV_2 does.
  */
 export interface SupportedFeature {
   name: string;
@@ -14,6 +17,10 @@ export interface SupportedFeature {
 /** metadata.version 3.3-IV3 (7) is the oldest a Kafka 4 node accepts; 4.0-IV3 is level 25. */
 export const METADATA_VERSION_MIN = 7;
 export const METADATA_VERSION_LATEST = 25;
+/** metadata.version 4.0-IV2, from which Kafka's new clusters start at transaction.version 2. */
+const METADATA_VERSION_4_0_IV2 = 24;
+
+export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
 
 /**
  * Kafka 4.4's metadata.version names by level (MetadataVersion), from 3.3-IV3
@@ -37,12 +44,19 @@ export function metadataVersionName(level: number): string | null {
 export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'metadata.version', minVersion: METADATA_VERSION_MIN, maxVersion: METADATA_VERSION_LATEST },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
-  // group.version 1 is the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Spool serves.
-  // Kafka's other features (transaction.version 2, eligible.leader.replicas.version, share.version,
-  // streams.version) are not implemented, so a Kafka controller refuses a Spool broker in a cluster
-  // that finalized them, as it refuses any broker without them.
+  // group.version 1 is the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Spool serves;
+  // transaction.version 2 is Transactions V2 (KIP-890 part 2). Kafka's other features
+  // (eligible.leader.replicas.version, share.version, streams.version) are not implemented, so a
+  // Kafka controller refuses a Spool broker in a cluster that finalized them, as it refuses any
+  // broker without them.
   { name: 'group.version', minVersion: 0, maxVersion: 1 },
+  { name: TRANSACTION_VERSION_FEATURE, minVersion: 0, maxVersion: 2 },
 ];
+
+/** The transaction.version a new cluster starts at (Kafka's defaultLevel for the metadata.version). */
+export function defaultTransactionVersion(metadataVersion: number): number {
+  return metadataVersion >= METADATA_VERSION_4_0_IV2 ? 2 : 0;
+}
 
 /** The supported ranges as BrokerRegistration and ControllerRegistration carry them. */
 export function supportedFeatureRanges(): { name: string; minSupportedVersion: number; maxSupportedVersion: number }[] {

@@ -16,15 +16,16 @@
  * anything else, so a new cluster starts at the formatted features.
  *
  * The features: metadata.version from --release-version (default Spool's
- * latest), and --feature overrides for the features Spool implements.
- * Kafka's other features (group.version, transaction.version, ...) are not
+ * latest), transaction.version at Kafka's default for that metadata.version
+ * (2 from 4.0-IV2), and --feature overrides for the features Spool
+ * implements. Kafka's other features (group.version, ...) are not
  * finalized: Spool does not advertise them.
  */
 import { posix } from 'node:path';
 import type { BrokerConfig } from '../common/config.js';
 import { parseListeners } from '../common/config.js';
 import type { Env } from '../io/env.js';
-import { METADATA_VERSION_LATEST, METADATA_VERSION_MIN, SUPPORTED_METADATA_VERSIONS } from '../metadata/features.js';
+import { METADATA_VERSION_LATEST, METADATA_VERSION_MIN, SUPPORTED_METADATA_VERSIONS, TRANSACTION_VERSION_FEATURE, defaultTransactionVersion } from '../metadata/features.js';
 import { readMetaProperties, randomUuid, writeMetaProperties } from '../metadata/meta-properties.js';
 import { encodeMetadataRecord, metadataRecord } from '../metadata/records.js';
 import { buildBatch } from '../protocol/records/records.js';
@@ -38,6 +39,7 @@ const METADATA_VERSIONS = SUPPORTED_METADATA_VERSIONS;
 const FORMATTABLE_FEATURES: ReadonlyMap<string, { min: number; max: number }> = new Map([
   ['kraft.version', { min: 0, max: 1 }],
   ['metadata.version', { min: METADATA_VERSION_MIN, max: METADATA_VERSION_LATEST }],
+  [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
 ]);
 const METADATA_PARTITION_DIR = '__cluster_metadata-0';
 const BOOTSTRAP_SNAPSHOT_ID = { offset: 0, epoch: 0 };
@@ -90,9 +92,11 @@ export function parseInitialControllers(text: string): InitialController[] {
 
 /** The finalized feature levels a new cluster starts with. */
 export function bootstrapFeatures(options: Pick<FormatOptions, 'releaseVersion' | 'features' | 'initialVoters'>): Map<string, number> {
+  const metadataVersion = options.releaseVersion === undefined ? METADATA_VERSION_LATEST : metadataVersionLevel(options.releaseVersion);
   const levels = new Map<string, number>([
-    ['metadata.version', options.releaseVersion === undefined ? METADATA_VERSION_LATEST : metadataVersionLevel(options.releaseVersion)],
+    ['metadata.version', metadataVersion],
     ['kraft.version', options.initialVoters.kind === 'static' ? 0 : 1],
+    [TRANSACTION_VERSION_FEATURE, defaultTransactionVersion(metadataVersion)],
   ]);
   for (const [name, level] of options.features ?? []) {
     const range = FORMATTABLE_FEATURES.get(name);
@@ -154,6 +158,7 @@ function directoryDescription(dir: string, metadataDir: string, voter: boolean, 
 function describeBootstrap(features: ReadonlyMap<string, number>, metadataVersion: number): string {
   const records = [...features]
     .filter(([name, level]) => name !== 'kraft.version' && level > 0)
+    .sort(([a], [b]) => (a === 'metadata.version' ? -1 : b === 'metadata.version' ? 1 : a.localeCompare(b)))
     .map(([name, level]) => `ApiMessageAndVersion(FeatureLevelRecord(name='${name}', featureLevel=${level}) at version 0)`);
   return `Bootstrap metadata: BootstrapMetadata(records=[${records.join(', ')}], metadataVersionLevel=${metadataVersion}, source=format command)`;
 }

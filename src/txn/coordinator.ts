@@ -15,15 +15,20 @@
  * transaction stays prepared until the coordinator loads again. Once every
  * marker is written, CompleteCommit / CompleteAbort is written.
  *
- * Not done: markers for partitions led by another node (the cluster issue),
- * Transactions V2 (transaction.version 2: epoch bump per transaction,
- * implicit AddPartitions on Produce, EndTxn v5).
+ * Transactions V2 (KIP-890 part 2) when the transaction.version feature
+ * is 2: EndTxn v5 bumps the epoch of every transaction (shard.ts), Produce
+ * v12+ and TxnOffsetCommit v5+ add their partitions to the transaction
+ * (`addPartitions` with client version 2), and the aborts the coordinator
+ * starts itself (fencing, timeouts) follow the finalized version.
+ *
+ * Not done: markers for partitions led by another node (the cluster issue).
  */
 import type { Env } from '../io/env.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';
 import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from '../coordinator/runtime.js';
 import { errorInfo, ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partitionFor } from '../group/placement.js';
+import { TRANSACTION_VERSION_FEATURE } from '../metadata/features.js';
 import type { TransactionCoordinatorConfig } from './config.js';
 import { partitionList, type TransactionStateName } from './metadata.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
@@ -126,6 +131,7 @@ export class TransactionCoordinator implements MetadataPublisher {
           leaderEpoch: services.leaderEpoch,
           clock: options.env.clock,
           sendMarkers: (markers) => this.sendMarkers(services.partition, markers),
+          transactionVersion: () => this.transactionVersion(),
         }),
     });
   }
@@ -136,6 +142,11 @@ export class TransactionCoordinator implements MetadataPublisher {
 
   get producerIds(): ProducerIdManager {
     return this.options.producerIds;
+  }
+
+  /** The finalized transaction.version (0 when the cluster has none). */
+  transactionVersion(): number {
+    return this.options.image().features.get(TRANSACTION_VERSION_FEATURE) ?? 0;
   }
 
   /** The `__transaction_state` partition that holds the transactional id. */
@@ -175,9 +186,10 @@ export class TransactionCoordinator implements MetadataPublisher {
 
   // ---- AddPartitionsToTxn / AddOffsetsToTxn
 
-  async addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TopicPartitionRef[]): Promise<number> {
+  /** `clientTransactionVersion`: 2 when a V2 client's Produce or TxnOffsetCommit adds the partitions, 0 for AddPartitionsToTxn v0-3 and AddOffsetsToTxn. */
+  async addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TopicPartitionRef[], clientTransactionVersion = 0): Promise<number> {
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
-    const outcome = await this.runtime.write(this.partitionFor(transactionalId), (shard) => shard.addPartitions(transactionalId, producer, partitions));
+    const outcome = await this.runtime.write(this.partitionFor(transactionalId), (shard) => shard.addPartitions(transactionalId, producer, partitions, clientTransactionVersion));
     return outcome.ok ? ErrorCode.NONE : outcome.errorCode;
   }
 
@@ -188,17 +200,31 @@ export class TransactionCoordinator implements MetadataPublisher {
     return outcome.ok ? outcome.response : partitions.map(() => outcome.errorCode);
   }
 
-  /** AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the transaction. */
-  addOffsets(transactionalId: string, producer: ProducerIdAndEpoch, groupId: string): Promise<number> {
-    const partition = partitionFor(groupId, this.options.offsetsTopicPartitions);
-    return this.addPartitions(transactionalId, producer, [{ topic: CONSUMER_OFFSETS_TOPIC, partition }]);
+  /** The group's `__consumer_offsets` partition, which AddOffsetsToTxn (or a V2 TxnOffsetCommit) adds to the transaction. */
+  offsetsPartitionFor(groupId: string): TopicPartitionRef {
+    return { topic: CONSUMER_OFFSETS_TOPIC, partition: partitionFor(groupId, this.options.offsetsTopicPartitions) };
+  }
+
+  /** AddOffsetsToTxn (client version 0), or a V2 client's TxnOffsetCommit (2): the group's partition joins the transaction. */
+  addOffsets(transactionalId: string, producer: ProducerIdAndEpoch, groupId: string, clientTransactionVersion = 0): Promise<number> {
+    return this.addPartitions(transactionalId, producer, [this.offsetsPartitionFor(groupId)], clientTransactionVersion);
   }
 
   // ---- EndTxn
 
   async endTransaction(input: EndTxnInput): Promise<{ errorCode: number } & ProducerIdAndEpoch> {
-    if (input.transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 };
-    const outcome = await this.runtime.write(this.partitionFor(input.transactionalId), (shard) => shard.endTransaction(input));
+    const failed = (errorCode: number) => ({ errorCode, producerId: -1, producerEpoch: -1 });
+    if (input.transactionalId === '') return failed(ErrorCode.INVALID_REQUEST);
+    const partition = this.partitionFor(input.transactionalId);
+    const needs = this.runtime.read(partition, (shard) => shard.needsProducerIdToEnd(input.transactionalId, input.clientTransactionVersion));
+    if (!needs.ok) return failed(needs.errorCode);
+    let newProducerId: number | null = null;
+    if (needs.response) {
+      const generated = await this.options.producerIds.generateProducerId();
+      if (generated.errorCode !== ErrorCode.NONE) return failed(generated.errorCode);
+      newProducerId = generated.producerId;
+    }
+    const outcome = await this.runtime.write(partition, (shard) => shard.endTransaction({ ...input, newProducerId }));
     return outcome.ok ? { errorCode: ErrorCode.NONE, ...outcome.response } : { errorCode: outcome.errorCode, producerId: -1, producerEpoch: -1 };
   }
 

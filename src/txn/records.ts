@@ -15,10 +15,10 @@
  *          nextProducerId (1) and clientTransactionVersion (2)
  *          or null: a tombstone, the id expired (transactional.id.expiration.ms)
  *
- * Kafka writes value v0 until the transaction.version feature reaches 1
- * (TransactionVersion.transactionLogValueVersion), and Spool finalizes no
- * transaction.version, so it writes v0 as Kafka 4.4 does at that level. Both
- * versions are read. A key of another version is skipped, as Kafka's loader
+ * Kafka writes value v0 until the transaction.version feature reaches 1,
+ * and v1 from there (TransactionVersion.transactionLogValueVersion); the
+ * coordinator picks the version by the finalized level when it writes
+ * (`valueVersion`). Both versions are read. A key of another version is skipped, as Kafka's loader
  * skips it (a leftover of an aborted upgrade); a value version out of range
  * fails the load.
  */
@@ -29,8 +29,10 @@ import { Writer } from '../protocol/writer.js';
 
 const KEY_VERSION = 0;
 const VALUE_VERSION_MAX = 1;
-/** The value version written at transaction.version 0. */
-export const VALUE_VERSION_WRITTEN = 0;
+/** The value version Kafka writes at a transaction.version level (TransactionVersion.transactionLogValueVersion). */
+export function transactionLogValueVersion(transactionVersion: number): number {
+  return transactionVersion >= 1 ? 1 : 0;
+}
 
 const valueFields = [
   field('producerId', 'int64', '0+'),
@@ -53,6 +55,8 @@ export interface TransactionLogRecord {
   value: TransactionLogValue | null;
   /** Kept in memory by the write that made the record, never written (see TransactionMetadata.lastProducerEpoch). */
   lastProducerEpoch?: number;
+  /** The value version to write (0 when absent), by the finalized transaction.version; not read back. */
+  valueVersion?: number;
 }
 
 export class TransactionLogRecordError extends Error {
@@ -67,9 +71,10 @@ export function encodeTransactionLogRecord(record: TransactionLogRecord): { key:
   key.int16(KEY_VERSION);
   keyCodec.encode(key, { transactionalId: record.transactionalId });
   if (record.value === null) return { key: key.finish(), value: null };
+  const version = record.valueVersion ?? 0;
   const value = new Writer(64);
-  value.int16(VALUE_VERSION_WRITTEN);
-  valueCodecs[VALUE_VERSION_WRITTEN]!.encode(value, record.value as Record<string, unknown>);
+  value.int16(version);
+  valueCodecs[version]!.encode(value, record.value as Record<string, unknown>);
   return { key: key.finish(), value: value.finish() };
 }
 

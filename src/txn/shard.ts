@@ -30,7 +30,7 @@ import {
   withPartitions,
   type TransactionMetadata,
 } from './metadata.js';
-import type { TransactionLogRecord } from './records.js';
+import { transactionLogValueVersion, type TransactionLogRecord } from './records.js';
 
 export type TxnResult<T> = CoordinatorResult<T, TransactionLogRecord>;
 
@@ -54,6 +54,8 @@ export interface TxnShardEnvironment {
   leaderEpoch: number;
   clock: Clock;
   sendMarkers: (markers: PendingMarkers) => void;
+  /** The finalized transaction.version: the value version written, and the version of aborts the coordinator starts itself. */
+  transactionVersion: () => number;
 }
 
 export interface ProducerIdAndEpoch {
@@ -78,6 +80,15 @@ export interface EndTxnInput {
   producerId: number;
   producerEpoch: number;
   committed: boolean;
+  /** 2 for EndTxn v5+ (Transactions V2: the epoch is bumped by every transaction), else 0. */
+  clientTransactionVersion: number;
+  /** V2: a fresh producer id for a transaction whose epoch is exhausted (see `needsProducerIdToEnd`). */
+  newProducerId?: number | null;
+}
+
+/** Transactions V2 (KIP-890 part 2): the client's transactions bump the epoch (TransactionVersion.supportsEpochBump). */
+export function supportsEpochBump(transactionVersion: number): boolean {
+  return transactionVersion >= 2;
 }
 
 function fail(errorCode: number, message?: string): never {
@@ -120,6 +131,12 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
 
   onUnloaded(): void {}
 
+  /** The record of a state, in the value version of the finalized transaction.version. */
+  private recordOf(metadata: TransactionMetadata): TransactionLogRecord {
+    const valueVersion = transactionLogValueVersion(this.env.transactionVersion());
+    return { transactionalId: metadata.transactionalId, value: toLogValue(metadata), lastProducerEpoch: metadata.lastProducerEpoch, valueVersion };
+  }
+
   // ---- InitProducerId
 
   /** Whether InitProducerId for this id needs a fresh producer id (new id, or an exhausted epoch to rotate). */
@@ -145,7 +162,7 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
       default: {
         const next = this.bumpedForInit(metadata, input, nowMs);
         const response = { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: next.producerEpoch };
-        return result([recordOf(next)], response);
+        return result([this.recordOf(next)], response);
       }
     }
   }
@@ -170,12 +187,20 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
 
   /** Kafka's prepareIncrementProducerEpoch / prepareProducerIdRotation: the state InitProducerId writes. */
   private bumpedForInit(metadata: TransactionMetadata, input: InitProducerIdInput, nowMs: number): TransactionMetadata {
-    const base = { ...metadata, state: 'Empty' as const, partitions: new Map(), txnTimeoutMs: input.transactionTimeoutMs, txnStartTimestampMs: -1, txnLastUpdateTimestampMs: nowMs };
+    const base = {
+      ...metadata,
+      previousProducerId: metadata.producerId,
+      state: 'Empty' as const,
+      partitions: new Map(),
+      txnTimeoutMs: input.transactionTimeoutMs,
+      txnStartTimestampMs: -1,
+      txnLastUpdateTimestampMs: nowMs,
+    };
     const expectedEpoch = input.expected?.producerEpoch ?? null;
     if (isEpochExhausted(metadata.producerEpoch) && (expectedEpoch === null || expectedEpoch === metadata.producerEpoch)) {
       if (input.newProducerId === null) fail(ErrorCode.CONCURRENT_TRANSACTIONS, 'no producer id was allocated to rotate an exhausted epoch');
       const lastProducerEpoch = expectedEpoch === null ? NO_PRODUCER_EPOCH : metadata.producerEpoch;
-      return { ...base, producerId: input.newProducerId, previousProducerId: metadata.producerId, producerEpoch: 0, lastProducerEpoch };
+      return { ...base, producerId: input.newProducerId, producerEpoch: 0, lastProducerEpoch };
     }
     const bumped = metadata.producerEpoch + 1;
     if (expectedEpoch === null) return { ...base, producerEpoch: bumped, lastProducerEpoch: NO_PRODUCER_EPOCH };
@@ -189,14 +214,35 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
 
   /** Fences the producer (epoch + 1) and aborts its open transaction (Kafka's PrepareEpochFence, then PrepareAbort). */
   private fenceAndAbort<T>(metadata: TransactionMetadata, nowMs: number, response: T): TxnResult<T> {
-    const producerEpoch = metadata.producerEpoch < PRODUCER_EPOCH_MAX ? metadata.producerEpoch + 1 : metadata.producerEpoch;
-    const next: TransactionMetadata = { ...metadata, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH, state: 'PrepareAbort', txnLastUpdateTimestampMs: nowMs };
-    return this.prepared(next, response);
+    return this.prepared(this.fencedAbort(metadata, nowMs), response);
+  }
+
+  /**
+   * The PrepareAbort state of a fenced transaction: the epoch bumped once
+   * to fence, and, at transaction.version 2 (the version of aborts the
+   * coordinator starts), bumped again as every V2 transaction end is, the
+   * fencing epoch becoming the last one (Kafka's endTransaction with
+   * isEpochFence).
+   */
+  private fencedAbort(metadata: TransactionMetadata, nowMs: number): TransactionMetadata {
+    const fenced = Math.min(metadata.producerEpoch + 1, PRODUCER_EPOCH_MAX);
+    const version = this.env.transactionVersion();
+    const v2 = supportsEpochBump(version);
+    return {
+      ...metadata,
+      previousProducerId: metadata.producerId,
+      producerEpoch: v2 ? Math.min(fenced + 1, PRODUCER_EPOCH_MAX) : fenced,
+      lastProducerEpoch: v2 ? fenced : NO_PRODUCER_EPOCH,
+      state: 'PrepareAbort',
+      nextProducerId: NO_PRODUCER_ID,
+      txnLastUpdateTimestampMs: nowMs,
+      clientTransactionVersion: v2 ? version : 0,
+    };
   }
 
   /** Writes a PrepareCommit / PrepareAbort state and, once it is written, starts the markers. */
   private prepared<T>(next: TransactionMetadata, response: T): TxnResult<T> {
-    return result([recordOf(next)], response, (errorCode) => {
+    return result([this.recordOf(next)], response, (errorCode) => {
       if (errorCode === ErrorCode.NONE) this.env.sendMarkers(this.markersOf(next));
     });
   }
@@ -223,19 +269,26 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
     return metadata;
   }
 
-  addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TopicPartitionRef[]): TxnResult<void> {
+  /**
+   * AddPartitionsToTxn (and AddOffsetsToTxn, and the partitions Produce and
+   * TxnOffsetCommit add for a V2 client): the transaction is Ongoing with
+   * them, marked with the client's transaction version.
+   */
+  addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TopicPartitionRef[], clientTransactionVersion = 0): TxnResult<void> {
     const metadata = this.current(transactionalId, producer);
     if (metadata.state === 'Ongoing' && hasPartitions(metadata, partitions)) return result([], undefined);
     const nowMs = this.env.clock.nowMs();
     const starting = metadata.state === 'Empty' || metadata.state === 'CompleteCommit' || metadata.state === 'CompleteAbort';
     const next: TransactionMetadata = {
       ...metadata,
+      previousProducerId: metadata.producerId,
+      clientTransactionVersion,
       state: 'Ongoing',
       partitions: withPartitions(metadata.partitions, partitions),
       txnStartTimestampMs: starting ? nowMs : metadata.txnStartTimestampMs,
       txnLastUpdateTimestampMs: nowMs,
     };
-    return result([recordOf(next)], undefined);
+    return result([this.recordOf(next)], undefined);
   }
 
   /** KIP-890 verify-only AddPartitionsToTxn: whether each partition is in the open transaction (TRANSACTION_ABORTABLE if not). */
@@ -246,7 +299,14 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
 
   // ---- EndTxn
 
+  /** Whether EndTxn needs a fresh producer id: a V2 end of a transaction whose epoch is exhausted (the next one starts at epoch 0). */
+  needsProducerIdToEnd(transactionalId: string, clientTransactionVersion: number): boolean {
+    const metadata = this.transactions.get(transactionalId);
+    return supportsEpochBump(clientTransactionVersion) && metadata !== undefined && isEpochExhausted(metadata.producerEpoch);
+  }
+
   endTransaction(input: EndTxnInput): TxnResult<ProducerIdAndEpoch> {
+    if (supportsEpochBump(input.clientTransactionVersion)) return this.endTransactionV2(input);
     const metadata = this.transactions.get(input.transactionalId);
     if (metadata === undefined || metadata.producerId !== input.producerId) fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
     // Transactions V1: the client never bumps the epoch itself, so it must match exactly.
@@ -255,7 +315,13 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
     const wanted = input.committed ? 'Commit' : 'Abort';
     switch (metadata.state) {
       case 'Ongoing': {
-        const next: TransactionMetadata = { ...metadata, state: input.committed ? 'PrepareCommit' : 'PrepareAbort', txnLastUpdateTimestampMs: this.env.clock.nowMs() };
+        const next: TransactionMetadata = {
+          ...metadata,
+          previousProducerId: metadata.producerId,
+          state: input.committed ? 'PrepareCommit' : 'PrepareAbort',
+          txnLastUpdateTimestampMs: this.env.clock.nowMs(),
+          clientTransactionVersion: 0,
+        };
         return this.prepared(next, current);
       }
       case 'CompleteCommit':
@@ -272,6 +338,86 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
     }
   }
 
+  /**
+   * EndTxn v5+ (Kafka's endTransaction for Transactions V2): every end
+   * bumps the epoch, the new one answered (with a fresh producer id at
+   * epoch 0 once the epoch is exhausted). A retry is recognised by its
+   * epoch being one below the stored one (or the last epoch of the old id
+   * after a rotation). Ending with ABORT is allowed with no transaction
+   * open (Empty, CompleteCommit, CompleteAbort): an abort of no partitions.
+   *
+   *                    Abort            Commit
+   *                    retry  current   retry  current
+   *   Empty            FENCED bump      FENCED INVALID_TXN_STATE
+   *   CompleteAbort    NONE   bump      INVALID_TXN_STATE
+   *   CompleteCommit   INVALID bump     NONE   INVALID_TXN_STATE
+   */
+  private endTransactionV2(input: EndTxnInput): TxnResult<ProducerIdAndEpoch> {
+    const metadata = this.transactions.get(input.transactionalId);
+    if (metadata === undefined) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const retryOnOverflow = metadata.previousProducerId === input.producerId && input.producerEpoch === PRODUCER_EPOCH_MAX - 1 && metadata.producerEpoch === 0;
+    const retryOnEpochBump = metadata.producerEpoch === input.producerEpoch + 1;
+    let validEpoch: boolean;
+    switch (metadata.state) {
+      case 'PrepareCommit':
+      case 'PrepareAbort':
+        validEpoch = retryOnEpochBump;
+        break;
+      case 'CompleteCommit':
+      case 'CompleteAbort':
+        validEpoch = retryOnEpochBump || retryOnOverflow || input.producerEpoch === metadata.producerEpoch;
+        break;
+      default:
+        validEpoch = input.producerEpoch === metadata.producerEpoch;
+    }
+    if (metadata.producerId !== input.producerId && !retryOnOverflow) fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (!validEpoch) fail(ErrorCode.PRODUCER_FENCED);
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+    const current = { producerId: metadata.producerId, producerEpoch: metadata.producerEpoch };
+    const end = (state: 'PrepareCommit' | 'PrepareAbort', noPartitionAdded: boolean) => this.preparedV2(metadata, input, state, noPartitionAdded);
+    switch (metadata.state) {
+      case 'Ongoing':
+        return end(input.committed ? 'PrepareCommit' : 'PrepareAbort', false);
+      case 'CompleteCommit':
+        if (input.committed) return isRetry ? result([], current) : fail(ErrorCode.INVALID_TXN_STATE);
+        return isRetry ? fail(ErrorCode.INVALID_TXN_STATE) : end('PrepareAbort', true);
+      case 'CompleteAbort':
+        if (input.committed) return fail(ErrorCode.INVALID_TXN_STATE);
+        return isRetry ? result([], current) : end('PrepareAbort', true);
+      case 'PrepareCommit':
+        return fail(input.committed ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      case 'PrepareAbort':
+        return fail(input.committed ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+      case 'Empty':
+        return input.committed ? fail(ErrorCode.INVALID_TXN_STATE) : end('PrepareAbort', true);
+      default:
+        return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+  }
+
+  /** Kafka's prepareAbortOrCommit at V2: the epoch bumped, the answer the id and epoch the transaction completes with. */
+  private preparedV2(metadata: TransactionMetadata, input: EndTxnInput, state: 'PrepareCommit' | 'PrepareAbort', noPartitionAdded: boolean): TxnResult<ProducerIdAndEpoch> {
+    let nextProducerId = NO_PRODUCER_ID;
+    if (isEpochExhausted(metadata.producerEpoch)) {
+      if (input.newProducerId === undefined || input.newProducerId === null) return fail(ErrorCode.CONCURRENT_TRANSACTIONS, 'no producer id was allocated to rotate an exhausted epoch');
+      nextProducerId = input.newProducerId;
+    }
+    const nowMs = this.env.clock.nowMs();
+    const next: TransactionMetadata = {
+      ...metadata,
+      previousProducerId: metadata.producerId,
+      nextProducerId,
+      producerEpoch: metadata.producerEpoch + 1,
+      lastProducerEpoch: metadata.producerEpoch,
+      state,
+      txnStartTimestampMs: noPartitionAdded ? nowMs : metadata.txnStartTimestampMs,
+      txnLastUpdateTimestampMs: nowMs,
+      clientTransactionVersion: input.clientTransactionVersion,
+    };
+    const completed = nextProducerId === NO_PRODUCER_ID ? { producerId: next.producerId, producerEpoch: next.producerEpoch } : { producerId: nextProducerId, producerEpoch: 0 };
+    return this.prepared(next, completed);
+  }
+
   /** Every marker is written: CompleteCommit / CompleteAbort, unless the transaction moved on meanwhile. */
   completeTransaction(markers: PendingMarkers): TxnResult<void> {
     const metadata = this.transactions.get(markers.transactionalId);
@@ -279,14 +425,19 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
     if (metadata === undefined || metadata.state !== expected || metadata.producerEpoch !== markers.producerEpoch || markers.coordinatorEpoch !== this.env.leaderEpoch) {
       return result([], undefined);
     }
+    // Kafka's prepareComplete: a V2 transaction that exhausted the epoch continues under the new producer id.
+    const rotate = supportsEpochBump(metadata.clientTransactionVersion) && metadata.nextProducerId !== NO_PRODUCER_ID;
     const next: TransactionMetadata = {
       ...metadata,
+      previousProducerId: metadata.producerId,
+      producerId: rotate ? metadata.nextProducerId : metadata.producerId,
+      producerEpoch: rotate ? 0 : metadata.producerEpoch,
+      nextProducerId: NO_PRODUCER_ID,
       state: markers.committed ? 'CompleteCommit' : 'CompleteAbort',
       partitions: new Map(),
-      lastProducerEpoch: metadata.producerEpoch,
       txnLastUpdateTimestampMs: this.env.clock.nowMs(),
     };
-    return result([recordOf(next)], undefined);
+    return result([this.recordOf(next)], undefined);
   }
 
   // ---- timeouts and expiration
@@ -298,9 +449,8 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
     const aborted: TransactionMetadata[] = [];
     for (const metadata of this.transactions.values()) {
       if (metadata.state !== 'Ongoing' || metadata.txnStartTimestampMs + metadata.txnTimeoutMs >= nowMs) continue;
-      const producerEpoch = metadata.producerEpoch < PRODUCER_EPOCH_MAX ? metadata.producerEpoch + 1 : metadata.producerEpoch;
-      const next: TransactionMetadata = { ...metadata, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH, state: 'PrepareAbort', txnLastUpdateTimestampMs: nowMs };
-      records.push(recordOf(next));
+      const next = this.fencedAbort(metadata, nowMs);
+      records.push(this.recordOf(next));
       aborted.push(next);
     }
     return result(records, undefined, (errorCode) => {
@@ -329,6 +479,4 @@ function isValidProducerId(metadata: TransactionMetadata, expected: ProducerIdAn
   );
 }
 
-function recordOf(metadata: TransactionMetadata): TransactionLogRecord {
-  return { transactionalId: metadata.transactionalId, value: toLogValue(metadata), lastProducerEpoch: metadata.lastProducerEpoch };
-}
+

@@ -12,6 +12,7 @@ import { BrokerHeartbeatManager } from '../../src/controller/broker-heartbeat-ma
 import { ManualClock } from '../../src/io/clock.js';
 import type { ControllerResult } from '../../src/controller/result.js';
 import { KafkaConfigSchema } from '../../src/metadata/config-schema.js';
+import { supportedFeatureRanges } from '../../src/metadata/features.js';
 import { applyRecords, emptyImage } from '../../src/metadata/delta.js';
 import type { MetadataImage } from '../../src/metadata/image.js';
 import { metadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
@@ -53,7 +54,7 @@ export function bootstrapped(): MetadataImage {
 /** A controller with no live broker sessions (registrations are never duplicates). */
 export const NO_SESSIONS = { hasValidSession: () => false };
 
-/** Broker `id`'s registration request: one listener, one log directory, the metadata.version range Spool supports. */
+/** Broker `id`'s registration request: one listener, one log directory, the feature ranges Spool supports. */
 export function registrationOf(id: number, overrides: globalThis.Partial<BrokerRegistrationRequest> = {}): BrokerRegistrationRequest {
   return {
     brokerId: id,
@@ -61,7 +62,7 @@ export function registrationOf(id: number, overrides: globalThis.Partial<BrokerR
     incarnationId: uuidOf(id),
     listeners: [{ name: 'PLAINTEXT', host: 'localhost', port: 9090 + id, securityProtocol: 0 }],
     rack: null,
-    features: [{ name: 'metadata.version', minSupportedVersion: 7, maxSupportedVersion: 25 }],
+    features: supportedFeatureRanges(),
     logDirs: [uuidOf(100 + id)],
     ...overrides,
   };

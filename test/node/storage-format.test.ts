@@ -41,7 +41,7 @@ test('format --standalone writes meta.properties and the bootstrap snapshot, and
   const env = simEnv(1);
   const lines = await format(env, DYNAMIC, { initialVoters: { kind: 'standalone' } });
   assert.deepEqual(lines, [
-    "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version', featureLevel=25) at version 0)], metadataVersionLevel=25, source=format command)",
+    "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version', featureLevel=25) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='transaction.version', featureLevel=2) at version 0)], metadataVersionLevel=25, source=format command)",
     'Formatting dynamic metadata voter directory /data with metadata.version 4.0-IV3.',
   ]);
   const meta = await readMetaProperties(env.fs, '/data');
@@ -57,6 +57,7 @@ test('format --standalone writes meta.properties and the bootstrap snapshot, and
   try {
     assert.equal(node.metadata.image.clusterId, CLUSTER_ID);
     assert.equal(node.metadata.image.features.get('metadata.version'), 25);
+    assert.equal(node.metadata.image.features.get('transaction.version'), 2, 'Transactions V2, as Kafka formats a 4.0-IV3 cluster');
     assert.equal(node.metadata.image.brokers.get(1)?.fenced, false);
   } finally {
     await node.stop();
@@ -68,8 +69,11 @@ test('--release-version picks the metadata.version; --feature sets the features 
   const lines = await format(env, STATIC, { releaseVersion: '3.9' });
   assert.equal(lines[1], 'Formatting metadata directory /data with metadata.version 3.9-IV0.');
   assert.ok(lines[0]!.includes('featureLevel=21'));
+  assert.ok(!lines[0]!.includes('transaction.version'), 'before 4.0-IV2 a cluster starts at transaction.version 0');
+  const v1 = await format(simEnv(2), STATIC, { features: new Map([['transaction.version', 1]]) });
+  assert.ok(v1[0]!.includes("FeatureLevelRecord(name='transaction.version', featureLevel=1)"));
   await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '4.4-IV2' }), /^FormatterError: Unknown metadata.version '4.4-IV2'. Supported metadata.version are: 3.3-IV3, .*, 4.0-IV3$/);
-  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version' });
+  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version, transaction.version' });
   await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '4.0', features: new Map([['metadata.version', 25]]) }), {
     message: 'Use --release-version instead of --feature metadata.version=X to avoid ambiguity.',
   });
@@ -169,7 +173,7 @@ describe('byte for byte as Kafka 4.4\'s kafka-storage.sh format', { skip: kafkaS
             outputs[tool] = { meta: '', checkpoint: Buffer.alloc(0), out: result.out.replaceAll(data, 'DIR') };
           } else {
             // Kafka at Spool's metadata.version, without the features Spool does not implement.
-            const args = ['format', '-t', CLUSTER_ID, '-c', properties, '--release-version', '4.0-IV3', '--feature', 'group.version=0', '--feature', 'transaction.version=0', ...testCase.kafka];
+            const args = ['format', '-t', CLUSTER_ID, '-c', properties, '--release-version', '4.0-IV3', '--feature', 'group.version=0', ...testCase.kafka];
             const result = await runKafkaTool(TOOL.storage, args);
             assert.equal(result.code, 0, result.stderr);
             outputs[tool] = { meta: '', checkpoint: Buffer.alloc(0), out: result.stdout.replaceAll(data, 'DIR') };

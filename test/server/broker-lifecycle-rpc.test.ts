@@ -31,6 +31,7 @@ import { UnregisterBroker } from '../../src/protocol/schemas/64-unregister-broke
 import { AllocateProducerIds } from '../../src/protocol/schemas/67-allocate-producer-ids.js';
 import { startBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
+import { supportedFeatureRanges } from '../../src/metadata/features.js';
 import { WireClient, call } from './wire-client.js';
 
 const SESSION_TIMEOUT_MS = 1500;
@@ -46,7 +47,7 @@ function registration(clusterId: string, overrides: Record<string, unknown> = {}
     clusterId,
     incarnationId: uuid(2),
     listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 19_092, securityProtocol: 0 }],
-    features: [{ name: 'metadata.version', minSupportedVersion: 7, maxSupportedVersion: 25 }],
+    features: supportedFeatureRanges(),
     rack: null,
     logDirs: [uuid(42)],
     previousBrokerEpoch: -1,

@@ -1,8 +1,8 @@
 /**
  * `__transaction_state` records: Spool writes the bytes Kafka 4.4's
  * TransactionLog.keyToBytes / valueToBytes write (value v0 at
- * transaction.version 0), and reads Kafka's v1 values (transaction.version
- * 2, flexible with tagged fields). Golden bytes printed by a JVM run of
+ * transaction.version 0, v1 from 1, flexible with tagged fields), and reads
+ * both. Golden bytes printed by a JVM run of
  * org.apache.kafka.coordinator.transaction.TransactionLog from
  * kafka-transaction-coordinator 4.4.0 (test/interop/kafka/lib), with the
  * field values below.
@@ -50,16 +50,19 @@ test('an Empty and an Ongoing state are written with the bytes Kafka 4.4 writes 
   assert.deepEqual(decodeTransactionLogRecord(Buffer.from(KAFKA_KEY, 'hex'), Buffer.from(KAFKA_ONGOING_V0, 'hex')), { transactionalId: 'my-txn', value: ongoing });
 });
 
-test("Kafka's flexible v1 value (transaction.version 2) is read with its tagged fields", () => {
-  const decoded = decodeTransactionLogRecord(Buffer.from(KAFKA_KEY, 'hex'), Buffer.from(KAFKA_PREPARE_COMMIT_V1, 'hex'));
-  assert.deepEqual(decoded?.value, value({
+test("Kafka's flexible v1 value (transaction.version 2) is read with its tagged fields, and written with the same bytes", () => {
+  const prepareCommit = value({
     previousProducerId: 999,
     transactionStatus: 2,
     transactionPartitions: [{ topic: 'orders', partitionIds: [2] }],
     transactionStartTimestampMs: 1700000000100,
     transactionLastUpdateTimestampMs: 1700000000200,
     clientTransactionVersion: 2,
-  }));
+  });
+  const decoded = decodeTransactionLogRecord(Buffer.from(KAFKA_KEY, 'hex'), Buffer.from(KAFKA_PREPARE_COMMIT_V1, 'hex'));
+  assert.deepEqual(decoded?.value, prepareCommit);
+  const encoded = encodeTransactionLogRecord({ transactionalId: 'my-txn', value: prepareCommit, valueVersion: 1 });
+  assert.equal(encoded.value?.toString('hex'), KAFKA_PREPARE_COMMIT_V1);
 });
 
 test('a tombstone deletes the id; a value of an unknown version fails; a key of another version is skipped', () => {

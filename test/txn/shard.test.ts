@@ -21,10 +21,21 @@ class Harness {
   readonly markers: PendingMarkers[] = [];
   /** Every record written, as bytes would be read back from the log. */
   readonly log: TransactionLogRecord[] = [];
-  readonly shard = this.newShard();
+  readonly shard: TransactionCoordinatorShard;
+
+  /** `transactionVersion`: the finalized transaction.version the shard sees. */
+  constructor(readonly transactionVersion = 0) {
+    this.shard = this.newShard();
+  }
 
   newShard(): TransactionCoordinatorShard {
-    return new TransactionCoordinatorShard({ partition: 0, leaderEpoch: 5, clock: this.clock, sendMarkers: (m) => this.markers.push(m) });
+    return new TransactionCoordinatorShard({
+      partition: 0,
+      leaderEpoch: 5,
+      clock: this.clock,
+      sendMarkers: (m) => this.markers.push(m),
+      transactionVersion: () => this.transactionVersion,
+    });
   }
 
   /** Runs an operation as the runtime does: a thrown Kafka error is the answer, else records replayed, then onAppend. */
@@ -68,7 +79,7 @@ test('commit: PrepareCommit is written and answered, the markers go out, the mar
   const h = new Harness();
   h.init(TXN);
   h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders));
-  const end = { transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true };
+  const end = { transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, clientTransactionVersion: 0 };
   assert.deepEqual(h.run((s) => s.endTransaction(end)), { producerId: 4000, producerEpoch: 0 });
   assert.equal(h.shard.transactions.get(TXN)?.state, 'PrepareCommit');
   assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, coordinatorEpoch: 5, partitions: orders }]);
@@ -129,7 +140,7 @@ test('a transaction open longer than transaction.timeout.ms is aborted by the co
   assert.equal(h.shard.transactions.get(TXN)?.state, 'PrepareAbort');
   assert.deepEqual(h.markers.map((m) => [m.committed, m.producerEpoch]), [[false, 1]]);
   h.run((s) => s.completeTransaction(h.markers[0]!));
-  const end = { transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true };
+  const end = { transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, clientTransactionVersion: 0 };
   assert.equal(h.run((s) => s.endTransaction(end)), ErrorCode.PRODUCER_FENCED, 'the timed-out producer is fenced');
 });
 
@@ -148,7 +159,7 @@ test('a reload from the written records rebuilds every id and re-sends the marke
   const h = new Harness();
   h.init(TXN);
   h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders));
-  h.run((s) => s.endTransaction({ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: false }));
+  h.run((s) => s.endTransaction({ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: false, clientTransactionVersion: 0 }));
   h.markers.length = 0;
   const reloaded = h.newShard();
   for (const [offset, record] of h.log.entries()) {
@@ -160,4 +171,91 @@ test('a reload from the written records rebuilds every id and re-sends the marke
   assert.equal(state.state, 'PrepareAbort');
   assert.equal(state.lastProducerEpoch, -1, 'not written, as in Kafka');
   assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: false, coordinatorEpoch: 5, partitions: orders }]);
+});
+
+// ---- Transactions V2 (KIP-890 part 2)
+
+const endV2 = (producerEpoch: number, committed: boolean, producerId = 4000) => ({ transactionalId: TXN, producerId, producerEpoch, committed, clientTransactionVersion: 2 });
+
+test('V2: every EndTxn bumps the epoch and answers it; the markers carry the bumped epoch; the next transaction goes on at it', () => {
+  const h = new Harness(2);
+  h.init(TXN);
+  assert.equal(h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders, 2)), undefined);
+  assert.equal(h.shard.transactions.get(TXN)?.clientTransactionVersion, 2);
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(0, true))), { producerId: 4000, producerEpoch: 1 });
+  const prepared = h.shard.transactions.get(TXN)!;
+  assert.deepEqual([prepared.state, prepared.producerEpoch, prepared.lastProducerEpoch], ['PrepareCommit', 1, 0]);
+  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 1, committed: true, coordinatorEpoch: 5, partitions: orders }]);
+  assert.equal(h.run((s) => s.endTransaction(endV2(0, true))), ErrorCode.CONCURRENT_TRANSACTIONS, 'a retry while the markers are written');
+  assert.equal(h.run((s) => s.endTransaction(endV2(1, true))), ErrorCode.PRODUCER_FENCED, 'the bumped epoch cannot end a transaction still being written');
+  h.run((s) => s.completeTransaction(h.markers[0]!));
+  const done = h.shard.transactions.get(TXN)!;
+  assert.deepEqual([done.state, done.producerId, done.producerEpoch, done.lastProducerEpoch], ['CompleteCommit', 4000, 1, 0]);
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(0, true))), { producerId: 4000, producerEpoch: 1 }, 'a retry after completion: NONE with the current epoch');
+  assert.equal(h.run((s) => s.endTransaction(endV2(0, false))), ErrorCode.INVALID_TXN_STATE, 'an ABORT retry of a commit');
+  assert.equal(h.run((s) => s.endTransaction(endV2(1, true))), ErrorCode.INVALID_TXN_STATE, 'COMMIT with nothing open');
+  assert.equal(h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders, 2)), ErrorCode.PRODUCER_FENCED, 'the old epoch is fenced');
+  assert.equal(h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 1 }, orders, 2)), undefined, 'the next transaction at the new epoch');
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(1, false))), { producerId: 4000, producerEpoch: 2 });
+});
+
+test('V2: ABORT with no transaction open is allowed (an abort of no partitions, completed at once); COMMIT is not; an older epoch is fenced', () => {
+  const h = new Harness(2);
+  h.init(TXN);
+  assert.equal(h.run((s) => s.endTransaction(endV2(0, true))), ErrorCode.INVALID_TXN_STATE);
+  assert.equal(h.run((s) => s.endTransaction(endV2(1, false))), ErrorCode.PRODUCER_FENCED);
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(0, false))), { producerId: 4000, producerEpoch: 1 });
+  assert.deepEqual(h.markers.map((m) => [m.committed, m.producerEpoch, m.partitions.length]), [[false, 1, 0]]);
+  h.run((s) => s.completeTransaction(h.markers[0]!));
+  assert.equal(h.shard.transactions.get(TXN)?.state, 'CompleteAbort');
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(0, false))), { producerId: 4000, producerEpoch: 1 }, 'a retry: NONE');
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(1, false))), { producerId: 4000, producerEpoch: 2 }, 'another abort bumps again');
+  assert.equal(h.run((s) => s.endTransaction(endV2(0, false, 17))), ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+});
+
+test('V2: ending with an exhausted epoch continues under a fresh producer id at epoch 0; a retry from the old id is answered', () => {
+  const h = new Harness(2);
+  h.init(TXN);
+  const record = h.log.at(-1)!;
+  h.shard.replay({ ...record, value: { ...record.value!, producerEpoch: 32766 } }, { offset: 9, producerId: -1 });
+  h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 32766 }, orders, 2));
+  assert.ok(h.shard.needsProducerIdToEnd(TXN, 2));
+  assert.ok(!h.shard.needsProducerIdToEnd(TXN, 0), 'V1 ends never bump');
+  assert.equal(h.run((s) => s.endTransaction(endV2(32766, true))), ErrorCode.CONCURRENT_TRANSACTIONS, 'no id was allocated');
+  assert.deepEqual(h.run((s) => s.endTransaction({ ...endV2(32766, true), newProducerId: 5000 })), { producerId: 5000, producerEpoch: 0 });
+  assert.deepEqual(h.markers.map((m) => [m.producerId, m.producerEpoch]), [[4000, 32767]], 'the markers close the old id at the last epoch');
+  h.run((s) => s.completeTransaction(h.markers[0]!));
+  const done = h.shard.transactions.get(TXN)!;
+  assert.deepEqual([done.producerId, done.producerEpoch, done.previousProducerId, done.nextProducerId], [5000, 0, 4000, -1]);
+  assert.deepEqual(h.run((s) => s.endTransaction(endV2(32766, true))), { producerId: 5000, producerEpoch: 0 }, 'the retry from the old id');
+  assert.equal(h.run((s) => s.addPartitions(TXN, { producerId: 5000, producerEpoch: 0 }, orders, 2)), undefined);
+});
+
+test('V2: the aborts the coordinator starts (InitProducerId on an open transaction, a timeout) bump the epoch to fence and again to end', () => {
+  const h = new Harness(2);
+  h.init(TXN);
+  h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders, 2));
+  assert.deepEqual(h.init(TXN, null), { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS, producerId: -1, producerEpoch: -1 });
+  const fenced = h.shard.transactions.get(TXN)!;
+  assert.deepEqual([fenced.state, fenced.producerEpoch, fenced.lastProducerEpoch, fenced.clientTransactionVersion], ['PrepareAbort', 2, 1, 2]);
+  h.run((s) => s.completeTransaction(h.markers[0]!));
+  assert.deepEqual(h.init(TXN, null), { errorCode: ErrorCode.NONE, producerId: 4000, producerEpoch: 3 });
+  h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 3 }, orders, 2));
+  h.clock.advance(60_001);
+  h.run((s) => s.abortTimedOutTransactions());
+  assert.deepEqual(h.markers.map((m) => [m.committed, m.producerEpoch]), [[false, 2], [false, 5]]);
+  h.run((s) => s.completeTransaction(h.markers[1]!));
+  assert.equal(h.run((s) => s.endTransaction(endV2(3, true))), ErrorCode.PRODUCER_FENCED, 'the timed-out producer is fenced');
+});
+
+test('the value version follows transaction.version: v0 at 0, v1 (flexible, with the previous producer id and client version) from 1', () => {
+  for (const [version, valueVersion] of [[0, 0], [1, 1], [2, 1]] as const) {
+    const h = new Harness(version);
+    h.init(TXN);
+    h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders, 2));
+    const { value } = encodeTransactionLogRecord(h.log.at(-1)!);
+    assert.equal(value!.readInt16BE(0), valueVersion);
+    const reread = decodeTransactionLogRecord(encodeTransactionLogRecord(h.log.at(-1)!).key, value)!.value!;
+    assert.deepEqual([reread.previousProducerId, reread.clientTransactionVersion], valueVersion === 1 ? [4000, 2] : [-1, 0]);
+  }
 });

@@ -20,7 +20,10 @@
  * partition not added to the transaction is INVALID_TXN_STATE
  * (TRANSACTION_ABORTABLE from v11), a fenced producer INVALID_PRODUCER_EPOCH,
  * and a coordinator that cannot answer NOT_ENOUGH_REPLICAS, as Kafka maps
- * them. No quotas (throttleTimeMs 0), no ACLs.
+ * them. From v12 (Transactions V2, KIP-890 part 2) the partitions are not
+ * verified but added to the transaction, one add per producer and request,
+ * as Kafka's AddPartitionsToTxnManager does for ADD_PARTITION. No quotas
+ * (throttleTimeMs 0), no ACLs.
  */
 import { Produce } from '../../protocol/schemas/00-produce.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
@@ -62,13 +65,27 @@ export function produceHandler(broker: ApiContext) {
       }
       const slots: TopicSlot[] = [];
       const entries: ProduceEntry[] = [];
+      const unverified: UnverifiedEntry[] = [];
+      const needsVerification = (tp: { topic: string; partition: number }, records: Buffer) => request.transactionalId !== null && opensTransaction(broker, tp, records);
       for (const topic of request.topicData) {
         const name = version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name;
         const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
         slots.push(slot);
         for (const partition of topic.partitionData) {
-          slot.partitions.push(admitPartition({ name, partition, image, version, entries, verify: (tp, records) => verifyTransaction(broker, request.transactionalId, tp, records, version) }));
+          slot.partitions.push(admitPartition({ name, partition, image, version, entries, unverified, needsVerification }));
         }
+      }
+      if (unverified.length > 0) {
+        const errors = await verifyTransactions(broker, request.transactionalId!, unverified, version);
+        unverified.forEach((entry, i) => {
+          const error = errors[i]!;
+          if (error !== null) {
+            entry.slot.result = produceError(error.errorCode, error.message);
+            return;
+          }
+          entries.push({ topicPartition: entry.topicPartition, records: entry.records });
+          entry.slot.key = topicPartitionKey(entry.topicPartition);
+        });
       }
       const results = await broker.replicaManager.appendRecords({
         timeoutMs: request.timeoutMs,
@@ -87,15 +104,26 @@ export function produceHandler(broker: ApiContext) {
   });
 }
 
-/** Checks one partition before the append; returns its slot, adding the append to `entries` when admitted. */
+/** A transactional batch that would open a transaction in its partition: verified (or added, v12+) before it is appended. */
+interface UnverifiedEntry {
+  slot: PartitionSlot;
+  topicPartition: { topic: string; partition: number };
+  records: Buffer;
+}
+
+/**
+ * Checks one partition before the append; returns its slot, adding the
+ * append to `entries` when admitted, or to `unverified` when it must first
+ * be verified with the transaction coordinator.
+ */
 function admitPartition(options: {
   name: string | null;
   partition: { index: number; records: Buffer | null };
   image: MetadataImage;
   version: number;
   entries: ProduceEntry[];
-  /** The error of a transactional batch that may not open a transaction here, or null. */
-  verify: (topicPartition: { topic: string; partition: number }, records: Buffer) => { errorCode: number; message: string | null } | null;
+  unverified: UnverifiedEntry[];
+  needsVerification: (topicPartition: { topic: string; partition: number }, records: Buffer) => boolean;
 }): PartitionSlot {
   const { name, partition, image, version } = options;
   if (name === null) return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_ID) };
@@ -106,8 +134,11 @@ function admitPartition(options: {
   if (invalid !== null) return { index: partition.index, key: null, result: produceError(invalid.errorCode) };
   const records = partition.records!;
   const topicPartition = { topic: name, partition: partition.index };
-  const unverified = isTransactional(records) ? options.verify(topicPartition, records) : null;
-  if (unverified !== null) return { index: partition.index, key: null, result: produceError(unverified.errorCode, unverified.message) };
+  if (isTransactional(records) && options.needsVerification(topicPartition, records)) {
+    const slot: PartitionSlot = { index: partition.index, key: null, result: null };
+    options.unverified.push({ slot, topicPartition, records });
+    return slot;
+  }
   options.entries.push({ topicPartition, records });
   return { index: partition.index, key: topicPartitionKey(topicPartition), result: null };
 }
@@ -115,24 +146,61 @@ function admitPartition(options: {
 /** TRANSACTION_ABORTABLE reaches producers from this version; older ones get INVALID_TXN_STATE. */
 const TRANSACTION_ABORTABLE_VERSION = 11;
 
-/**
- * KIP-890 part 1: a transactional batch from a producer with no open
- * transaction in the partition must belong to a transaction the
- * coordinator has the partition in (Kafka's verification guard).
- */
-function verifyTransaction(
-  broker: ApiContext,
-  transactionalId: string | null,
-  topicPartition: { topic: string; partition: number },
-  records: Buffer,
-  version: number,
-): { errorCode: number; message: string | null } | null {
-  if (transactionalId === null) return null;
+/** The first Produce version whose transactional partitions are added to the transaction (Kafka's ADD_PARTITION). */
+const ADD_PARTITION_VERSION = 12;
+
+/** Whether a transactional batch's producer has no transaction open in the partition yet (Kafka's verification guard). */
+function opensTransaction(broker: ApiContext, topicPartition: { topic: string; partition: number }, records: Buffer): boolean {
   const header = readBatchHeader(records, 0);
   const partition = broker.replicaManager.getPartitionOrError(topicPartition);
-  if (partition instanceof Partition && partition.producerState.lastEntry(header.producerId)?.currentTxnFirstOffset != null) return null;
-  const producer = { producerId: header.producerId, producerEpoch: header.producerEpoch };
-  const [errorCode = ErrorCode.UNKNOWN_SERVER_ERROR] = broker.transactionCoordinator.verifyPartitions(transactionalId, producer, [topicPartition]);
+  return !(partition instanceof Partition && partition.producerState.lastEntry(header.producerId)?.currentTxnFirstOffset != null);
+}
+
+/**
+ * KIP-890: a transactional batch from a producer with no open transaction
+ * in the partition must belong to a transaction the coordinator has the
+ * partition in. Before v12 the coordinator verifies it (part 1); from v12
+ * the partitions of each producer are added to its transaction at once, at
+ * transaction version 2 (part 2). The error of each entry, or null.
+ */
+async function verifyTransactions(
+  broker: ApiContext,
+  transactionalId: string,
+  unverified: readonly UnverifiedEntry[],
+  version: number,
+): Promise<({ errorCode: number; message: string | null } | null)[]> {
+  const coordinator = broker.transactionCoordinator;
+  const producerOf = (entry: UnverifiedEntry) => {
+    const header = readBatchHeader(entry.records, 0);
+    return { producerId: header.producerId, producerEpoch: header.producerEpoch };
+  };
+  if (version < ADD_PARTITION_VERSION) {
+    return unverified.map((entry) => {
+      const [errorCode = ErrorCode.UNKNOWN_SERVER_ERROR] = coordinator.verifyPartitions(transactionalId, producerOf(entry), [entry.topicPartition]);
+      return verificationError(errorCode, version);
+    });
+  }
+  const byProducer = new Map<string, { producer: { producerId: number; producerEpoch: number }; indexes: number[] }>();
+  unverified.forEach((entry, i) => {
+    const producer = producerOf(entry);
+    const key = `${producer.producerId}:${producer.producerEpoch}`;
+    const group = byProducer.get(key) ?? { producer, indexes: [] };
+    group.indexes.push(i);
+    byProducer.set(key, group);
+  });
+  const errors: ({ errorCode: number; message: string | null } | null)[] = unverified.map(() => null);
+  await Promise.all(
+    [...byProducer.values()].map(async ({ producer, indexes }) => {
+      const partitions = indexes.map((i) => unverified[i]!.topicPartition);
+      const errorCode = await coordinator.addPartitions(transactionalId, producer, partitions, 2);
+      for (const i of indexes) errors[i] = verificationError(errorCode, version);
+    }),
+  );
+  return errors;
+}
+
+/** A verification's (or add's) error as the producer gets it, as Kafka's AddPartitionsToTxnManager and ReplicaManager map it. */
+function verificationError(errorCode: number, version: number): { errorCode: number; message: string | null } | null {
   switch (errorCode) {
     case ErrorCode.NONE:
       return null;

@@ -6,7 +6,10 @@
  * or, with verifyOnly, checked (NONE where the partition is in the open
  * transaction, TRANSACTION_ABORTABLE where not). A partition this node's
  * metadata does not know is UNKNOWN_TOPIC_OR_PARTITION and the others of
- * its transaction OPERATION_NOT_ATTEMPTED, as Kafka answers. v1 same as v0;
+ * its transaction OPERATION_NOT_ATTEMPTED, as Kafka answers. A v4+ add
+ * (not verify-only) comes from a broker adding a Transactions V2 client's
+ * partition on its Produce, and marks the transaction V2
+ * (Kafka's transactionVersionForAddPartitionsToTxn). v1 same as v0;
  * v2 PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before); v3 flexible; v5
  * TRANSACTION_ABORTABLE. No ACLs.
  */
@@ -69,7 +72,8 @@ async function addTransaction(broker: ApiContext, transaction: TransactionInput,
     const byKey = new Map(partitions.map((p, i) => [`${p.topic}:${p.partition}`, errors[i]!]));
     return results(transaction.topics, (topic, p) => byKey.get(`${topic}:${p}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR);
   }
-  const errorCode = await coordinator.addPartitions(transaction.transactionalId, producer, partitions);
+  const clientTransactionVersion = version >= BATCHED_VERSION ? 2 : 0;
+  const errorCode = await coordinator.addPartitions(transaction.transactionalId, producer, partitions, clientTransactionVersion);
   const mapped = errorCode === ErrorCode.PRODUCER_FENCED && version < TXN_PRODUCER_FENCED_VERSION ? ErrorCode.INVALID_PRODUCER_EPOCH : errorCode;
   return results(transaction.topics, () => mapped);
 }

@@ -12,11 +12,18 @@
  * clients send none); v3 flexible; v4 same as v3; v5 TRANSACTION_ABORTABLE.
  * Partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION.
  *
- * Not served: v6 (topics by id). Not done: ACLs, and Kafka's check that the
- * group's partition was added to the transaction (KIP-890 verification).
+ * From v5 (Transactions V2, KIP-890 part 2) the group's `__consumer_offsets`
+ * partition is added to the transaction first, unless the producer already
+ * has a transaction open there (Kafka's ADD_PARTITION: a V2 client sends
+ * no AddOffsetsToTxn); a failed add is every partition's error, a fenced
+ * producer INVALID_PRODUCER_EPOCH.
+ *
+ * Not served: v6 (topics by id). Not done: ACLs, and Kafka's verify-only
+ * check of v0-4 (KIP-890 part 1).
  */
 import { TxnOffsetCommit } from '../../protocol/schemas/28-txn-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { Partition } from '../../replication/partition.js';
 import type { OffsetCommitInput } from '../../group/offset-operations.js';
 import { defineHandler } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
@@ -25,7 +32,11 @@ export function txnOffsetCommitHandler(broker: ApiContext) {
   return defineHandler({
     api: TxnOffsetCommit,
     versions: { min: 0, max: 5 },
-    async handle(request) {
+    async handle(request, context) {
+      if (context.apiVersion >= ADD_PARTITION_VERSION) {
+        const errorCode = await addOffsetsPartition(broker, request);
+        if (errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: errorTopics(request, errorCode) };
+      }
       const image = broker.metadata.image;
       const known = (topic: string, partition: number) => image.topicsByName.get(topic)?.partitions.has(partition) === true;
       const valid: OffsetCommitInput['topics'][number][] = request.topics
@@ -57,8 +68,26 @@ export function txnOffsetCommitHandler(broker: ApiContext) {
         })),
       };
     },
-    errorResponse: (request, errorCode) => ({
-      topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-    }),
+    errorResponse: (request, errorCode) => ({ topics: errorTopics(request, errorCode) }),
   });
+}
+
+/** The first version whose group partition is added to the transaction (Kafka's ADD_PARTITION for TxnOffsetCommit). */
+const ADD_PARTITION_VERSION = 5;
+
+function errorTopics(request: { topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[] }, errorCode: number) {
+  return request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
+
+/** Adds the group's offsets partition to a V2 transaction unless the producer already has one open there. */
+async function addOffsetsPartition(
+  broker: ApiContext,
+  request: { transactionalId: string; groupId: string; producerId: number; producerEpoch: number },
+): Promise<number> {
+  const coordinator = broker.transactionCoordinator;
+  const offsetsPartition = broker.replicaManager.getPartitionOrError(coordinator.offsetsPartitionFor(request.groupId));
+  if (offsetsPartition instanceof Partition && offsetsPartition.producerState.lastEntry(request.producerId)?.currentTxnFirstOffset != null) return ErrorCode.NONE;
+  const producer = { producerId: request.producerId, producerEpoch: request.producerEpoch };
+  const errorCode = await coordinator.addOffsets(request.transactionalId, producer, request.groupId, 2);
+  return errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : errorCode;
 }
