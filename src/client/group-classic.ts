@@ -308,7 +308,7 @@ export class ClassicMembership implements Membership {
 
   private async heartbeat(): Promise<void> {
     this.heartbeatTimer = null;
-    if (!this.stable || this.closed) return;
+    if (!this.stable || this.closed || this.leaving) return;
     const env = this.host.cluster.env;
     if (env.clock.monotonicMs() - this.host.lastPollMs() > this.settings.rebalanceTimeoutMs) {
       this.host.log(`consumer poll timeout has expired: poll() was not called within max.poll.interval.ms (${this.settings.rebalanceTimeoutMs} ms); leaving the group`);
@@ -331,7 +331,8 @@ export class ClassicMembership implements Membership {
     }
     if (generationId !== this.generationId || !this.stable) return;
     this.onHeartbeatError(errorCode);
-    if (this.stable && !this.closed && this.heartbeatTimer === null) this.startHeartbeats();
+    // A heartbeat that was in flight when leave() began must not restart the timer: nothing follows LeaveGroup.
+    if (this.stable && !this.closed && !this.leaving && this.heartbeatTimer === null) this.startHeartbeats();
   }
 
   private onHeartbeatError(errorCode: number): void {

@@ -23,6 +23,12 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { FakeBroker, apiVersionsBody, reply, type ReceivedRequest } from './fake-broker.js';
 
 const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+/**
+ * The KIP-848 coordinator's heartbeat interval: longer than the test, so every
+ * heartbeat the member sends is one an event asks for (joining, acknowledging,
+ * rejoining after a fence, leaving), in an order a loaded machine cannot change.
+ */
+const HEARTBEAT_INTERVAL_MS = 600_000;
 
 type Script = (request: ReceivedRequest) => Record<string, unknown> | null;
 
@@ -146,7 +152,7 @@ test('consumer protocol: assign and acknowledge, commit before revoking, fenced 
     const memberId = body.memberId as string;
     const epoch = body.memberEpoch as number;
     const owned = ((body.topicPartitions as { partitions: number[] }[] | null) ?? []).flatMap((t) => t.partitions).join(',');
-    const answer = (memberEpoch: number, assignment: unknown) => ({ errorCode: 0, memberId, memberEpoch, heartbeatIntervalMs: 10, assignment });
+    const answer = (memberEpoch: number, assignment: unknown) => ({ errorCode: 0, memberId, memberEpoch, heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS, assignment });
     if (epoch < 0) return answer(epoch, null);
     if (epoch === 0) return fenced ? answer(3, target(3)) : answer(1, target(0, 1, 2));
     if (epoch === 1) return owned === '0,1,2' ? answer(2, target(0)) : answer(1, null);
