@@ -1,12 +1,20 @@
 /**
  * The Raft role state machine of one replica (Kafka's QuorumState and its
- * EpochState classes): Unattached, Candidate, Leader, Follower.
+ * EpochState classes): Unattached, Prospective, Candidate, Leader, Resigned,
+ * Follower.
  *
  * Transitions are pure: each returns the effects the client must carry out,
  * in order — persist the election state first (a vote or an epoch must be
  * durable before anyone learns of it), then append, send or notify. The
- * network half (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch) drives the
- * same transitions once more voters arrive; a single voter elects itself.
+ * network half (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, in
+ * raft-client.ts) drives them; a single voter elects itself.
+ *
+ * Pre-vote (KIP-996): a voter whose election or fetch timeout expires first
+ * becomes Prospective in its current epoch and asks the voters whether they
+ * would vote for it; only with a majority of pre-votes does it become a
+ * Candidate and bump the epoch. A voter that still hears from its leader
+ * refuses pre-votes, so a replica cut off from the quorum cannot disrupt it
+ * by inflating the epoch when it comes back.
  *
  * Leader high watermark (Kafka's LeaderState): the largest offset that a
  * majority of voters has flushed, and only once it passes the epoch start
@@ -21,6 +29,16 @@ export interface UnattachedState {
   epoch: number;
   /** NOT_VOTED, or whom this replica voted for in `epoch`. */
   votedId: number;
+}
+
+/** KIP-996: asking for pre-votes in the current epoch, remembering the leader and vote of that epoch. */
+export interface ProspectiveState {
+  role: 'prospective';
+  epoch: number;
+  leaderId: number | null;
+  votedId: number;
+  grantingVoters: ReadonlySet<number>;
+  rejectingVoters: ReadonlySet<number>;
 }
 
 export interface CandidateState {
@@ -48,12 +66,18 @@ export interface FollowerState {
   highWatermark: number | null;
 }
 
-export type EpochState = UnattachedState | CandidateState | LeaderState | FollowerState;
+/** A leader that gave up its epoch (shutdown, or lost contact with a majority); it waits for the next election. */
+export interface ResignedState {
+  role: 'resigned';
+  epoch: number;
+}
+
+export type EpochState = UnattachedState | ProspectiveState | CandidateState | LeaderState | ResignedState | FollowerState;
 
 export type RaftEffect =
   | { type: 'persist'; election: ElectionState }
   | { type: 'appendLeaderChange'; epoch: number; leaderId: number; voters: readonly number[]; grantingVoters: readonly number[] }
-  | { type: 'sendVoteRequests'; epoch: number; voters: readonly number[] }
+  | { type: 'sendVoteRequests'; epoch: number; voters: readonly number[]; preVote: boolean }
   | { type: 'leaderChanged'; epoch: number; leaderId: number | null }
   | { type: 'highWatermark'; offset: number };
 
@@ -91,8 +115,8 @@ export class QuorumState {
 
   /** The leader of the current epoch, or null when unknown. */
   get leaderId(): number | null {
-    if (this.current.role === 'leader') return this.localId;
-    if (this.current.role === 'follower') return this.current.leaderId;
+    if (this.current.role === 'leader' || this.current.role === 'resigned') return this.localId;
+    if (this.current.role === 'follower' || this.current.role === 'prospective') return this.current.leaderId;
     return null;
   }
 
@@ -127,23 +151,114 @@ export class QuorumState {
     if (this.current.role === 'leader') throw new IllegalStateTransition('a leader cannot become candidate');
     const epoch = this.current.epoch + 1;
     this.current = { role: 'candidate', epoch, grantingVoters: new Set([this.localId]), rejectingVoters: new Set() };
-    const others = this.voters.filter((voter) => voter !== this.localId);
+    const others = this.otherVoters;
     const effects: RaftEffect[] = [{ type: 'persist', election: this.election(NO_LEADER_ID, this.localId) }, { type: 'leaderChanged', epoch, leaderId: null }];
-    if (others.length > 0) effects.push({ type: 'sendVoteRequests', epoch, voters: others });
+    if (others.length > 0) effects.push({ type: 'sendVoteRequests', epoch, voters: others, preVote: false });
     return effects;
   }
 
-  /** Records a vote for this candidate; true once a majority granted it. */
+  /** KIP-996: asks for pre-votes in the current epoch (nothing is persisted: no vote is cast, no epoch bumped). */
+  transitionToProspective(): RaftEffect[] {
+    if (!this.isVoter) throw new IllegalStateTransition(`replica ${this.localId} is not a voter and cannot become prospective`);
+    const state = this.current;
+    if (state.role === 'leader') throw new IllegalStateTransition('a leader cannot become prospective');
+    const votedId = state.role === 'unattached' || state.role === 'prospective' ? state.votedId : state.role === 'candidate' ? this.localId : NOT_VOTED;
+    const leaderId = state.role === 'follower' || state.role === 'prospective' ? state.leaderId : null;
+    this.current = { role: 'prospective', epoch: state.epoch, leaderId, votedId, grantingVoters: new Set([this.localId]), rejectingVoters: new Set() };
+    const effects: RaftEffect[] = [];
+    if (state.role === 'resigned') effects.push({ type: 'leaderChanged', epoch: state.epoch, leaderId: null });
+    effects.push({ type: 'sendVoteRequests', epoch: state.epoch, voters: this.otherVoters, preVote: true });
+    return effects;
+  }
+
+  /** A prospective that lost its pre-vote goes back to what it was in this epoch: following its leader, or unattached. */
+  transitionFromProspective(): RaftEffect[] {
+    const state = this.assertRole('prospective');
+    if (state.leaderId !== null) {
+      this.current = { role: 'follower', epoch: state.epoch, leaderId: state.leaderId, highWatermark: null };
+      return [];
+    }
+    this.current = { role: 'unattached', epoch: state.epoch, votedId: state.votedId };
+    return [];
+  }
+
+  /** A leader gives up its epoch; it stays the known leader of that epoch until another is elected. */
+  transitionToResigned(): RaftEffect[] {
+    const state = this.assertRole('leader');
+    this.current = { role: 'resigned', epoch: state.epoch };
+    return [];
+  }
+
+  /** Records a (pre-)vote for this candidate or prospective; true once a majority granted it. */
   recordGrantedVote(voterId: number): boolean {
-    const state = this.assertRole('candidate');
+    const state = this.assertElecting();
     if (!this.voters.includes(voterId)) throw new IllegalStateTransition(`vote from non-voter ${voterId}`);
     this.current = { ...state, grantingVoters: new Set([...state.grantingVoters, voterId]) };
     return this.isVoteGranted();
   }
 
+  /** Records a refused (pre-)vote; true once a majority refused it. */
+  recordRejectedVote(voterId: number): boolean {
+    const state = this.assertElecting();
+    if (!this.voters.includes(voterId)) throw new IllegalStateTransition(`vote from non-voter ${voterId}`);
+    this.current = { ...state, rejectingVoters: new Set([...state.rejectingVoters, voterId]) };
+    return this.isVoteRejected();
+  }
+
   isVoteGranted(): boolean {
-    const state = this.assertRole('candidate');
+    const state = this.assertElecting();
     return state.grantingVoters.size > this.voters.length / 2;
+  }
+
+  isVoteRejected(): boolean {
+    const state = this.assertElecting();
+    const unrecorded = this.voters.length - state.grantingVoters.size - state.rejectingVoters.size;
+    return state.grantingVoters.size + unrecorded <= this.voters.length / 2;
+  }
+
+  /**
+   * Whether this replica grants a (pre-)vote to `candidateId` in the current
+   * epoch (the caller first moved to a higher requested epoch). A standard
+   * vote is granted once per epoch, to a candidate whose log is at least as
+   * up to date; a pre-vote is only a question, granted when the log is up to
+   * date and this replica has no leader it still hears from.
+   */
+  canGrantVote(candidateId: number, options: { logUpToDate: boolean; preVote: boolean; leaderReachable: boolean }): boolean {
+    const state = this.current;
+    if (options.preVote) {
+      if (state.role === 'leader' || state.role === 'resigned') return false;
+      if (state.role === 'follower' && options.leaderReachable) return false;
+      return options.logUpToDate;
+    }
+    switch (state.role) {
+      case 'unattached':
+      case 'prospective':
+        if (state.votedId !== NOT_VOTED) return state.votedId === candidateId;
+        if (state.role === 'prospective' && state.leaderId !== null) return false;
+        return options.logUpToDate;
+      default:
+        return false;
+    }
+  }
+
+  /** Unattached in the current epoch, having voted for `candidateId` (persisted before the vote is answered). */
+  recordVote(candidateId: number): RaftEffect[] {
+    const state = this.current;
+    if (state.role !== 'unattached' && state.role !== 'prospective') throw new IllegalStateTransition(`cannot vote as ${state.role}`);
+    if (state.votedId === candidateId) return [];
+    this.current = { role: 'unattached', epoch: state.epoch, votedId: candidateId };
+    return [{ type: 'persist', election: this.election(NO_LEADER_ID, candidateId) }];
+  }
+
+  private get otherVoters(): number[] {
+    return this.voters.filter((voter) => voter !== this.localId);
+  }
+
+  private assertElecting(): CandidateState | ProspectiveState {
+    if (this.current.role !== 'candidate' && this.current.role !== 'prospective') {
+      throw new IllegalStateTransition(`expected candidate or prospective, was ${this.current.role} in epoch ${this.current.epoch}`);
+    }
+    return this.current;
   }
 
   /** Becomes leader of the candidate's epoch; its LeaderChangeMessage goes at `epochStartOffset`. */
@@ -170,6 +285,9 @@ export class QuorumState {
   transitionToFollower(epoch: number, leaderId: number): RaftEffect[] {
     if (epoch < this.current.epoch) throw new IllegalStateTransition(`cannot follow epoch ${epoch} from epoch ${this.current.epoch}`);
     if (leaderId === this.localId) throw new IllegalStateTransition('cannot follow itself');
+    if (epoch === this.current.epoch && this.current.role === 'leader') {
+      throw new IllegalStateTransition(`a leader cannot follow ${leaderId} in its own epoch ${epoch}`);
+    }
     this.current = { role: 'follower', epoch, leaderId, highWatermark: null };
     return [{ type: 'persist', election: this.election(leaderId, NOT_VOTED) }, { type: 'leaderChanged', epoch, leaderId }];
   }

@@ -121,6 +121,73 @@ export class RaftLog {
     return this.snapshotIds[this.snapshotIds.length - 1] ?? null;
   }
 
+  /** Every snapshot id kept, oldest first. */
+  get snapshots(): readonly OffsetAndEpoch[] {
+    return this.snapshotIds;
+  }
+
+  /**
+   * Where `epoch` ends in this log (Kafka's KafkaMetadataLog.endOffsetForEpoch):
+   * the largest epoch at most `epoch` with the offset it ended at; the
+   * earliest snapshot's id when the epoch ends exactly there (the epoch
+   * cache below it is gone); the log end and last epoch for an unknown epoch.
+   */
+  endOffsetForEpoch(epoch: number): OffsetAndEpoch {
+    const found = this.log.endOffsetForEpoch(epoch);
+    if (found.leaderEpoch < 0) return { offset: this.logEndOffset, epoch: this.lastEpoch };
+    const earliest = this.snapshotIds[0];
+    if (earliest !== undefined && found.endOffset === earliest.offset && found.leaderEpoch === epoch) return earliest;
+    return { offset: found.endOffset, epoch: found.leaderEpoch };
+  }
+
+  /**
+   * Checks a follower's fetch position against this (leader's) log, as
+   * Kafka's ReplicatedLog.validateOffsetAndEpoch: below the earliest
+   * snapshot it must load the latest snapshot; past where its last epoch
+   * ends here it diverged and must truncate; otherwise it may read on.
+   */
+  validateOffsetAndEpoch(offset: number, epoch: number): { kind: 'valid' } | { kind: 'snapshot'; id: OffsetAndEpoch } | { kind: 'diverging'; end: OffsetAndEpoch } {
+    const earliest = this.snapshotIds[0];
+    const latest = this.latestSnapshotId;
+    if (earliest !== undefined && latest !== null) {
+      if (offset < this.logStartOffset || (offset === this.logStartOffset && epoch !== earliest.epoch) || epoch < earliest.epoch) return { kind: 'snapshot', id: latest };
+    }
+    const end = this.endOffsetForEpoch(epoch);
+    if (end.epoch !== epoch || end.offset < offset) return { kind: 'diverging', end };
+    return { kind: 'valid' };
+  }
+
+  /** Whole batches from `fromOffset` to the log end, at most `maxBytes` (at least one batch). */
+  async read(fromOffset: number, maxBytes: number): Promise<Buffer> {
+    const read = await this.log.read(fromOffset, { maxBytes, minOneMessage: true });
+    return wholeBatches(read.records);
+  }
+
+  /** Appends batches copied from the leader; they keep their offsets and epochs. */
+  async appendAsFollower(batches: Buffer): Promise<void> {
+    await this.log.append(batches, { leaderEpoch: -1, assignOffsets: false, origin: 'replication' });
+  }
+
+  /**
+   * Truncates after a divergence (Kafka's truncateToEndOffset): to the
+   * leader's end of the epoch, or this log's own end of it when that comes
+   * first. Committed entries are never truncated.
+   */
+  async truncateToEndOffset(end: OffsetAndEpoch): Promise<number> {
+    if (end.offset < this.log.highWatermark) throw new Error(`${this.dir}: truncation to ${end.offset} is below the high watermark ${this.log.highWatermark}`);
+    const local = this.endOffsetForEpoch(end.epoch);
+    const offset = local.epoch === end.epoch ? Math.min(local.offset, end.offset) : end.offset;
+    await this.log.truncateTo(offset);
+    return offset;
+  }
+
+  /** A snapshot copied from the leader replaces the log: the log restarts at its end offset. */
+  async installSnapshot(id: OffsetAndEpoch): Promise<void> {
+    await this.log.truncateFullyAndStartAt(id.offset);
+    this.log.updateHighWatermark(id.offset);
+    await this.snapshotWritten(id);
+  }
+
   /** Appends whole batches as leader of `epoch`; the log assigns their offsets. */
   async appendAsLeader(batch: Buffer, epoch: number): Promise<{ firstOffset: number; lastOffset: number }> {
     const info = await this.log.append(batch, { leaderEpoch: epoch, assignOffsets: true, origin: 'raftLeader' });
@@ -170,6 +237,10 @@ export class RaftLog {
     this.snapshotIds = [latest];
   }
 
+  get highWatermark(): number {
+    return this.log.highWatermark;
+  }
+
   /** Its log directory failed: nothing more is written (close then only drops the handles). */
   markOffline(cause: Error): void {
     this.log.markOffline(cause);
@@ -178,4 +249,11 @@ export class RaftLog {
   async close(): Promise<void> {
     await this.log.close();
   }
+}
+
+/** The complete batches at the start of `records` (a read may end inside one). */
+function wholeBatches(records: Buffer): Buffer {
+  let end = 0;
+  for (const { position, header } of iterateBatches(records)) end = position + header.sizeBytes;
+  return records.subarray(0, end);
 }

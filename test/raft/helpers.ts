@@ -15,11 +15,12 @@ export interface RaftEnv {
   fs: SimFileSystem;
   clock: ManualClock;
   timers: ManualClock;
+  random: SeededRandom;
 }
 
 export function raftEnv(seed = 3): RaftEnv {
   const clock = new ManualClock(1_700_000_000_000);
-  return { fs: new SimFileSystem(new SeededRandom(seed), clock), clock, timers: clock };
+  return { fs: new SimFileSystem(new SeededRandom(seed), clock), clock, timers: clock, random: new SeededRandom(seed + 1) };
 }
 
 export const textSerde: RecordSerde<string> = {

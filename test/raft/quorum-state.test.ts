@@ -28,7 +28,7 @@ test('the leader high watermark needs a majority, passes the epoch start, and ne
   const quorum = new QuorumState(1, [1, 2, 3]);
   quorum.initialize(null, 4);
   const candidacy = quorum.transitionToCandidate();
-  assert.deepEqual(candidacy.find((e) => e.type === 'sendVoteRequests'), { type: 'sendVoteRequests', epoch: 5, voters: [2, 3] });
+  assert.deepEqual(candidacy.find((e) => e.type === 'sendVoteRequests'), { type: 'sendVoteRequests', epoch: 5, voters: [2, 3], preVote: false });
   assert.equal(quorum.isVoteGranted(), false);
   assert.throws(() => quorum.transitionToLeader(20), IllegalStateTransition);
   assert.equal(quorum.recordGrantedVote(3), true);
