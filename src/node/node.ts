@@ -132,6 +132,7 @@ export class SpoolNode {
       log: this.log,
       metadata: this.shared.loader,
       controller: this.controller,
+      raft: this.shared.raftRequests,
       handlers: {
         roleOf: (name) => this.handlers.roleOf(name),
         advertisedVersions: (name) => this.handlers.advertisedVersions(name),
@@ -195,8 +196,13 @@ export class SpoolNode {
       await this.shared.open();
       this.controllerServer?.attach();
       await this.shared.startRaft();
-      await this.controllerServer?.activate(this.endpoints('controller'));
-      await this.brokerServer?.register(this.endpoints('broker'));
+      if (this.shared.raft.isLeader) {
+        await this.controllerServer?.activate(this.endpoints('controller'));
+        await this.brokerServer?.register(this.endpoints('broker'));
+      } else {
+        // Registering with a remote active controller needs the RPC controller channel (ControllerRegistration, BrokerRegistration).
+        this.log.warn(`node ${this.nodeId} follows leader ${this.shared.raft.leaderAndEpoch.leaderId}: its controller and broker are not registered (no RPC controller channel yet)`);
+      }
       await this.shared.loader.publishFirst();
       await this.brokerServer?.unfence();
       this.shared.loader.markStarted();

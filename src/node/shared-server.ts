@@ -18,7 +18,9 @@ import type { Env } from '../io/env.js';
 import type { QuorumVoter } from '../common/quorum-config.js';
 import { ensureMetaProperties } from '../metadata/meta-properties.js';
 import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
-import { KafkaRaftClient } from '../raft/raft-client.js';
+import { KafkaRaftClient, type RaftRequestServer } from '../raft/raft-client.js';
+import { KafkaRaftChannel, parseQuorumVoters } from '../raft/raft-channel.js';
+import { quorumConfigFrom } from '../raft/quorum-config.js';
 import { RaftLog } from '../raft/raft-log.js';
 import { isIoError } from '../storage/errors.js';
 import type { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
@@ -69,6 +71,16 @@ export class SharedServer {
     return this.config.string('metadata.log.dir') ?? this.config.logDirs[0]!;
   }
 
+  /** Raft's RPCs served by this node's Raft client (the handlers exist before the metadata log opens). */
+  readonly raftRequests: RaftRequestServer = {
+    handleVote: (request) => this.raft.handleVote(request),
+    handleBeginQuorumEpoch: (request) => this.raft.handleBeginQuorumEpoch(request),
+    handleEndQuorumEpoch: (request) => this.raft.handleEndQuorumEpoch(request),
+    handleFetch: (request, version) => this.raft.handleFetch(request, version),
+    handleFetchSnapshot: (request) => this.raft.handleFetchSnapshot(request),
+    describeQuorum: () => this.raft.describeQuorum(),
+  };
+
   get raft(): KafkaRaftClient<MetadataRecord> {
     if (this.raftValue === null) throw new Error('the metadata log is not open');
     return this.raftValue;
@@ -102,23 +114,37 @@ export class SharedServer {
     this.logDirFailureChannel.onOfflineLogDir((logDir) => {
       if (logDir === metadataDir) raftLog.markOffline(this.logDirFailureChannel.offlineCause(logDir)!);
     });
+    const voters = this.voters();
+    const quorumConfig = quorumConfigFrom(config);
+    const alone = voters.length === 1 && voters[0] === nodeId;
     const raft = new KafkaRaftClient<MetadataRecord>({
       nodeId,
-      voters: this.voters(),
+      voters,
       directoryId: formatted.directoryIds.get(metadataDir)!,
       log: raftLog,
       serde: { encode: encodeMetadataRecord, decode: decodeMetadataRecord },
       env,
+      quorumConfig,
+      clusterId: formatted.clusterId,
       logger: this.log,
+      ...(alone
+        ? {}
+        : { channel: new KafkaRaftChannel({ env, voters: parseQuorumVoters(config.list('controller.quorum.voters')), requestTimeoutMs: quorumConfig.requestTimeoutMs, clientId: `raft-client-${nodeId}` }) }),
     });
     this.raftValue = raft;
     this.loader.open(formatted.clusterId, raft);
   }
 
-  /** Registers the loader after any other Raft listener, and starts Raft. */
+  /**
+   * Registers the loader after any other Raft listener, and starts Raft.
+   * With other voters it then waits until a leader is known and this node
+   * has replayed the log up to the leader's high watermark (Kafka's brokers
+   * and controllers wait to catch up before they act on metadata).
+   */
   async startRaft(): Promise<void> {
     this.raft.register(this.loader);
     await this.raft.start();
+    await this.raft.awaitCaughtUp();
   }
 
   /** controller.quorum.voters ids, or this node alone (a standalone node). */

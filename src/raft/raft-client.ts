@@ -110,6 +110,12 @@ export interface RaftClientOptions<T> {
   logger?: StorageLogger;
 }
 
+/** The requests of other replicas a Raft client serves (what the RPC handlers call). */
+export type RaftRequestServer = Pick<
+  KafkaRaftClient<unknown>,
+  'handleVote' | 'handleBeginQuorumEpoch' | 'handleEndQuorumEpoch' | 'handleFetch' | 'handleFetchSnapshot' | 'describeQuorum'
+>;
+
 export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
 }
@@ -157,6 +163,7 @@ export class KafkaRaftClient<T> {
   private generation = 0;
   private roleTimer: TimerHandle | null = null;
   private readonly commitWaiters: CommitWaiter[] = [];
+  private caughtUpWaiters: { resolve(): void; reject(error: Error): void }[] = [];
   /** Fetches parked at the leader until new data arrives or their wait ends. */
   private readonly fetchWaiters = new Set<() => void>();
   /** Leader: what each replica (voter or observer) last reported. */
@@ -271,6 +278,28 @@ export class KafkaRaftClient<T> {
     return { baseOffset: appended.offsets.firstOffset, lastOffset: appended.offsets.lastOffset, epoch: appended.epoch };
   }
 
+  /**
+   * Resolves once a leader is known and listeners have every committed
+   * batch up to its high watermark (on the leader: once its leadership was
+   * announced to them, so past its epoch start).
+   */
+  awaitCaughtUp(): Promise<void> {
+    if (this.isCaughtUp()) return Promise.resolve();
+    return new Promise((resolve, reject) => this.caughtUpWaiters.push({ resolve, reject }));
+  }
+
+  private isCaughtUp(): boolean {
+    const state = this.quorum.state;
+    if (state.role === 'leader') return state.highWatermark !== null && this.nextDeliveryOffset > state.epochStartOffset;
+    const highWatermark = this.quorum.highWatermark;
+    return this.quorum.leaderId !== null && highWatermark !== null && this.nextDeliveryOffset >= highWatermark;
+  }
+
+  private checkCaughtUp(): void {
+    if (this.caughtUpWaiters.length === 0 || !this.isCaughtUp()) return;
+    for (const waiter of this.caughtUpWaiters.splice(0)) waiter.resolve();
+  }
+
   /** Writes a snapshot of the state after every record below `id.offset` (which must be committed). */
   async createSnapshot(id: OffsetAndEpoch, records: readonly T[], lastContainedLogTimestamp: number): Promise<void> {
     const highWatermark = this.quorum.highWatermark ?? this.log.highWatermark;
@@ -295,6 +324,7 @@ export class KafkaRaftClient<T> {
     this.generation++;
     for (const wake of this.fetchWaiters) wake();
     this.failCommitWaiters(new Error('raft client is closed'));
+    for (const waiter of this.caughtUpWaiters.splice(0)) waiter.reject(new Error('raft client is closed'));
     await this.queue.catch(() => undefined);
     await this.options.channel?.close();
     await this.log.close();
@@ -1061,6 +1091,7 @@ export class KafkaRaftClient<T> {
         this.log.updateHighWatermark(effect.offset);
         await this.deliverCommitted(effect.offset);
         await this.maybeFireLeaderChange();
+        this.checkCaughtUp();
         return;
     }
   }

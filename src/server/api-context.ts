@@ -34,6 +34,7 @@ import type { AlterScramRequest, AlterScramResult } from '../controller/scram-co
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
+import type { RaftRequestServer } from '../raft/raft-client.js';
 import type { RequestHandlerTable } from './request-handler.js';
 
 /** The published metadata image and topic configs resolved against it. */
@@ -71,8 +72,14 @@ export interface AutoTopicCreation {
   autoCreateTopics(names: readonly string[]): Promise<readonly { name: string; errorCode: number; errorMessage: string | null }[]>;
 }
 
+/** What the KRaft RPC handlers use: the node's Raft client, which serves them. */
+export interface RaftApiContext {
+  readonly config: BrokerConfig;
+  readonly raft: RaftRequestServer;
+}
+
 /** What the controller's API handlers use. */
-export interface ControllerApiContext {
+export interface ControllerApiContext extends RaftApiContext {
   readonly nodeId: number;
   readonly config: BrokerConfig;
   readonly log: Logger;

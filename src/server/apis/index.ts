@@ -57,6 +57,12 @@ import { alterPartitionHandler } from './56-alter-partition.js';
 import { unregisterBrokerHandler } from './64-unregister-broker.js';
 import { controllerRegistrationHandler } from './70-controller-registration.js';
 import { envelopeHandler } from './58-envelope.js';
+import { metadataLogFetchHandler } from './01-fetch-metadata-log.js';
+import { voteHandler } from './52-vote.js';
+import { beginQuorumEpochHandler } from './53-begin-quorum-epoch.js';
+import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
+import { describeQuorumHandler } from './55-describe-quorum.js';
+import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 
 /** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker, SCRAM credentials. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
@@ -74,12 +80,25 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     unregisterBrokerHandler(node),
     describeUserScramCredentialsHandler(node),
     alterUserScramCredentialsHandler(node),
+    describeQuorumHandler(node),
   ] as ApiHandler[];
 }
 
-/** The controller's own APIs (what brokers send it). */
+/** The controller's own APIs (what brokers send it), and KRaft's RPCs between the quorum's replicas. */
 export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
-  return [envelopeHandler(node), brokerRegistrationHandler(node), brokerHeartbeatHandler(node), allocateProducerIdsHandler(node), controllerRegistrationHandler(node), alterPartitionHandler(node)] as ApiHandler[];
+  return [
+    envelopeHandler(node),
+    brokerRegistrationHandler(node),
+    brokerHeartbeatHandler(node),
+    allocateProducerIdsHandler(node),
+    controllerRegistrationHandler(node),
+    alterPartitionHandler(node),
+    metadataLogFetchHandler(node),
+    voteHandler(node),
+    beginQuorumEpochHandler(node),
+    endQuorumEpochHandler(node),
+    fetchSnapshotHandler(node),
+  ] as ApiHandler[];
 }
 
 /** The broker's own APIs: metadata, the data plane, groups. */

@@ -1,0 +1,22 @@
+/**
+ * Vote (key 52), versions 0-2, on the controller listener: a KRaft
+ * candidate asks for this voter's vote (KIP-595); v1 names the voter by id
+ * and directory id (KIP-853); v2 adds PreVote (KIP-996), a question asked
+ * without bumping the epoch. The answer is the Raft client's
+ * (KafkaRaftClient.handleVote): INCONSISTENT_CLUSTER_ID, INVALID_REQUEST for
+ * another partition, FENCED_LEADER_EPOCH, INVALID_VOTER_KEY, as Kafka.
+ *
+ * Not done: nodeEndpoints (v1+, KIP-853) are left empty; voters are static
+ * (controller.quorum.voters), so every replica knows the endpoints.
+ */
+import { Vote } from '../../protocol/schemas/52-vote.js';
+import { defineHandler } from '../handler.js';
+import type { RaftApiContext } from '../api-context.js';
+
+export function voteHandler(node: RaftApiContext) {
+  return defineHandler({
+    api: Vote,
+    handle: (request) => node.raft.handleVote(request),
+    errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
+  });
+}

@@ -1,0 +1,20 @@
+/**
+ * BeginQuorumEpoch (key 53), versions 0-1, on the controller listener: a
+ * newly elected KRaft leader announces its epoch, and this voter follows it
+ * (KIP-595); v1 is flexible and names the voter and the leader's endpoints
+ * (KIP-853). The answer is the Raft client's
+ * (KafkaRaftClient.handleBeginQuorumEpoch).
+ *
+ * Not done: nodeEndpoints are left empty (static voters).
+ */
+import { BeginQuorumEpoch } from '../../protocol/schemas/53-begin-quorum-epoch.js';
+import { defineHandler } from '../handler.js';
+import type { RaftApiContext } from '../api-context.js';
+
+export function beginQuorumEpochHandler(node: RaftApiContext) {
+  return defineHandler({
+    api: BeginQuorumEpoch,
+    handle: (request) => node.raft.handleBeginQuorumEpoch(request),
+    errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
+  });
+}
