@@ -26,6 +26,8 @@ export interface StartSpoolOptions {
   dir?: string;
   /** PLAINTEXT port; default a free one. */
   port?: number;
+  /** CONTROLLER port; default a free one. */
+  controllerPort?: number;
   /** Extra `--override key=value` properties. */
   overrides?: readonly string[];
   /** RLIMIT_NOFILE for the node (`ulimit -n`), to run it out of file descriptors. */
@@ -49,7 +51,7 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'spool-interop-'));
   const port = options.port ?? (await freePort());
-  const controllerPort = await freePort();
+  const controllerPort = options.controllerPort ?? (await freePort());
   const args = [
     SPOOL_BIN, 'start',
     '--override', `log.dirs=${dir}`,
