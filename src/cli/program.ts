@@ -15,6 +15,7 @@ import { registerConsumerGroups } from './consumer-groups.js';
 import { registerDumpLog } from './dump-log.js';
 import { registerFeatures } from './features.js';
 import { registerGetOffsets } from './get-offsets.js';
+import { registerMetadataQuorum } from './metadata-quorum.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
 import { registerStart } from './start.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   registerDumpLog(program, io);
   registerFeatures(program, io);
   registerCluster(program, io);
+  registerMetadataQuorum(program, io);
   const configure = (commands: readonly Command[]): void => {
     for (const command of commands) {
       command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });

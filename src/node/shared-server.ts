@@ -19,7 +19,7 @@ import type { QuorumVoter } from '../common/quorum-config.js';
 import { ensureMetaProperties } from '../metadata/meta-properties.js';
 import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
 import { KafkaRaftClient, type RaftRequestServer } from '../raft/raft-client.js';
-import { KafkaRaftChannel, parseQuorumVoters } from '../raft/raft-channel.js';
+import { KafkaRaftChannel } from '../raft/raft-channel.js';
 import { quorumConfigFrom } from '../raft/quorum-config.js';
 import { RaftLog } from '../raft/raft-log.js';
 import { isIoError } from '../storage/errors.js';
@@ -129,7 +129,7 @@ export class SharedServer {
       logger: this.log,
       ...(alone
         ? {}
-        : { channel: new KafkaRaftChannel({ env, voters: parseQuorumVoters(config.list('controller.quorum.voters')), requestTimeoutMs: quorumConfig.requestTimeoutMs, clientId: `raft-client-${nodeId}` }) }),
+        : { channel: new KafkaRaftChannel({ env, voters: this.configuredVoters, requestTimeoutMs: quorumConfig.requestTimeoutMs, clientId: `raft-client-${nodeId}` }) }),
     });
     this.raftValue = raft;
     this.loader.open(formatted.clusterId, raft);

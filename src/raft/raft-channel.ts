@@ -11,6 +11,7 @@
  * - KafkaRaftChannel over Spool's client connection to the controller
  *   listener of each voter in controller.quorum.voters (`id@host:port`).
  */
+import type { QuorumVoter } from '../common/quorum-config.js';
 import type { Env } from '../io/env.js';
 import type { SimNetwork } from '../io/sim-net.js';
 import { BrokerConnection } from '../client/connection.js';
@@ -80,28 +81,13 @@ function decode(codec: ReturnType<typeof requestCodec>, bytes: Buffer): Record<s
   return body;
 }
 
-export interface VoterEndpoint {
-  id: number;
-  host: string;
-  port: number;
-}
-
-/** Parses controller.quorum.voters entries (`id@host:port`). */
-export function parseQuorumVoters(entries: readonly string[]): VoterEndpoint[] {
-  return entries.map((entry) => {
-    const match = /^(\d+)@(.+):(\d+)$/.exec(entry.trim());
-    if (match === null) throw new Error(`controller.quorum.voters entry '${entry}' is not id@host:port`);
-    return { id: Number(match[1]), host: match[2]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[3]) };
-  });
-}
-
 /** Raft's RPCs over Kafka's wire to the voters' controller listeners, one connection per voter, reopened after a failure. */
 export class KafkaRaftChannel implements RaftChannel {
   private readonly connections = new Map<number, Promise<BrokerConnection>>();
   private closed = false;
 
   constructor(
-    private readonly options: { env: Env; voters: readonly VoterEndpoint[]; requestTimeoutMs: number; clientId: string },
+    private readonly options: { env: Env; voters: readonly QuorumVoter[]; requestTimeoutMs: number; clientId: string },
   ) {}
 
   async send<A extends ApiDef>(destinationId: number, api: A, body: Partial<RequestOf<A>>, options: RaftSendOptions = {}): Promise<ResponseOf<A>> {

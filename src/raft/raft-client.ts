@@ -898,8 +898,10 @@ export class KafkaRaftClient<T> {
     const error = this.leaderOnlyError(partition.currentLeaderEpoch);
     if (error !== ErrorCode.NONE) return { errorCode: error };
     this.touchReplica(replicaId, partition.replicaDirectoryId);
+    // An empty replica copies the latest snapshot rather than the log, unless that is only the bootstrap snapshot 0-0 of `storage format`.
     const latest = this.log.latestSnapshotId;
-    const validity = partition.fetchOffset === 0 && latest !== null ? { kind: 'snapshot' as const, id: latest } : this.log.validateOffsetAndEpoch(partition.fetchOffset, partition.lastFetchedEpoch);
+    const snapshotFirst = partition.fetchOffset === 0 && latest !== null && latest.offset > 0;
+    const validity = snapshotFirst ? { kind: 'snapshot' as const, id: latest } : this.log.validateOffsetAndEpoch(partition.fetchOffset, partition.lastFetchedEpoch);
     if (validity.kind === 'snapshot') return { errorCode: ErrorCode.NONE, snapshotId: validity.id };
     if (validity.kind === 'diverging') return { errorCode: ErrorCode.NONE, divergingEpoch: validity.end };
     const records = await this.log.read(partition.fetchOffset, FETCH_BYTES_MAX);

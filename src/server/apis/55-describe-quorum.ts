@@ -10,7 +10,7 @@
  * (it answers from its own Raft client, an observer: NOT_LEADER_OR_FOLLOWER).
  */
 import { DescribeQuorum } from '../../protocol/schemas/55-describe-quorum.js';
-import { parseQuorumVoters } from '../../raft/raft-channel.js';
+import { parseQuorumVoters, QUORUM_VOTERS_CONFIG } from '../../common/quorum-config.js';
 import { defineHandler } from '../handler.js';
 import type { RaftApiContext } from '../api-context.js';
 
@@ -25,7 +25,7 @@ export function describeQuorumHandler(node: RaftApiContext) {
 /** The voters' controller endpoints, under the first controller listener name. */
 function voterNodes(node: RaftApiContext) {
   const listenerName = node.config.list('controller.listener.names')[0] ?? 'CONTROLLER';
-  return parseQuorumVoters(node.config.list('controller.quorum.voters')).map((voter) => ({
+  return parseQuorumVoters(node.config.list(QUORUM_VOTERS_CONFIG)).map((voter) => ({
     nodeId: voter.id,
     listeners: [{ name: listenerName, host: voter.host, port: voter.port }],
   }));
