@@ -20,9 +20,20 @@ import type { BrokerEndpoint } from '../metadata/image.js';
 import { METADATA_VERSION_LATEST, supportedFeatureRanges } from '../metadata/features.js';
 import { randomUuid } from '../metadata/meta-properties.js';
 import type { SharedServer } from './shared-server.js';
+import type { ControllerChannel } from './controller-channel.js';
+import { ControllerRegistration } from '../protocol/schemas/70-controller-registration.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { TimerHandle } from '../io/clock.js';
+
+/** Kafka's ControllerRegistrationManager retries a failed registration after this long (its resendExponentialBackoff starts at 100 ms). */
+const REGISTRATION_RETRY_MS = 100;
+/** ... and backs off to at most this. */
+const REGISTRATION_RETRY_MAX_MS = 10_000;
 
 export class ControllerServer implements ControllerOperations {
   private controllerValue: QuorumController | null = null;
+  private registrationRetry: TimerHandle | null = null;
+  private stopped = false;
 
   constructor(private readonly shared: SharedServer) {}
 
@@ -61,8 +72,43 @@ export class ControllerServer implements ControllerOperations {
     if (registered.errorCode !== 0) throw new Error(`controller registration failed: ${registered.errorMessage ?? registered.errorCode}`);
   }
 
-  /** Stops the controller's session timer (the node is stopping). */
+  /**
+   * A controller that follows another leader registers with the active
+   * controller over `channel` (Kafka's ControllerRegistrationManager), in
+   * the background, retrying with a growing backoff until it is accepted;
+   * the registration is what DescribeCluster names it by once it leads.
+   */
+  registerRemotely(channel: ControllerChannel, listeners: readonly BrokerEndpoint[]): void {
+    const { env, log, nodeId } = this.shared;
+    const request = {
+      controllerId: nodeId,
+      incarnationId: randomUuid(env.random),
+      zkMigrationReady: false,
+      listeners: [...listeners],
+      features: supportedFeatureRanges(),
+    };
+    const attempt = (delayMs: number): void => {
+      if (this.stopped) return;
+      channel.send(ControllerRegistration, request).then(
+        (response) => {
+          if (response.errorCode === ErrorCode.NONE) return log.info(`controller ${nodeId} registered with the active controller`);
+          retry(delayMs, `error ${response.errorCode}`);
+        },
+        (error: unknown) => retry(delayMs, String(error)),
+      );
+    };
+    const retry = (delayMs: number, why: string): void => {
+      if (this.stopped) return;
+      log.debug(`controller ${nodeId} registration failed (${why}); retrying in ${delayMs} ms`);
+      this.registrationRetry = env.timers.schedule(delayMs, () => attempt(Math.min(delayMs * 2, REGISTRATION_RETRY_MAX_MS)));
+    };
+    attempt(REGISTRATION_RETRY_MS);
+  }
+
+  /** Stops the controller's session timer and any pending registration (the node is stopping). */
   stop(): void {
+    this.stopped = true;
+    this.registrationRetry?.cancel();
     this.controllerValue?.close();
   }
 

@@ -48,6 +48,7 @@ import { forwardingHandler } from './forwarding.js';
 import { FORWARDABLE_API_KEYS } from '../protocol/envelope.js';
 import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
+import type { QuorumVoter } from '../common/quorum-config.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -72,6 +73,9 @@ export class SpoolNode {
   private readonly socketServer: SocketServer;
   /** The channel to a remote controller (a broker-only node), closed when the node stops. */
   private rpcChannel: RpcControllerChannel | null = null;
+  private channel: ControllerChannel | null = null;
+  /** controller.quorum.voters, parsed. */
+  private readonly voters: readonly QuorumVoter[];
   /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
   private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
@@ -86,6 +90,7 @@ export class SpoolNode {
     this.listenerSpecs = brokerListeners(config);
     const kraft = validateKRaftConfig(config);
     this.roles = kraft.roles;
+    this.voters = kraft.voters;
     this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
     this.logDirFailureChannel = new LogDirFailureChannel(log);
     this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel, voters: kraft.voters });
@@ -110,9 +115,20 @@ export class SpoolNode {
     );
   }
 
-  /** A node that runs the controller talks to it in-process; a broker-only node over Kafka's wire. */
+  /**
+   * The only voter of a standalone quorum talks to its controller
+   * in-process; any other node (broker-only, or one of several controllers)
+   * reaches the active controller over Kafka's wire, as Kafka's
+   * NodeToControllerChannelManager does, itself included.
+   */
   private controllerChannel(): ControllerChannel {
-    if (this.controllerServer === null) {
+    if (this.channel !== null) return this.channel;
+    this.channel = this.createControllerChannel();
+    return this.channel;
+  }
+
+  private createControllerChannel(): ControllerChannel {
+    if (this.controllerServer === null || !this.standalone) {
       this.rpcChannel = new RpcControllerChannel({
         nodeId: this.nodeId,
         env: this.env,
@@ -123,6 +139,11 @@ export class SpoolNode {
     }
     const listenerName = this.config.list('controller.listener.names')[0] ?? 'CONTROLLER';
     return new InProcessControllerChannel((apiKey) => this.handlers.handlerFor('controller', apiKey), { nodeId: this.nodeId, listenerName });
+  }
+
+  /** A controller whose quorum is itself alone (no controller.quorum.voters, or only itself), as SharedServer runs Raft. */
+  private get standalone(): boolean {
+    return this.roles.has('controller') && this.voters.every((v) => v.id === this.nodeId);
   }
 
   private createHandlers() {
@@ -196,13 +217,12 @@ export class SpoolNode {
       await this.shared.open();
       this.controllerServer?.attach();
       await this.shared.startRaft();
-      if (this.shared.raft.isLeader) {
-        await this.controllerServer?.activate(this.endpoints('controller'));
-        await this.brokerServer?.register(this.endpoints('broker'));
-      } else {
-        // Registering with a remote active controller needs the RPC controller channel (ControllerRegistration, BrokerRegistration).
-        this.log.warn(`node ${this.nodeId} follows leader ${this.shared.raft.leaderAndEpoch.leaderId}: its controller and broker are not registered (no RPC controller channel yet)`);
+      // The leader writes a new cluster's bootstrap records and registers its controller; the other controllers register with it.
+      if (this.controllerServer !== null) {
+        if (this.shared.raft.isLeader) await this.controllerServer.activate(this.endpoints('controller'));
+        else this.controllerServer.registerRemotely(this.controllerChannel(), this.endpoints('controller'));
       }
+      await this.brokerServer?.register(this.endpoints('broker'));
       await this.shared.loader.publishFirst();
       await this.brokerServer?.unfence();
       this.shared.loader.markStarted();

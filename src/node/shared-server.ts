@@ -72,14 +72,23 @@ export class SharedServer {
   }
 
   /** Raft's RPCs served by this node's Raft client (the handlers exist before the metadata log opens). */
-  readonly raftRequests: RaftRequestServer = {
-    handleVote: (request) => this.raft.handleVote(request),
-    handleBeginQuorumEpoch: (request) => this.raft.handleBeginQuorumEpoch(request),
-    handleEndQuorumEpoch: (request) => this.raft.handleEndQuorumEpoch(request),
-    handleFetch: (request, version) => this.raft.handleFetch(request, version),
-    handleFetchSnapshot: (request) => this.raft.handleFetchSnapshot(request),
-    describeQuorum: () => this.raft.describeQuorum(),
-  };
+  readonly raftRequests: RaftRequestServer = this.raftRequestServer();
+
+  private raftRequestServer(): RaftRequestServer {
+    const raft = () => this.raft;
+    const opened = () => this.raftValue;
+    return {
+      get leaderAndEpoch() {
+        return opened()?.leaderAndEpoch ?? { leaderId: null, epoch: 0 };
+      },
+      handleVote: (request) => raft().handleVote(request),
+      handleBeginQuorumEpoch: (request) => raft().handleBeginQuorumEpoch(request),
+      handleEndQuorumEpoch: (request) => raft().handleEndQuorumEpoch(request),
+      handleFetch: (request, version) => raft().handleFetch(request, version),
+      handleFetchSnapshot: (request) => raft().handleFetchSnapshot(request),
+      describeQuorum: () => raft().describeQuorum(),
+    };
+  }
 
   get raft(): KafkaRaftClient<MetadataRecord> {
     if (this.raftValue === null) throw new Error('the metadata log is not open');

@@ -113,7 +113,7 @@ export interface RaftClientOptions<T> {
 /** The requests of other replicas a Raft client serves (what the RPC handlers call). */
 export type RaftRequestServer = Pick<
   KafkaRaftClient<unknown>,
-  'handleVote' | 'handleBeginQuorumEpoch' | 'handleEndQuorumEpoch' | 'handleFetch' | 'handleFetchSnapshot' | 'describeQuorum'
+  'handleVote' | 'handleBeginQuorumEpoch' | 'handleEndQuorumEpoch' | 'handleFetch' | 'handleFetchSnapshot' | 'describeQuorum' | 'leaderAndEpoch'
 >;
 
 export class NotLeaderError extends Error {

@@ -7,7 +7,8 @@
  * On a broker listener: the live brokers (fenced ones too when asked) with
  * that listener's advertised endpoints, and a live broker as controllerId.
  * On a controller listener: the registered controllers and the active
- * controller. Asking a listener for the other kind of endpoint gives
+ * controller (the Raft leader, -1 while none is known), as Kafka's
+ * ControllerApis. Asking a listener for the other kind of endpoint gives
  * MISMATCHED_ENDPOINT_TYPE (INVALID_REQUEST at v0, which has no endpoint
  * type: a v0 request always wants brokers), and an endpoint type that is
  * neither UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers and controllers
@@ -34,9 +35,10 @@ export function describeClusterHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DescribeCluster,
     async handle(request, context) {
-      await broker.metadata.whenReady();
-      const image = broker.metadata.image;
       const onControllerListener = broker.handlers.roleOf(context.listenerName) === 'controller';
+      // A controller answers from the log replayed so far (Kafka's registrations publisher): brokers find the active controller by it while they start.
+      if (!onControllerListener) await broker.metadata.whenReady();
+      const image = broker.metadata.image;
       const listenerType = onControllerListener ? CONTROLLER_ENDPOINTS : BROKER_ENDPOINTS;
       const endpointType = context.apiVersion >= 1 ? request.endpointType : BROKER_ENDPOINTS;
       const refused = endpointTypeError(endpointType, listenerType, context.apiVersion);
@@ -54,7 +56,7 @@ export function describeClusterHandler(broker: ControllerApiContext) {
         ...base,
         errorCode: ErrorCode.NONE,
         errorMessage: null,
-        controllerId: onControllerListener ? broker.nodeId : aliveBrokerId(image, broker.nodeId),
+        controllerId: onControllerListener ? (broker.raft.leaderAndEpoch.leaderId ?? -1) : aliveBrokerId(image, broker.nodeId),
         brokers: nodes.map((n) => ({ brokerId: n.nodeId, host: n.host, port: n.port, rack: n.rack, isFenced: n.fenced })),
       };
     },

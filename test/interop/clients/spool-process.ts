@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 /** The compiled `spool` bin (this file runs from dist/test/interop/clients/). */
 export const SPOOL_BIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-const READY_LINE = /^Spool started: PLAINTEXT:\/\/(127\.0\.0\.1):(\d+) /m;
+/** The first client listener's name (PLAINTEXT, or CONTROLLER on a controller-only node) and address. */
+const READY_LINE = /^Spool started: [A-Z0-9_]+:\/\/(127\.0\.0\.1):(\d+) /m;
 const START_TIMEOUT_MS = 60_000;
 
 export interface StartSpoolOptions {
@@ -28,6 +29,8 @@ export interface StartSpoolOptions {
   port?: number;
   /** CONTROLLER port; default a free one. */
   controllerPort?: number;
+  /** `listeners` instead of PLAINTEXT on `port` plus CONTROLLER on `controllerPort` (a broker-only or controller-only node). */
+  listeners?: string;
   /** Extra `--override key=value` properties. */
   overrides?: readonly string[];
   /** RLIMIT_NOFILE for the node (`ulimit -n`), to run it out of file descriptors. */
@@ -45,6 +48,8 @@ export interface SpoolProcess {
   stop(options?: { keepDir?: boolean }): Promise<number | null>;
   /** SIGKILL and wait until the process is gone; keeps the data dir. */
   kill9(): Promise<void>;
+  /** Sends SIGSTOP (the process freezes, its sockets stay open) or SIGCONT (it resumes). */
+  signal(name: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 export async function startSpool(options: StartSpoolOptions = {}): Promise<SpoolProcess> {
@@ -55,7 +60,7 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
   const args = [
     SPOOL_BIN, 'start',
     '--override', `log.dirs=${dir}`,
-    '--override', `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    '--override', `listeners=${options.listeners ?? `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`}`,
     ...(options.overrides ?? []).flatMap((override) => ['--override', override]),
   ];
   const child = options.openFilesMax === undefined
@@ -90,6 +95,9 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
       child.kill('SIGKILL');
       await exited;
       gone = true;
+    },
+    signal(name) {
+      child.kill(name);
     },
   };
 }
