@@ -35,7 +35,7 @@ import { RequestHandlerTable } from '../server/request-handler.js';
 import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
 import { brokerHandlers, controllerHandlers, sharedHandlers } from '../server/apis/index.js';
 import type { ApiContext, ControllerApiContext, ControllerOperations } from '../server/api-context.js';
-import type { ListenerRole } from '../server/handler.js';
+import type { ApiHandler, ListenerRole } from '../server/handler.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
@@ -161,8 +161,14 @@ export class SpoolNode {
       },
     };
     const rpcChannel = this.rpcChannel;
-    // Without a controller of its own, a node forwards metadata changes to the active controller (Envelope).
-    const handlers = sharedHandlers(base).map((handler) => (rpcChannel !== null && FORWARDABLE_API_KEYS.has(handler.api.key) ? forwardingHandler(handler, rpcChannel) : handler));
+    // A node that reaches its controller by RPC forwards metadata changes it gets on broker listeners to the active controller (Envelope);
+    // a controller serves them itself on its controller listeners (NOT_CONTROLLER unless active), so an Envelope never comes back to be forwarded.
+    const handlers: ApiHandler[] = [];
+    for (const handler of sharedHandlers(base)) {
+      if (rpcChannel === null || !FORWARDABLE_API_KEYS.has(handler.api.key)) handlers.push(handler);
+      else if (this.controllerServer === null) handlers.push(forwardingHandler(handler, rpcChannel));
+      else handlers.push({ ...forwardingHandler(handler, rpcChannel), listeners: ['broker'] }, { ...handler, listeners: ['controller'] });
+    }
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {

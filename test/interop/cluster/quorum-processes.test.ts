@@ -74,17 +74,22 @@ interface QuorumView {
   observers: { replicaId: number; logEndOffset: number }[];
 }
 
-/** The quorum as its leader describes it; null while no reachable controller answers as leader. */
+/**
+ * The quorum as its leader describes it; null while no reachable controller
+ * answers as leader. A resumed old leader may still answer for its old epoch
+ * until it hears of the new one, so the latest epoch wins.
+ */
 async function describedLeader(nodes: readonly Node[]): Promise<QuorumView | null> {
+  let latest: QuorumView | null = null;
   for (const node of nodes) {
     if (node.process === null || node.frozen || !isController(node)) continue;
     const described = await send(node.controllerPort, (c) => c.send(DescribeQuorum, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] })).catch(() => null);
     const partition = described?.topics[0]?.partitions[0];
-    if (partition?.errorCode === ErrorCode.NONE) {
-      return { leaderId: partition.leaderId, epoch: partition.leaderEpoch, highWatermark: Number(partition.highWatermark), voters: partition.currentVoters.map(replica), observers: partition.observers.map(replica) };
+    if (partition?.errorCode === ErrorCode.NONE && (latest === null || partition.leaderEpoch > latest.epoch)) {
+      latest = { leaderId: partition.leaderId, epoch: partition.leaderEpoch, highWatermark: Number(partition.highWatermark), voters: partition.currentVoters.map(replica), observers: partition.observers.map(replica) };
     }
   }
-  return null;
+  return latest;
 }
 
 const replica = (r: { replicaId: number; logEndOffset: bigint | number }) => ({ replicaId: r.replicaId, logEndOffset: Number(r.logEndOffset) });
