@@ -33,7 +33,7 @@ export function registerDumpLog(program: Command, io: CliIo): void {
   program
     .command('dump-log')
     .description('Print the contents of log, index, time-index, txn-index and snapshot files (like kafka-dump-log.sh)')
-    .requiredOption('--files <files>', 'comma-separated .log, .index, .timeindex, .txnindex or .snapshot files')
+    .requiredOption('--files <files>', 'comma-separated .log, .index, .timeindex, .txnindex, .snapshot or cleaner-offset-checkpoint files')
     .option('--print-data-log', 'print record keys and payloads')
     .option('--deep-iteration', 'print every record, not only batch headers')
     .option('--index-sanity-check', 'only check that index files are sane')

@@ -27,6 +27,16 @@ import {
   type BrokerConfigLayers,
 } from './topic-config.js';
 
+/** The log cleaner's settings that AlterConfigs may change (Kafka's LogCleaner.ReconfigurableConfigs, less message.max.bytes, a topic synonym). */
+export const LOG_CLEANER_RECONFIGURABLE_CONFIGS: readonly string[] = [
+  'log.cleaner.threads',
+  'log.cleaner.dedupe.buffer.size',
+  'log.cleaner.io.buffer.load.factor',
+  'log.cleaner.io.buffer.size',
+  'log.cleaner.io.max.bytes.per.second',
+  'log.cleaner.backoff.ms',
+];
+
 /** Broker configs Kafka can change without a restart (a subset of DynamicBrokerConfig.AllDynamicConfigs). */
 export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
   ...TOPIC_CONFIGS.flatMap((def) => def.synonyms.map((synonym) => synonym.name)),
@@ -37,7 +47,7 @@ export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
   'num.network.threads',
   'num.replica.fetchers',
   'background.threads',
-  'log.cleaner.threads',
+  ...LOG_CLEANER_RECONFIGURABLE_CONFIGS,
 ]);
 
 export function brokerLayers(config: StaticConfig, image: MetadataImage, brokerId: number): BrokerConfigLayers {

@@ -31,12 +31,13 @@ import type { TimerHandle } from '../io/clock.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher, PartitionRegistration, TopicImage } from '../metadata/image.js';
 import { brokerConfigLayers, resolveTopicConfig, staticBrokerLayers, type TopicConfig } from '../metadata/topic-config.js';
-import type { BrokerConfig } from '../common/config.js';
+import { BrokerConfig } from '../common/config.js';
+import { LOG_CLEANER_RECONFIGURABLE_CONFIGS } from '../metadata/config-schema.js';
 import type { Logger } from '../common/logger.js';
 import { LogManager, MetadataLogDirError } from '../storage/log-manager.js';
 import type { LastRecord } from '../storage/cleaner/cleaner.js';
 import type { CleanerSource } from '../storage/cleaner/log-cleaner-manager.js';
-import { LogCleaner } from '../storage/cleaner/log-cleaner.js';
+import { LogCleaner, type CleanerConfig } from '../storage/cleaner/log-cleaner.js';
 import type { Log } from '../storage/log.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { StorageKafkaError } from '../storage/errors.js';
@@ -413,6 +414,7 @@ export class ReplicaManager implements MetadataPublisher {
     }
     for (const topic of delta.changedTopicConfigs) this.updateTopicConfig(topic, image);
     if (delta.brokersChanged) for (const topic of image.topicsByName.values()) this.updateTopicConfig(topic, image);
+    if (delta.brokersChanged) await this.reconfigureLogCleaner(image);
     if (!this.firstImageApplied) {
       this.firstImageApplied = true;
       await this.deleteStrayLogs();
@@ -533,6 +535,37 @@ export class ReplicaManager implements MetadataPublisher {
       this.managerOf.delete(loaded.log);
       await loaded.manager.deleteLog(loaded.log.topicPartition);
     }
+  }
+
+  /**
+   * Dynamic log.cleaner.* settings (this broker's, else the cluster default,
+   * else server.properties): a change restarts the cleaner's loops with them.
+   * A value the static config would refuse is logged and ignored, as Kafka's
+   * DynamicBrokerConfig does with an update it cannot apply.
+   */
+  private async reconfigureLogCleaner(image: MetadataImage): Promise<void> {
+    if (this.logCleaner === null) return;
+    const layers = brokerConfigLayers(this.context.config, image.brokerConfigs, this.nodeId);
+    const explicit = new Map(this.context.config.explicit);
+    for (const name of LOG_CLEANER_RECONFIGURABLE_CONFIGS) {
+      const value = layers.perBroker.get(name) ?? layers.clusterDefault.get(name);
+      if (value !== undefined) explicit.set(name, value);
+    }
+    let next: CleanerConfig;
+    try {
+      next = cleanerConfig(new BrokerConfig(explicit));
+    } catch (error) {
+      this.context.log.error(`log cleaner: ignoring dynamic settings: ${(error as Error).message}`);
+      return;
+    }
+    const current = this.logCleaner.config;
+    if ((Object.keys(next) as (keyof CleanerConfig)[]).every((name) => next[name] === current[name])) return;
+    if (next.threads < 1) {
+      this.context.log.error('log cleaner: ignoring dynamic settings: Log cleaner threads should be at least 1');
+      return;
+    }
+    this.context.log.info(`log cleaner: restarting with ${JSON.stringify(next)}`);
+    await this.logCleaner.reconfigure(next);
   }
 
   private updateTopicConfig(topic: TopicImage, image: MetadataImage): void {
@@ -991,7 +1024,7 @@ function listOffsetsError(errorCode: number): ListOffsetsResult {
 }
 
 /** The log.cleaner.* broker settings (Kafka splits the two buffers between the threads). */
-function cleanerConfig(config: BrokerConfig) {
+function cleanerConfig(config: BrokerConfig): CleanerConfig {
   return {
     threads: config.int('log.cleaner.threads'),
     dedupeBufferBytes: config.int('log.cleaner.dedupe.buffer.size'),

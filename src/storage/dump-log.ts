@@ -16,6 +16,10 @@
  *   .timeindex  "timestamp: T offset: N" per entry
  *   .txnindex   "version: .. producerId: .. firstOffset: .. lastOffset: .. lastStableOffset: .."
  *   .snapshot   producer state entries
+ *   cleaner-offset-checkpoint (Spool's addition; Kafka's tool ignores it)
+ *               per compacted partition "topic: .. partition: ..
+ *               firstDirtyOffset: .. cleanBytes: .. dirtyBytes: ..
+ *               dirtyRatio: .." from the checkpoint and the segment files
  * --index-sanity-check prints "<file> passed sanity check." (or why not)
  * instead of the entries. Index entries are verified against the log and
  * mismatches reported on stderr, as Kafka does.
@@ -31,6 +35,8 @@ import { readControlRecord } from '../protocol/records/control.js';
 import { decodeRecords, type Record } from '../protocol/records/records.js';
 import { decrementSequence, incrementSequence } from '../protocol/records/sequence.js';
 import { BatchScanner } from './batch-scanner.js';
+import { CorruptCheckpointError, offsetCheckpointFormat, readCheckpointFile, type TopicPartitionOffset } from './checkpoint-file.js';
+import { CLEANER_OFFSET_CHECKPOINT_FILE } from './cleaner/log-cleaner-manager.js';
 import { CorruptIndexError } from './errors.js';
 import {
   INDEX_FILE_SUFFIX,
@@ -38,6 +44,7 @@ import {
   TIME_INDEX_FILE_SUFFIX,
   TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
+  partitionDirName,
 } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { decodeProducerSnapshot, PRODUCER_SNAPSHOT_FILE_SUFFIX } from './producer-state-snapshot.js';
@@ -104,6 +111,7 @@ export async function dumpLogSegments(fs: FileSystem, options: DumpLogOptions, s
     else if (suffix === TIME_INDEX_FILE_SUFFIX) await dumpTimeIndex(fs, file, options, sink, findings);
     else if (suffix === TXN_INDEX_FILE_SUFFIX) await dumpTxnIndex(fs, file, sink);
     else if (suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) await dumpProducerSnapshot(fs, file, sink);
+    else if (name === CLEANER_OFFSET_CHECKPOINT_FILE) await dumpCleanerCheckpoint(fs, file, sink);
     else sink.err(`Ignoring unknown file ${file}`);
   }
   reportFindings(findings, sink);
@@ -357,4 +365,55 @@ function siblingPath(file: string, suffix: string): string {
 
 function siblingLog(file: string): string {
   return siblingPath(file, LOG_FILE_SUFFIX);
+}
+
+// ---- cleaner-offset-checkpoint -----------------------------------------------------------
+
+/**
+ * The log cleaner's view of each compacted partition of a log directory:
+ * its first dirty offset (where the next pass starts) and the dirty ratio
+ * the cleaner computes (LogCleanerManager): clean bytes are the segments
+ * below the first dirty offset, dirty bytes the segments from the one
+ * holding it up to the active segment (excluded). Offline, the last stable
+ * offset and min.compaction.lag.ms are unknown, so the ratio is an upper
+ * bound of the one the running cleaner compares with min.cleanable.dirty.ratio.
+ */
+async function dumpCleanerCheckpoint(fs: FileSystem, file: string, sink: DumpLogSink): Promise<void> {
+  let entries: TopicPartitionOffset[];
+  try {
+    entries = (await readCheckpointFile(fs, file, offsetCheckpointFormat)) ?? [];
+  } catch (error) {
+    if (!(error instanceof CorruptCheckpointError)) throw error;
+    return sink.err(error.message);
+  }
+  for (const entry of entries) {
+    const line = `topic: ${entry.topic} partition: ${entry.partition} firstDirtyOffset: ${entry.offset}`;
+    const segments = await segmentSizes(fs, posix.join(posix.dirname(file), partitionDirName(entry)));
+    if (segments.length === 0) {
+      sink.out(`${line} (no segments in this log directory)`);
+      continue;
+    }
+    let holding = 0;
+    for (let index = 0; index < segments.length; index++) if (segments[index]!.baseOffset <= entry.offset) holding = index;
+    const cleanBytes = sum(segments.filter((segment) => segment.baseOffset < entry.offset));
+    const dirtyBytes = sum(segments.slice(holding, -1));
+    const ratio = cleanBytes + dirtyBytes === 0 ? 0 : dirtyBytes / (cleanBytes + dirtyBytes);
+    sink.out(`${line} cleanBytes: ${cleanBytes} dirtyBytes: ${dirtyBytes} dirtyRatio: ${ratio.toFixed(3)}`);
+  }
+}
+
+/** The .log files of a partition directory by base offset (none when the directory is missing). */
+async function segmentSizes(fs: FileSystem, dir: string): Promise<{ baseOffset: number; bytes: number }[]> {
+  if ((await fs.stat(dir))?.isDirectory !== true) return [];
+  const segments: { baseOffset: number; bytes: number }[] = [];
+  for (const name of await fs.readdir(dir)) {
+    const baseOffset = offsetFromFileName(name);
+    if (baseOffset === null || !name.endsWith(LOG_FILE_SUFFIX) || name.length !== 20 + LOG_FILE_SUFFIX.length) continue;
+    segments.push({ baseOffset, bytes: (await fs.stat(posix.join(dir, name)))?.size ?? 0 });
+  }
+  return segments.sort((a, b) => a.baseOffset - b.baseOffset);
+}
+
+function sum(segments: readonly { bytes: number }[]): number {
+  return segments.reduce((total, segment) => total + segment.bytes, 0);
 }

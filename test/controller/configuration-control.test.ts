@@ -131,6 +131,19 @@ test('broker configs: dynamic ones per broker and cluster-wide, non-dynamic ones
   assert.equal(refused.response[2]!.errorMessage, 'Invalid value many for configuration message.max.bytes: Not a number of type INT');
 });
 
+test("the log cleaner's settings are dynamic, as Kafka's LogCleaner.ReconfigurableConfigs; log.cleaner.enable is not", () => {
+  const image = clusterWith([1]);
+  const cleanerSettings = ['log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size', 'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms'];
+  const values = ['2', '67108864', '0.8', '262144', '1048576.0', '1000'];
+  const changed = commit(image, (c) =>
+    incrementalAlterConfigs(c, [{ resourceType: BROKER, resourceName: '1', configs: cleanerSettings.map((name, index) => set(name, values[index]!)) }], { validateOnly: false }),
+  );
+  assert.equal(changed.response[0]!.errorCode, ErrorCode.NONE, changed.response[0]!.errorMessage ?? '');
+  assert.deepEqual(cleanerSettings.map((name) => changed.image.brokerConfigs.get('1')!.get(name)), values);
+  const refused = commit(image, (c) => incrementalAlterConfigs(c, [{ resourceType: BROKER, resourceName: '', configs: [set('log.cleaner.enable', 'false')] }], { validateOnly: false }));
+  assert.equal(refused.response[0]!.errorMessage, 'Cannot update these configs dynamically: Set(log.cleaner.enable)');
+});
+
 test('a config key named twice in one resource is INVALID_REQUEST', () => {
   const { response, records } = commit(withTopic(), (c) =>
     incrementalAlterConfigs(c, [{ resourceType: TOPIC, resourceName: 't', configs: [set('retention.ms', '1'), set('retention.ms', '2')] }], { validateOnly: false }),

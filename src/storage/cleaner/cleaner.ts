@@ -22,10 +22,13 @@
  * batch with a delete horizon (now + delete.retention.ms, attributes bit 6);
  * a later pass drops it once the horizon has passed.
  *
- * Transactions: aborted batches are kept but never hide committed keys; a
- * group's aborted-transaction index entries are copied to the cleaned
- * segment. Dropping aborted data and markers is left to a later pass
- * (docs/SKIPPED.md); `filterBatch` is the place for it.
+ * Transactions (CleanedTransactionMetadata): the records of aborted
+ * transactions go (their batches too, unless one is a producer's last);
+ * an ABORT marker stays, with its `.txnindex` entry, while a batch of its
+ * transaction remains, and a COMMIT marker while a batch of its transaction
+ * does. A marker that may go first gets a delete horizon like a tombstone
+ * batch and goes at the first pass after it. Nothing at or past the last
+ * stable offset is cleaned, so open transactions are never touched.
  *
  * Work is done in slices of at most SLICE_BYTES_MAX (and
  * log.cleaner.io.buffer.size) bytes, each throttled and followed by a yield
@@ -49,9 +52,9 @@ import {
 import { buildBatch, decodeRecords, type Record } from '../../protocol/records/records.js';
 import { segmentOptions, type Log } from '../log.js';
 import { LogSegment, type AppendedBatch } from '../log-segment.js';
-import type { AbortedTxn } from '../transaction-index.js';
 import type { SkimpyOffsetMap } from './offset-map.js';
 import type { Throttler } from './throttler.js';
+import { CleanedTransactionMetadata } from './transaction-metadata.js';
 
 const INT32_MAX = 0x7fff_ffff;
 /**
@@ -139,7 +142,8 @@ export class Cleaner {
     const map = this.options.offsetMap;
     map.clear();
     const dirty = segmentsBetween(log, range.start, range.end);
-    const transactions = new AbortedTransactionTracker(log.collectAbortedTransactions(range.start, range.end));
+    const transactions = new CleanedTransactionMetadata();
+    transactions.addAbortedTransactions(log.collectAbortedTransactions(range.start, range.end));
     const mapSizeMax = Math.floor(map.slots * this.options.dedupeBufferLoadFactor);
     for (let index = 0; index < dirty.length; index++) {
       const nextStart = dirty[index + 1]?.baseOffset ?? range.end;
@@ -154,17 +158,17 @@ export class Cleaner {
   private async mapSegment(
     log: Log,
     segment: LogSegment,
-    context: { start: number; mapSizeMax: number; transactions: AbortedTransactionTracker; stats: CleanerStats },
+    context: { start: number; mapSizeMax: number; transactions: CleanedTransactionMetadata; stats: CleanerStats },
   ): Promise<boolean> {
     const map = this.options.offsetMap;
     const scanner = segment.scan({ startPosition: segment.offsetIndex.lookup(context.start).position, mode: 'whole', blockBytes: this.options.ioBufferBytes });
     let sliceBytes = 0;
     for (let batch = await scanner.next(); batch !== null; batch = await scanner.next()) {
       const header = batch.header;
-      const aborted = header.isControl ? context.transactions.onControlBatch(header) : context.transactions.onDataBatch(header);
-      if (!header.isControl && !aborted) {
-        const records = decodeBatch(batch.buffer.subarray(batch.offsetInBuffer, batch.offsetInBuffer + header.sizeBytes), segment);
-        for (const record of records) {
+      const bytes = batch.buffer.subarray(batch.offsetInBuffer, batch.offsetInBuffer + header.sizeBytes);
+      if (header.isControl) context.transactions.onControlBatchRead(header, decodeBatch(bytes, segment));
+      else if (!context.transactions.onBatchRead(header)) {
+        for (const record of decodeBatch(bytes, segment)) {
           if (record.key === null || record.offset < context.start) continue;
           if (map.size >= context.mapSizeMax) return true;
           map.put(record.key, record.offset);
@@ -196,10 +200,12 @@ export class Cleaner {
     const { log } = pass;
     const first = group[0]!;
     const cleaned = await LogSegment.createCleaned(this.options.fs, log.dir, first.baseOffset, segmentOptions(log.config), pass.nowMs);
+    // Aborted transactions whose ABORT marker the cleaned segment keeps go into its .txnindex.
+    const transactions = new CleanedTransactionMetadata((abortedTxn) => cleaned.txnIndex.append(abortedTxn));
     try {
       for (const segment of group) {
-        await this.cleanInto(pass, segment, cleaned);
-        for (const abortedTxn of segment.txnIndex.allEntries()) cleaned.txnIndex.append(abortedTxn);
+        transactions.addAbortedTransactions(log.collectAbortedTransactions(segment.baseOffset, nextSegmentBaseOffset(log, segment)));
+        await this.cleanInto({ ...pass, transactions }, segment, cleaned);
       }
       cleaned.onBecomeInactiveSegment();
       await cleaned.flush();
@@ -212,7 +218,7 @@ export class Cleaner {
   }
 
   /** Copies what `source` keeps into `dest`, one slice at a time. */
-  private async cleanInto(pass: Pass, source: LogSegment, dest: LogSegment): Promise<void> {
+  private async cleanInto(pass: GroupPass, source: LogSegment, dest: LogSegment): Promise<void> {
     const scanner = source.scan({ startPosition: 0, mode: 'whole', blockBytes: this.options.ioBufferBytes });
     let output: Buffer[] = [];
     let appended: AppendedBatch[] = [];
@@ -243,16 +249,23 @@ export class Cleaner {
     await flush();
   }
 
-  /** The bytes to keep for one batch (the batch itself, a rebuilt one, an empty one), or null to drop it. */
-  private filterBatch(pass: Pass, bytes: Buffer, header: BatchHeader, source: LogSegment): Buffer | null {
-    const retainEmpty = this.isLastBatchOfProducer(pass, header) || header.lastOffset + 1 === pass.upperBoundOffset;
+  /**
+   * The bytes to keep for one batch (the batch itself, a rebuilt one, an
+   * empty one), or null to drop it (Kafka's checkBatchRetention and filterTo).
+   */
+  private filterBatch(pass: GroupPass, bytes: Buffer, header: BatchHeader, source: LogSegment): Buffer | null {
     const records = decodeBatch(bytes, source);
+    const canDiscardBatch = header.isControl ? pass.transactions.onControlBatchRead(header, records) : pass.transactions.onBatchRead(header);
+    // A discardable marker waits for its delete horizon, as a tombstone does.
+    const discardRecords = header.isControl ? canDiscardBatch && header.hasDeleteHorizon && header.baseTimestamp <= pass.nowMs : canDiscardBatch;
+    const retainEmpty = this.isLastBatchOfProducer(pass, header) || header.lastOffset + 1 === pass.upperBoundOffset;
     pass.stats.messagesRead += records.length;
-    const retained = header.isControl ? records : records.filter((record) => this.shouldRetainRecord(pass, header, record));
+    const retained = discardRecords ? [] : header.isControl ? records : records.filter((record) => this.shouldRetainRecord(pass, header, record));
     pass.stats.messagesRetained += retained.length;
     if (retained.length === 0) return retainEmpty ? emptyBatch(header) : null;
     const containsTombstones = retained.some((record) => record.value === null);
-    const needsDeleteHorizon = containsTombstones && !header.hasDeleteHorizon;
+    const containsMarkerForEmptyTxn = canDiscardBatch && header.isControl;
+    const needsDeleteHorizon = (containsTombstones || containsMarkerForEmptyTxn) && !header.hasDeleteHorizon;
     if (retained.length === records.length && !needsDeleteHorizon) return bytes;
     const deleteHorizonMs = needsDeleteHorizon ? pass.nowMs + pass.log.config.deleteRetentionMs : header.hasDeleteHorizon ? header.baseTimestamp : null;
     return rebuildBatch(header, retained, deleteHorizonMs);
@@ -291,35 +304,16 @@ interface Pass {
   truncationCount: number;
 }
 
-/**
- * Tracks which producers are inside an aborted transaction while batches are
- * read in offset order (Kafka's CleanedTransactionMetadata, the part the key
- * map needs).
- */
-class AbortedTransactionTracker {
-  private next = 0;
-  private readonly ongoing = new Set<number>();
+/** A pass while it recopies one group: the group's transaction state. */
+interface GroupPass extends Pass {
+  transactions: CleanedTransactionMetadata;
+}
 
-  constructor(private readonly aborted: readonly AbortedTxn[]) {}
-
-  /** True when the data batch belongs to an aborted transaction. */
-  onDataBatch(header: BatchHeader): boolean {
-    this.consumeUpTo(header.lastOffset);
-    return header.isTransactional && this.ongoing.has(header.producerId);
-  }
-
-  /** A marker ends its producer's transaction. Returns false (markers are never aborted data). */
-  onControlBatch(header: BatchHeader): boolean {
-    this.consumeUpTo(header.lastOffset);
-    this.ongoing.delete(header.producerId);
-    return false;
-  }
-
-  private consumeUpTo(offset: number): void {
-    for (; this.next < this.aborted.length && this.aborted[this.next]!.firstOffset <= offset; this.next++) {
-      this.ongoing.add(this.aborted[this.next]!.producerId);
-    }
-  }
+/** Where the segment's offsets end: the next segment's base offset (the log end for the last). */
+function nextSegmentBaseOffset(log: Log, segment: LogSegment): number {
+  const segments = log.logSegments;
+  const index = segments.indexOf(segment);
+  return segments[index + 1]?.baseOffset ?? log.logEndOffset;
 }
 
 /** Segments holding offsets in [from, to): from the one holding `from`, while base offset < `to`. */

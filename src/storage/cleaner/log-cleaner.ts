@@ -14,6 +14,11 @@
  * Stopping: `shutdown` makes every pass abort at its next slice (its
  * `.cleaned` files are deleted; the log is untouched) and waits for the
  * loops to end.
+ *
+ * Reconfiguring (the log.cleaner.* settings Kafka lets AlterConfigs change,
+ * LOG_CLEANER_RECONFIGURABLE_CONFIGS): the loops stop as at shutdown and
+ * start again with the new settings, as Kafka's LogCleaner.reconfigure
+ * restarts its threads; checkpoints and uncleanable logs are kept.
  */
 import type { Clock, TimerHandle, Timers } from '../../io/clock.js';
 import type { FileSystem } from '../../io/fs.js';
@@ -66,9 +71,9 @@ export interface LogCleanerOptions {
 
 export class LogCleaner {
   readonly manager: LogCleanerManager;
-  private readonly cleaners: (Cleaner | null)[];
-  private readonly throttler: Throttler;
-  private readonly loops: Promise<void>[] = [];
+  private cleaners: (Cleaner | null)[];
+  private throttler: Throttler;
+  private loops: Promise<void>[] = [];
   private readonly sleeps = new Map<number, { timer: TimerHandle; wake: () => void }>();
   private stopping = false;
   /** Stats of the last pass (dump-log, describe and the benchmark report them). */
@@ -76,7 +81,7 @@ export class LogCleaner {
 
   constructor(
     private readonly env: LogCleanerEnv,
-    private readonly options: LogCleanerOptions,
+    private options: LogCleanerOptions,
   ) {
     this.manager = new LogCleanerManager(env.fs, options.source, options.logger);
     this.throttler = new Throttler(options.config.ioBytesPerSecondMax, env);
@@ -86,6 +91,22 @@ export class LogCleaner {
   /** Starts the cleaner loops. */
   startup(): void {
     for (let thread = 0; thread < this.cleaners.length; thread++) this.loops.push(this.loop(thread));
+  }
+
+  /** The settings the loops run with. */
+  get config(): Readonly<CleanerConfig> {
+    return this.options.config;
+  }
+
+  /** Restarts the loops with new settings (passes in progress are aborted and redone later). */
+  async reconfigure(config: CleanerConfig): Promise<void> {
+    await this.shutdown();
+    this.options = { ...this.options, config };
+    this.throttler = new Throttler(config.ioBytesPerSecondMax, this.env);
+    this.cleaners = Array.from({ length: config.threads }, () => null);
+    this.loops = [];
+    this.stopping = false;
+    this.startup();
   }
 
   /** Aborts passes in progress and waits for the loops to end. */

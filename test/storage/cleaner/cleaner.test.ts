@@ -5,13 +5,17 @@
  * tombstones stay until delete.retention.ms after the pass that first saw
  * them and go at the next pass after that, the log end never moves, active
  * producers keep their last batch, and the first dirty offset is
- * checkpointed in Kafka's cleaner-offset-checkpoint format.
+ * checkpointed in Kafka's cleaner-offset-checkpoint format. With cleanup.policy=compact,delete
+ * time retention and compaction both act.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { simEnv } from '../helpers.js';
 import { LOG_DIR, TP, appendKeyed, compactConfig, latestByKey, newCleaner, openManager, readAll, type KeyedRecord } from './helpers.js';
 import type { Log } from '../../../src/storage/log.js';
+import { LogManager } from '../../../src/storage/log-manager.js';
+import { dumpLogSegments } from '../../../src/storage/dump-log.js';
+import { groupSegmentsBySize } from '../../../src/storage/cleaner/cleaner.js';
 
 const KEYS = 40;
 const ROUNDS = 10;
@@ -113,6 +117,36 @@ describe('log cleaner: a cleaning pass', () => {
     assert.deepEqual((await readAll(log)).records.map((record) => record.value), ['v4']);
   });
 
+  it('cleanup.policy=compact,delete: time retention drops old segments, the cleaner compacts what is left; compact alone keeps them', async () => {
+    const env = simEnv();
+    const retentionMs = 60_000;
+    const both = { topic: 'compact-delete', partition: 0 };
+    const manager = await LogManager.open(env, {
+      logDir: LOG_DIR,
+      configFor: (tp) => compactConfig({ minCleanableDirtyRatio: 0.01, retentionMs, ...(tp.topic === both.topic ? { cleanupPolicy: ['compact', 'delete'] } : {}) }),
+    });
+    const logs = [await manager.getOrCreateLog(both), await manager.getOrCreateLog(TP)];
+    for (const log of logs) {
+      for (let key = 0; key < 10; key++) await appendKeyed(log, [{ key: `k${key}`, value: 'old' }], { timestampMs: env.clock.nowMs() });
+      await log.roll();
+    }
+    env.clock.advance(retentionMs + 1);
+    for (const log of logs) {
+      for (let key = 0; key < 5; key++) await appendKeyed(log, [{ key: `k${key}`, value: 'new' }], { timestampMs: env.clock.nowMs() });
+      await log.roll();
+      await log.deleteOldSegments();
+    }
+    const cleaner = newCleaner(env, () => [manager]);
+    while (await cleaner.cleanFilthiestLog());
+    const valuesOf = async (log: Log) => Object.fromEntries([...latestByKey((await readAll(log)).records)].map(([key, record]) => [key, record.value]));
+    const newOnly = { k0: 'new', k1: 'new', k2: 'new', k3: 'new', k4: 'new' };
+    assert.deepEqual(await valuesOf(logs[0]!), newOnly, 'compact,delete: the segments past retention.ms are gone');
+    assert.equal(logs[0]!.logStartOffset, 10);
+    assert.deepEqual(await valuesOf(logs[1]!), { ...newOnly, k5: 'old', k6: 'old', k7: 'old', k8: 'old', k9: 'old' }, 'compact: only older versions go');
+    assert.equal(logs[1]!.logStartOffset, 0);
+    assert.equal((await readAll(logs[0]!)).records.length, 5, 'compacted too');
+  });
+
   it("keeps an active producer's last batch (emptied) so its sequence survives", async () => {
     const env = simEnv();
     const manager = await openManager(env, compactConfig());
@@ -136,6 +170,80 @@ describe('log cleaner: a cleaning pass', () => {
     await newCleaner(env, () => [manager]).cleanFilthiestLog();
     const text = (await env.fs.readFile(`${LOG_DIR}/cleaner-offset-checkpoint`)).toString();
     assert.equal(text, `0\n1\ncompacted 0 ${log.activeSegment.baseOffset}\n`);
+  });
+
+  it('spool dump-log shows each compacted log\'s first dirty offset and dirty ratio from cleaner-offset-checkpoint', async () => {
+    const env = simEnv();
+    const manager = await openManager(env, compactConfig());
+    const log = await manager.getOrCreateLog(TP);
+    await writeVersions(log, () => env.clock.nowMs());
+    const cleaner = newCleaner(env, () => [manager]);
+    await cleaner.cleanFilthiestLog();
+    const dump = async () => {
+      const out: string[] = [];
+      await dumpLogSegments(env.fs, { files: [`${LOG_DIR}/cleaner-offset-checkpoint`] }, { out: (line) => out.push(line), err: (line) => assert.fail(line) });
+      return out;
+    };
+    const cleanBytes = log.sizeBytes - log.activeSegment.sizeBytes;
+    assert.deepEqual(await dump(), [
+      `Dumping ${LOG_DIR}/cleaner-offset-checkpoint`,
+      `topic: ${TP.topic} partition: 0 firstDirtyOffset: ${log.activeSegment.baseOffset} cleanBytes: ${cleanBytes} dirtyBytes: 0 dirtyRatio: 0.000`,
+    ]);
+    const firstDirtyOffset = log.activeSegment.baseOffset;
+    await writeVersions(log, () => env.clock.nowMs());
+    const described = await cleaner.manager.describe(log, LOG_DIR, env.clock.nowMs());
+    assert.ok(described !== null && described.cleanableRatio > 0.5);
+    const dirtyBytes = log.sizeBytes - log.activeSegment.sizeBytes - cleanBytes;
+    assert.deepEqual((await dump())[1], `topic: ${TP.topic} partition: 0 firstDirtyOffset: ${firstDirtyOffset} cleanBytes: ${cleanBytes} dirtyBytes: ${dirtyBytes} dirtyRatio: ${described.cleanableRatio.toFixed(3)}`, 'the ratio the cleaner computes');
+  });
+
+  it('reconfigure restarts the cleaner loops with the new settings (AlterConfigs of log.cleaner.*)', async () => {
+    const env = simEnv();
+    const manager = await openManager(env, compactConfig());
+    const log = await manager.getOrCreateLog(TP);
+    const checkpointed = async () => {
+      if ((await env.fs.stat(`${LOG_DIR}/cleaner-offset-checkpoint`)) === null) return 0;
+      return Number((await env.fs.readFile(`${LOG_DIR}/cleaner-offset-checkpoint`)).toString().trim().split(/\s+/).at(-1));
+    };
+    /** Event-loop turns until the checkpoint reaches `offset` (the simulated clock never moves: no timer can fire). */
+    const checkpointReaches = async (offset: number) => {
+      for (let turn = 0; turn < 10_000 && (await checkpointed()) < offset; turn++) await new Promise((resolve) => setImmediate(resolve));
+      return checkpointed();
+    };
+    const cleaner = newCleaner(env, () => [manager], { config: { backoffMs: 86_400_000 } });
+    await writeVersions(log, () => env.clock.nowMs());
+    cleaner.startup();
+    assert.equal(await checkpointReaches(log.activeSegment.baseOffset), log.activeSegment.baseOffset, 'the first loop turn cleans');
+    const firstPass = log.activeSegment.baseOffset;
+    await writeVersions(log, () => env.clock.nowMs());
+    assert.equal(await checkpointReaches(log.activeSegment.baseOffset), firstPass, 'the loop sleeps log.cleaner.backoff.ms (a day) before looking again');
+    await cleaner.reconfigure({ ...cleaner.config, backoffMs: 100, threads: 2 });
+    assert.equal(cleaner.config.threads, 2);
+    assert.equal(await checkpointReaches(log.activeSegment.baseOffset), log.activeSegment.baseOffset, 'restarted loops clean at once');
+    await cleaner.shutdown();
+  });
+
+  it('recopies segments in groups bounded by segment.bytes and segment.index.bytes (Kafka\'s groupSegmentsBySize)', async () => {
+    const env = simEnv();
+    const manager = await openManager(env, compactConfig({ segmentBytes: 1024, indexIntervalBytes: 64 }));
+    const log = await manager.getOrCreateLog(TP);
+    await writeVersions(log, () => env.clock.nowMs());
+    const segments = log.logSegments.slice(0, -1);
+    const groupCounts: number[] = [];
+    for (const segmentIndexBytes of [10 * 1024 * 1024, 40]) {
+      const groups = groupSegmentsBySize(segments, { segmentBytes: 2500, segmentIndexBytes, firstUncleanableOffset: log.activeSegment.baseOffset });
+      assert.deepEqual(groups.flat(), segments, 'every segment once, in order');
+      for (const group of groups) {
+        const sum = (size: (segment: (typeof group)[number]) => number) => group.reduce((total, segment) => total + size(segment), 0);
+        if (group.length === 1) continue;
+        assert.ok(sum((segment) => segment.sizeBytes) <= 2500);
+        assert.ok(sum((segment) => segment.offsetIndex.sizeBytes) <= segmentIndexBytes);
+        assert.ok(sum((segment) => segment.timeIndex.sizeBytes) <= segmentIndexBytes);
+      }
+      groupCounts.push(groups.length);
+    }
+    assert.ok(groupCounts[0]! < segments.length, 'small segments are merged');
+    assert.ok(groupCounts[1]! > groupCounts[0]!, 'a smaller segment.index.bytes makes smaller groups');
   });
 
   it('bounds a pass by log.cleaner.dedupe.buffer.size and finishes the log in later passes', async () => {
