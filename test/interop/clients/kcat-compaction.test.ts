@@ -200,7 +200,7 @@ test('kcat sees the latest value of every key after Spool cleans a compacted top
   }
 });
 
-test("the same scenario against Apache Kafka 4.4; Spool keeps cleaning Kafka's cleaned log, and Kafka recovers and serves what Spool cleaned", { timeout: 180_000 }, async (t) => {
+test("the same scenario against Apache Kafka 4.4; Spool keeps cleaning Kafka's cleaned log, and Kafka recovers and serves what Spool cleaned", { timeout: 420_000 }, async (t) => {
   const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh') ?? kafkaSkipReason();
   if (skip !== undefined) return t.skip(skip);
   const kafka = await startKafka({ extraConfig: ['log.cleaner.backoff.ms=100'] });
