@@ -18,10 +18,9 @@
  *   is created by Kafka's controller at the Spool broker's request);
  * - shuts down in a controlled way (Kafka's controller lets it go).
  *
- * The Kafka cluster is formatted at metadata.version 4.0-IV3 with
- * transaction.version 0: the newest features Spool supports. With Kafka
- * 4.4's defaults (4.4-IV2, transaction.version 2, ELR, share and streams
- * versions) Kafka's controller refuses a Spool broker with
+ * The Kafka cluster is formatted at metadata.version 4.0-IV3 (Spool's
+ * newest) with transaction.version 0. With Kafka 4.4's defaults (4.4-IV2,
+ * ELR, share and streams versions) Kafka's controller refuses a Spool broker with
  * UNSUPPORTED_VERSION, as it refuses any broker that lacks a finalized
  * feature; the last test proves that refusal.
  */
@@ -46,7 +45,7 @@ process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerial
 const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
 const KAFKA_CONTROLLER_ID = 3000;
 const SPOOL_BROKER_ID = 1;
-/** The newest features a Spool broker supports (see the file comment). */
+/** Features a Spool broker supports (see the file comment). */
 const SPOOL_COMPATIBLE_FORMAT = ['--release-version', '4.0-IV3', '--feature', 'transaction.version=0'];
 /** How long a condition watched on real processes may take. */
 const WAIT_MS = 60_000;
