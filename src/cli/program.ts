@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { CLIENT_SOFTWARE_VERSION } from '../client/connection.js';
 import { KafkaError } from '../client/errors.js';
+import { registerAcls } from './acls.js';
 import { registerApiVersions } from './api-versions.js';
 import { registerCluster } from './cluster.js';
 import { registerConfigs } from './configs.js';
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo): Command {
   registerConsumerGroups(program, io);
   registerGetOffsets(program, io);
   registerConfigs(program, io);
+  registerAcls(program, io);
   registerApiVersions(program, io);
   registerDumpLog(program, io);
   registerFeatures(program, io);

@@ -23,6 +23,10 @@ import { Fetch } from '../protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import { DescribeAcls } from '../protocol/schemas/29-describe-acls.js';
+import { CreateAcls } from '../protocol/schemas/30-create-acls.js';
+import { DeleteAcls } from '../protocol/schemas/31-delete-acls.js';
+import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import { Cluster, type BrokerInfo, type ClientOptions } from './cluster.js';
 import type { BrokerConnection } from './connection.js';
 import { KafkaError, throwIfError } from './errors.js';
@@ -411,6 +415,50 @@ export class Admin {
   /** Deletes a group's offsets for partitions of topics it is not subscribed to (OffsetDelete). */
   deleteConsumerGroupOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<{ errorCode: number; partitions: Map<string, number> }> {
     return deleteConsumerGroupOffsets(this.cluster, groupId, partitions);
+  }
+
+  /** The ACLs matching a filter (DescribeAcls). */
+  async describeAcls(filter: AclBindingFilter): Promise<StandardAcl[]> {
+    const response = await this.retry(async () =>
+      (await this.controller()).send(DescribeAcls, {
+        resourceTypeFilter: filter.resourceType,
+        resourceNameFilter: filter.resourceName,
+        patternTypeFilter: filter.patternType,
+        principalFilter: filter.principal,
+        hostFilter: filter.host,
+        operation: filter.operation,
+        permissionType: filter.permissionType,
+      }),
+    );
+    throwIfError(response.errorCode, response.errorMessage ?? 'DescribeAcls');
+    return response.resources.flatMap((r) => r.acls.map((a) => ({ resourceType: r.resourceType, resourceName: r.resourceName, patternType: r.patternType, ...a })));
+  }
+
+  /** Creates ACLs (CreateAcls); throws the first creation's error. */
+  async createAcls(acls: readonly StandardAcl[]): Promise<void> {
+    const response = await this.retry(async () =>
+      (await this.controller()).send(CreateAcls, { creations: acls.map(({ patternType, ...acl }) => ({ ...acl, resourcePatternType: patternType })) }),
+    );
+    for (const result of response.results) throwIfError(result.errorCode, result.errorMessage ?? 'CreateAcls');
+  }
+
+  /** Deletes the ACLs matching each filter (DeleteAcls); returns those deleted. */
+  async deleteAcls(filters: readonly AclBindingFilter[]): Promise<StandardAcl[]> {
+    const response = await this.retry(async () =>
+      (await this.controller()).send(DeleteAcls, {
+        filters: filters.map((f) => ({
+          resourceTypeFilter: f.resourceType,
+          resourceNameFilter: f.resourceName,
+          patternTypeFilter: f.patternType,
+          principalFilter: f.principal,
+          hostFilter: f.host,
+          operation: f.operation,
+          permissionType: f.permissionType,
+        })),
+      }),
+    );
+    for (const result of response.filterResults) throwIfError(result.errorCode, result.errorMessage ?? 'DeleteAcls');
+    return response.filterResults.flatMap((r) => r.matchingAcls.map(({ errorCode: _e, errorMessage: _m, ...acl }) => acl));
   }
 
   /** Deletes empty groups; per group, null or its error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...). */

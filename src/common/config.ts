@@ -128,6 +128,9 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'broker.heartbeat.interval.ms', type: 'int', default: 2000 },
   { name: 'broker.session.timeout.ms', type: 'int', default: 9000 },
   { name: 'request.timeout.ms', type: 'int', default: 30000 },
+  { name: 'authorizer.class.name', type: 'string', default: '' },
+  { name: 'super.users', type: 'string', default: null },
+  { name: 'allow.everyone.if.no.acl.found', type: 'boolean', default: false },
 ];
 
 const DEFS = new Map(BROKER_CONFIGS.map((def) => [def.name, def]));

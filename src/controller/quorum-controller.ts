@@ -22,6 +22,8 @@
  */
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
+import { createAcls, deleteAcls, type DeleteAclsFilterResult } from './acl-control.js';
+import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { Random } from '../io/random.js';
 import { emptyImage, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -234,6 +236,14 @@ export class QuorumController implements RaftListener<MetadataRecord> {
 
   alterUserScramCredentials(request: AlterScramRequest): Promise<Written<AlterScramResult[]>> {
     return this.write((context) => alterUserScramCredentials(context, request));
+  }
+
+  createAcls(acls: readonly StandardAcl[]): Promise<Written<ApiError[]>> {
+    return this.write((context) => createAcls(context, acls));
+  }
+
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<Written<DeleteAclsFilterResult[]>> {
+    return this.write((context) => deleteAcls(context, filters));
   }
 
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<Written<ProducerIdBlock>> {

@@ -9,6 +9,7 @@
  * A record that does not apply (a partition of an unknown topic, a change to
  * an unknown broker) is a broken invariant of the metadata log and throws.
  */
+import type { StandardAcl } from '../security/authorizer/acl.js';
 import type {
   BrokerRegistrationImage,
   ControllerRegistrationImage,
@@ -47,6 +48,7 @@ export function emptyImage(clusterId: string): MetadataImage {
     controllers: new Map(),
     nextProducerId: 0,
     scramCredentials: new Map(),
+    acls: new Map(),
   };
 }
 
@@ -68,6 +70,7 @@ export class ImageBuilder {
   private brokerConfigs: Map<string, ReadonlyMap<string, string>> | null = null;
   private nextProducerId: number;
   private scramCredentials: Map<string, ReadonlyMap<number, ScramCredential>> | null = null;
+  private acls: Map<string, StandardAcl> | null = null;
   private readonly changedPartitions = new Map<string, PartitionRegistration>();
   private readonly deletedTopics = new Map<string, TopicImage>();
   private readonly createdTopicIds = new Set<string>();
@@ -126,6 +129,10 @@ export class ImageBuilder {
         return this.replayScramCredential(record.data);
       case 'RemoveUserScramCredentialRecord':
         return this.replayRemoveScramCredential(record.data);
+      case 'AccessControlEntryRecord':
+        return this.replayAccessControlEntry(record.data);
+      case 'RemoveAccessControlEntryRecord':
+        return this.replayRemoveAccessControlEntry(record.data.id);
       case 'NoOpRecord':
         return;
     }
@@ -313,6 +320,17 @@ export class ImageBuilder {
     else this.scramCredentials.set(data.name, remaining);
   }
 
+  private replayAccessControlEntry(data: RecordData<'AccessControlEntryRecord'>): void {
+    this.acls ??= new Map(this.base.acls);
+    const { id, ...acl } = data;
+    this.acls.set(id, acl);
+  }
+
+  private replayRemoveAccessControlEntry(id: string): void {
+    this.acls ??= new Map(this.base.acls);
+    if (!this.acls.delete(id)) throw new MetadataReplayError(`RemoveAccessControlEntryRecord for unknown ACL ${id}`);
+  }
+
   /** The image after every replayed record, and what changed since the base image. */
   build(): { image: MetadataImage; delta: MetadataDelta } {
     const { topicsById, topicsByName, changedConfigs } = this.buildTopics();
@@ -327,6 +345,7 @@ export class ImageBuilder {
       controllers: this.controllers ?? this.base.controllers,
       nextProducerId: this.nextProducerId,
       scramCredentials: this.scramCredentials ?? this.base.scramCredentials,
+      acls: this.acls ?? this.base.acls,
     };
     const delta: MetadataDelta = {
       changedPartitions: [...this.changedPartitions.values()],

@@ -57,6 +57,7 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
   for (const [name, byMechanism] of image.scramCredentials) {
     for (const [mechanism, credential] of byMechanism) records.push(metadataRecord('UserScramCredentialRecord', { name, mechanism, ...credential }));
   }
+  for (const [id, acl] of image.acls) records.push(metadataRecord('AccessControlEntryRecord', { id, ...acl }));
   return records;
 }
 

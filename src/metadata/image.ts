@@ -7,6 +7,7 @@
  * This file is the contract between the metadata room (which builds images)
  * and its consumers; keep it small and stable.
  */
+import type { StandardAcl } from '../security/authorizer/acl.js';
 
 export interface PartitionRegistration {
   topicId: string;
@@ -89,6 +90,8 @@ export interface MetadataImage {
   nextProducerId: number;
   /** SCRAM credentials by user name, then by mechanism type (1 SCRAM-SHA-256, 2 SCRAM-SHA-512). */
   scramCredentials: ReadonlyMap<string, ReadonlyMap<number, ScramCredential>>;
+  /** ACLs (AccessControlEntryRecord) by id: what the StandardAuthorizer decides with. */
+  acls: ReadonlyMap<string, StandardAcl>;
 }
 
 export interface MetadataDelta {

@@ -245,6 +245,34 @@ export const RemoveUserScramCredentialRecord = recordType({
   fields: [field('name', 'string', '0+'), field('mechanism', 'int8', '0+')],
 });
 
+/**
+ * One ACL (StandardAcl): resource type, name and pattern type; principal,
+ * host, operation and permission type, with the codes of
+ * src/security/authorizer/acl.ts. `id` names it for RemoveAccessControlEntryRecord.
+ */
+export const AccessControlEntryRecord = recordType({
+  apiKey: 18,
+  name: 'AccessControlEntryRecord',
+  versions: '0',
+  fields: [
+    field('id', 'uuid', '0+'),
+    field('resourceType', 'int8', '0+'),
+    field('resourceName', 'string', '0+'),
+    field('patternType', 'int8', '0+'),
+    field('principal', 'string', '0+'),
+    field('host', 'string', '0+'),
+    field('operation', 'int8', '0+'),
+    field('permissionType', 'int8', '0+'),
+  ],
+});
+
+export const RemoveAccessControlEntryRecord = recordType({
+  apiKey: 19,
+  name: 'RemoveAccessControlEntryRecord',
+  versions: '0',
+  fields: [field('id', 'uuid', '0+')],
+});
+
 /** Every record type Spool reads and writes, by name. */
 export const METADATA_RECORD_TYPES = {
   RegisterBrokerRecord,
@@ -266,6 +294,8 @@ export const METADATA_RECORD_TYPES = {
   AbortTransactionRecord,
   UserScramCredentialRecord,
   RemoveUserScramCredentialRecord,
+  AccessControlEntryRecord,
+  RemoveAccessControlEntryRecord,
 } as const;
 
 type Types = typeof METADATA_RECORD_TYPES;
@@ -302,6 +332,8 @@ export const WRITE_VERSION: { readonly [N in MetadataRecordName]: number } = {
   AbortTransactionRecord: 0,
   UserScramCredentialRecord: 0,
   RemoveUserScramCredentialRecord: 0,
+  AccessControlEntryRecord: 0,
+  RemoveAccessControlEntryRecord: 0,
 };
 
 /** A record at the version Spool writes; fields left out take Kafka's defaults. */

@@ -15,6 +15,7 @@
  * its own controller (a combined node), and the RPC channel over the
  * controller listeners of controller.quorum.voters / bootstrap servers.
  */
+import { IN_PROCESS_PRINCIPAL } from '../security/authorizer/standard-authorizer.js';
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse, versionRange } from '../protocol/apis.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.js';
 import { CloseConnection, type ApiHandler, type RequestContext } from '../server/handler.js';
@@ -67,7 +68,7 @@ export class InProcessControllerChannel implements ControllerChannel {
       connectionId: `in-process-${this.options.nodeId}`,
       clientAddress: 'in-process',
       listenerName: this.options.listenerName,
-      principal: 'User:ANONYMOUS',
+      principal: IN_PROCESS_PRINCIPAL,
       requestBytes: 0,
     };
     const body = await handler.handle(decoded.body as never, context);

@@ -10,6 +10,7 @@
  * in-process controller channel see their own writes at once.
  */
 import type { AlterScramRequest } from '../controller/scram-control.js';
+import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
@@ -136,6 +137,14 @@ export class ControllerServer implements ControllerOperations {
 
   alterUserScramCredentials(request: AlterScramRequest) {
     return this.adminResponse(() => this.controller.alterUserScramCredentials(request));
+  }
+
+  createAcls(acls: readonly StandardAcl[]) {
+    return this.adminResponse(() => this.controller.createAcls(acls));
+  }
+
+  deleteAcls(filters: readonly AclBindingFilter[]) {
+    return this.adminResponse(() => this.controller.deleteAcls(filters));
   }
 
   registerBroker(request: BrokerRegistrationRequest) {

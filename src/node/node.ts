@@ -36,6 +36,7 @@ import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
 import { brokerHandlers, controllerHandlers, sharedHandlers } from '../server/apis/index.js';
 import type { ApiContext, ControllerApiContext, ControllerOperations } from '../server/api-context.js';
 import type { ApiHandler, ListenerRole } from '../server/handler.js';
+import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
@@ -159,6 +160,7 @@ export class SpoolNode {
         advertisedVersions: (name) => this.handlers.advertisedVersions(name),
         handlerFor: (role, apiKey) => this.handlers.handlerFor(role, apiKey),
       },
+      authorizer: StandardAuthorizer.fromConfig(this.config, () => this.shared.loader.image.acls),
     };
     const rpcChannel = this.rpcChannel;
     // A node that reaches its controller by RPC forwards metadata changes it gets on broker listeners to the active controller (Envelope);

@@ -31,6 +31,9 @@ import type {
 } from '../controller/replication-control.js';
 import type { ApiError } from '../controller/result.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
+import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
+import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
+import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
@@ -57,6 +60,8 @@ export interface ControllerOperations {
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;
+  createAcls(acls: readonly StandardAcl[]): Promise<ApiError[]>;
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<DeleteAclsFilterResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
   /** A broker's heartbeat: its session renewed, and it fenced, unfenced or shut down by Kafka's rules. */
   processBrokerHeartbeat(request: BrokerHeartbeatRequest): Promise<BrokerHeartbeatReply>;
@@ -86,6 +91,8 @@ export interface ControllerApiContext extends RaftApiContext {
   readonly metadata: MetadataView;
   readonly controller: ControllerOperations;
   readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions' | 'handlerFor'>;
+  /** authorizer.class.name's authorizer; absent when none is configured, and then every request is allowed (as Kafka). */
+  readonly authorizer?: StandardAuthorizer | null;
 }
 
 /** What the broker's API handlers use (a combined node's handlers serve both roles from it). */

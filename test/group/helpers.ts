@@ -104,6 +104,7 @@ export function imageWith(topics: readonly TopicSpec[], offset = 1): MetadataIma
     controllers: new Map(),
     nextProducerId: 0,
     scramCredentials: new Map(),
+    acls: new Map(),
   };
 }
 

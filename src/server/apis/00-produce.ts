@@ -23,7 +23,12 @@
  * them. From v12 (Transactions V2, KIP-890 part 2) the partitions are not
  * verified but added to the transaction, one add per producer and request,
  * as Kafka's AddPartitionsToTxnManager does for ADD_PARTITION. No quotas
- * (throttleTimeMs 0), no ACLs.
+ * (throttleTimeMs 0).
+ *
+ * Authorization, as Kafka's: transactional records need WRITE on the
+ * transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every
+ * partition otherwise); each topic needs WRITE (TOPIC_AUTHORIZATION_FAILED,
+ * decided before whether the topic exists).
  */
 import { Produce } from '../../protocol/schemas/00-produce.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
@@ -35,6 +40,7 @@ import { validateProduceRecords } from '../../replication/record-validator.js';
 import { produceError, type ProduceEntry, type ProducePartitionResult } from '../../replication/replica-manager.js';
 import { CloseConnection, defineHandler } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 
 /** Kafka's AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics. */
 const ADMIN_CLIENT_ID = '__admin_client';
@@ -60,19 +66,23 @@ export function produceHandler(broker: ApiContext) {
     async handle(request, context) {
       const image = broker.metadata.image;
       const version = context.apiVersion;
-      if (request.transactionalId === null && hasTransactionalRecords(request.topicData)) {
+      const transactionalIdAuthorized = request.transactionalId !== null && authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
+      if (!transactionalIdAuthorized && hasTransactionalRecords(request.topicData)) {
         return responseFor(request.topicData, version, () => produceError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
       }
       const slots: TopicSlot[] = [];
       const entries: ProduceEntry[] = [];
       const unverified: UnverifiedEntry[] = [];
       const needsVerification = (tp: { topic: string; partition: number }, records: Buffer) => request.transactionalId !== null && opensTransaction(broker, tp, records);
+      const nameOf = (topic: { name: string; topicId: string }) => (version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name);
+      const names = request.topicData.map(nameOf).filter((name) => name !== null);
+      const authorized = authorizedNames(broker, context, AclOperation.WRITE, ResourceType.TOPIC, names);
       for (const topic of request.topicData) {
-        const name = version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name;
+        const name = nameOf(topic);
         const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
         slots.push(slot);
         for (const partition of topic.partitionData) {
-          slot.partitions.push(admitPartition({ name, partition, image, version, entries, unverified, needsVerification }));
+          slot.partitions.push(admitPartition({ name, authorized: name !== null && authorized.has(name), partition, image, version, entries, unverified, needsVerification }));
         }
       }
       if (unverified.length > 0) {
@@ -118,6 +128,8 @@ interface UnverifiedEntry {
  */
 function admitPartition(options: {
   name: string | null;
+  /** WRITE on the topic. */
+  authorized: boolean;
   partition: { index: number; records: Buffer | null };
   image: MetadataImage;
   version: number;
@@ -127,6 +139,7 @@ function admitPartition(options: {
 }): PartitionSlot {
   const { name, partition, image, version } = options;
   if (name === null) return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_ID) };
+  if (!options.authorized) return { index: partition.index, key: null, result: produceError(ErrorCode.TOPIC_AUTHORIZATION_FAILED) };
   if (image.topicsByName.get(name)?.partitions.has(partition.index) !== true) {
     return { index: partition.index, key: null, result: produceError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
   }

@@ -28,7 +28,12 @@
  * ended earlier here (KIP-595).
  * Served on broker listeners only: on the controller listener Fetch is
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
- * No quotas (throttleTimeMs 0), no ACLs.
+ * No quotas (throttleTimeMs 0).
+ *
+ * Authorization, as Kafka's: a follower's fetch needs CLUSTER_ACTION on the
+ * cluster (TOPIC_AUTHORIZATION_FAILED on every partition otherwise); a
+ * consumer's needs READ on each topic (TOPIC_AUTHORIZATION_FAILED), decided
+ * after an unknown topic id and before whether the partition exists.
  */
 import { Fetch } from '../../protocol/schemas/01-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -39,6 +44,7 @@ import { fetchError, type FetchPartitionData, type FetchPartitionInfo } from '..
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
+import { AclOperation, ResourceType, authorizeCluster, authorizedNames } from '../authorization.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 type FetchRequestBody = Parameters<ReturnType<typeof fetchHandler>['handle']>[0];
@@ -99,7 +105,8 @@ export function fetchHandler(broker: ApiContext) {
       });
       const partitions = fetchContext.partitions();
       const replicaEpoch = version >= 15 ? request.replicaState.replicaEpoch : -1;
-      const results = await readPartitions(broker, request, context, image, partitions, { replicaId, replicaEpoch });
+      const followerDenied = replicaId >= 0 && !authorizeCluster(broker, context, AclOperation.CLUSTER_ACTION);
+      const results = followerDenied ? partitions.map(() => fetchError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)) : await readPartitions(broker, request, context, image, partitions, { replicaId, replicaEpoch });
       const nodeEndpoints = new Map<number, { nodeId: number; host: string; port: number; rack: string | null }>();
       const answered: FetchResponsePartition<ResponsePartition>[] = partitions.map((partition, index) => {
         const data = results[index]!;
@@ -134,8 +141,12 @@ async function readPartitions(
   partitions: readonly { part: TopicIdPartition; request: PartitionFetchRequest }[],
   replica: { replicaId: number; replicaEpoch: number },
 ): Promise<FetchPartitionData[]> {
+  const names = partitions.flatMap(({ part }) => (part.topic === null ? [] : [part.topic]));
+  // A follower was authorized for the cluster (CLUSTER_ACTION); a consumer needs READ on each topic.
+  const authorized = replica.replicaId >= 0 ? new Set(names) : authorizedNames(broker, context, AclOperation.READ, ResourceType.TOPIC, names);
   const results: (FetchPartitionData | null)[] = partitions.map(({ part }) => {
     if (part.topic === null) return fetchError(ErrorCode.UNKNOWN_TOPIC_ID);
+    if (!authorized.has(part.topic)) return fetchError(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     if (image.topicsByName.get(part.topic)?.partitions.has(part.partition) !== true) return fetchError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     return null;
   });

@@ -14,11 +14,15 @@
  * replicaId -1 is a consumer (isolation applies), -2 a debugging tool (may
  * read a follower); other ids are replicas and read up to the log end.
  * Not done: v10's timeoutMs (only matters for remote storage). No quotas.
+ *
+ * Authorization: DESCRIBE on each topic (TOPIC_AUTHORIZATION_FAILED on its
+ * partitions, before any other check), as Kafka's.
  */
 import { ListOffsets } from '../../protocol/schemas/02-list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
+import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
 /** The first ListOffsets version that knows each special timestamp (Kafka's table). */
@@ -51,12 +55,14 @@ export function listOffsetsHandler(broker: ApiContext) {
         seen.set(key, (seen.get(key) ?? 0) + 1);
       };
       const isClient = request.replicaId === CONSUMER_REPLICA_ID;
+      const authorized = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
       const topics = await Promise.all(
         request.topics.map(async (topic) => ({
           name: topic.name,
           partitions: await Promise.all(
             topic.partitions.map(async (partition) => {
               const answer = (errorCode: number, found = { timestamp: -1, offset: -1, leaderEpoch: -1 }) => ({ partitionIndex: partition.partitionIndex, errorCode, ...found });
+              if (!authorized.has(topic.name)) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
               if ((seen.get(topicPartitionKey({ topic: topic.name, partition: partition.partitionIndex })) ?? 0) > 1) return answer(ErrorCode.INVALID_REQUEST);
               if (isListOffsetsTimestampUnsupported(partition.timestamp, version)) return answer(ErrorCode.UNSUPPORTED_VERSION);
               const result = await broker.replicaManager.fetchOffsetForTimestamp({

@@ -23,7 +23,14 @@
  * LEADER_NOT_AVAILABLE (the client retries); an illegal name is
  * INVALID_TOPIC_EXCEPTION.
  *
- * Not done: ACLs (every operation is authorized).
+ * Authorization, as Kafka's: only topics the client may DESCRIBE are
+ * listed when all are asked for; one asked for by name without DESCRIBE is
+ * TOPIC_AUTHORIZATION_FAILED with a zero id (its existence is not
+ * disclosed), by id TOPIC_AUTHORIZATION_FAILED with a null name. A missing
+ * topic is auto-created only with CREATE on the cluster or on the topic
+ * (TOPIC_AUTHORIZATION_FAILED otherwise). Authorized operations: those the
+ * client has on each listed topic, and on the cluster only with DESCRIBE
+ * there (0 otherwise).
  */
 import { Metadata } from '../../protocol/schemas/03-metadata.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -31,8 +38,6 @@ import { ZERO_UUID } from '../../protocol/reader.js';
 import type { MetadataImage, TopicImage } from '../../metadata/image.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
-  CLUSTER_AUTHORIZED_OPERATIONS,
-  TOPIC_AUTHORIZED_OPERATIONS,
   aliveBrokerId,
   brokersOnListener,
   partitionView,
@@ -40,6 +45,8 @@ import {
 import { isInternalTopic, topicNameError } from '../../controller/topic-names.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
+import { CLUSTER_NAME } from '../../security/authorizer/acl.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster, authorizedNames, authorizedOperations } from '../authorization.js';
 
 type TopicResult = {
   errorCode: number;
@@ -57,22 +64,31 @@ export function metadataHandler(broker: ApiContext) {
       await broker.metadata.whenReady();
       const version = context.apiVersion;
       const allTopics = request.topics === null || (version === 0 && request.topics.length === 0);
-      const topicOperations = version >= 8 && request.includeTopicAuthorizedOperations ? TOPIC_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+      const withTopicOperations = version >= 8 && request.includeTopicAuthorizedOperations;
+      const topicOperations = (name: string) => (withTopicOperations ? authorizedOperations(broker, context, ResourceType.TOPIC, name) : AUTHORIZED_OPERATIONS_OMITTED);
       const describe = (topic: TopicImage, image: MetadataImage): TopicResult => ({
         errorCode: ErrorCode.NONE,
         name: topic.name,
         topicId: topic.id,
         isInternal: isInternalTopic(topic.name),
         partitions: partitionsOf(topic, image, context),
-        topicAuthorizedOperations: topicOperations,
+        topicAuthorizedOperations: topicOperations(topic.name),
       });
       let topics: TopicResult[];
       if (allTopics) {
         const image = broker.metadata.image;
-        topics = [...image.topicsByName.values()].sort((a, b) => a.name.localeCompare(b.name)).map((topic) => describe(topic, image));
+        const described = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, image.topicsByName.keys());
+        topics = [...image.topicsByName.values()]
+          .filter((topic) => described.has(topic.name))
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map((topic) => describe(topic, image));
       } else {
         const allowAutoCreation = (version < 4 || request.allowAutoTopicCreation) && broker.config.bool('auto.create.topics.enable');
-        topics = await requestedTopics(broker, request.topics ?? [], { version, allowAutoCreation, describe, topicOperations });
+        topics = await requestedTopics(broker, context, request.topics ?? [], { version, allowAutoCreation, describe, topicOperations });
+      }
+      let clusterAuthorizedOperations = AUTHORIZED_OPERATIONS_OMITTED;
+      if (version >= 8 && request.includeClusterAuthorizedOperations) {
+        clusterAuthorizedOperations = authorizeCluster(broker, context, AclOperation.DESCRIBE) ? authorizedOperations(broker, context, ResourceType.CLUSTER, CLUSTER_NAME) : 0;
       }
       const image = broker.metadata.image;
       return {
@@ -81,7 +97,7 @@ export function metadataHandler(broker: ApiContext) {
         clusterId: image.clusterId,
         controllerId: aliveBrokerId(image, broker.nodeId),
         topics,
-        clusterAuthorizedOperations: version >= 8 && request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+        clusterAuthorizedOperations,
         errorCode: ErrorCode.NONE,
       };
     },
@@ -113,19 +129,32 @@ function partitionsOf(topic: TopicImage, image: MetadataImage, context: RequestC
 
 async function requestedTopics(
   broker: ApiContext,
+  context: RequestContext,
   requested: readonly { topicId: string; name: string | null }[],
-  options: { version: number; allowAutoCreation: boolean; describe: (topic: TopicImage, image: MetadataImage) => TopicResult; topicOperations: number },
+  options: { version: number; allowAutoCreation: boolean; describe: (topic: TopicImage, image: MetadataImage) => TopicResult; topicOperations: (name: string) => number },
 ): Promise<TopicResult[]> {
-  const missing = (errorCode: number, name: string | null, topicId: string): TopicResult => ({
+  const missing = (errorCode: number, name: string | null, topicId: string, operations = options.topicOperations(name ?? '')): TopicResult => ({
     errorCode,
     name,
     topicId,
     isInternal: false,
     partitions: [],
-    topicAuthorizedOperations: options.topicOperations,
+    topicAuthorizedOperations: operations,
   });
-  const names = [...new Set(requested.filter((t) => t.name !== null).map((t) => t.name!))];
+  const unauthorized = (name: string | null, topicId: string, isInternal = false): TopicResult => ({
+    ...missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId, AUTHORIZED_OPERATIONS_OMITTED),
+    isInternal,
+  });
+  const requestedNames = [...new Set(requested.filter((t) => t.name !== null).map((t) => t.name!))];
+  const described = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, requestedNames);
+  const deniedResults = requestedNames.filter((name) => !described.has(name)).map((name) => unauthorized(name, ZERO_UUID));
+  let names = requestedNames.filter((name) => described.has(name));
   const ids = [...new Set(requested.filter((t) => t.name === null && t.topicId !== ZERO_UUID).map((t) => t.topicId))];
+  if (options.allowAutoCreation && !authorizeCluster(broker, context, AclOperation.CREATE)) {
+    const notCreatable = names.filter((name) => !broker.metadata.image.topicsByName.has(name) && !authorize(broker, context, AclOperation.CREATE, ResourceType.TOPIC, name));
+    deniedResults.push(...notCreatable.map((name) => unauthorized(name, ZERO_UUID, isInternalTopic(name))));
+    names = names.filter((name) => !notCreatable.includes(name));
+  }
   const toCreate = names.filter((name) => !broker.metadata.image.topicsByName.has(name) && topicNameError(name) === null);
   const refused = new Set<string>();
   if (options.allowAutoCreation && toCreate.length > 0) {
@@ -145,7 +174,9 @@ async function requestedTopics(
   for (const id of ids) {
     const topic = image.topicsById.get(id);
     // Names are nullable from v12 on; before that an unknown id answers with an empty name.
-    results.push(topic !== undefined ? options.describe(topic, image) : missing(ErrorCode.UNKNOWN_TOPIC_ID, options.version >= 12 ? null : '', id));
+    if (topic === undefined) results.push(missing(ErrorCode.UNKNOWN_TOPIC_ID, options.version >= 12 ? null : '', id, AUTHORIZED_OPERATIONS_OMITTED));
+    else if (!authorize(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name)) results.push(unauthorized(null, id));
+    else results.push(options.describe(topic, image));
   }
-  return results;
+  return [...results, ...deniedResults];
 }

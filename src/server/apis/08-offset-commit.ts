@@ -11,11 +11,16 @@
  * Partitions of unknown topics, or beyond a topic's partitions, get
  * UNKNOWN_TOPIC_OR_PARTITION and are not committed; the rest go to the
  * coordinator (src/group/offset-operations.ts) as one write. Generation -1
- * with no member id commits as a "simple" consumer. Not done: ACLs.
+ * with no member id commits as a "simple" consumer.
+ *
+ * Authorization, as Kafka's: READ on the group (GROUP_AUTHORIZATION_FAILED
+ * everywhere), then READ on each topic (TOPIC_AUTHORIZATION_FAILED on its
+ * partitions, decided before whether it exists).
  */
 import { OffsetCommit } from '../../protocol/schemas/08-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import type { OffsetCommitInput } from '../../group/offset-operations.js';
 
@@ -25,8 +30,13 @@ export function offsetCommitHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetCommit,
     async handle(request, context) {
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return errorResponse(request, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       const byId = context.apiVersion >= 10;
       const image = broker.metadata.image;
+      const readable = authorizedNames(broker, context, AclOperation.READ, ResourceType.TOPIC, request.topics.flatMap((topic) => {
+        const name = byId ? image.topicsById.get(topic.topicId)?.name : topic.name;
+        return name === undefined ? [] : [name];
+      }));
       const errors = new Map<RequestTopic, Map<number, number>>();
       const valid: OffsetCommitInput['topics'][number][] = [];
       const validOf = new Map<RequestTopic, string>();
@@ -34,6 +44,11 @@ export function offsetCommitHandler(broker: ApiContext) {
         const known = byId ? image.topicsById.get(topic.topicId) : image.topicsByName.get(topic.name);
         const partitionErrors = new Map<number, number>();
         errors.set(topic, partitionErrors);
+        const name = byId ? known?.name : topic.name;
+        if (name !== undefined && !readable.has(name)) {
+          for (const p of topic.partitions) partitionErrors.set(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          continue;
+        }
         if (known === undefined) {
           const code = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           for (const p of topic.partitions) partitionErrors.set(p.partitionIndex, code);
@@ -74,8 +89,13 @@ export function offsetCommitHandler(broker: ApiContext) {
         })),
       };
     },
-    errorResponse: (request, errorCode) => ({
-      topics: request.topics.map((topic) => ({ name: topic.name, topicId: topic.topicId, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-    }),
+    errorResponse,
   });
+}
+
+function errorResponse(request: { topics: readonly RequestTopic[] }, errorCode: number) {
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({ name: topic.name, topicId: topic.topicId, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+  };
 }

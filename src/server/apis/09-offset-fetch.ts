@@ -10,12 +10,13 @@
  * v10 topics by id (unknown ids: UNKNOWN_TOPIC_ID per partition).
  *
  * A partition without a committed offset answers -1 and metadata "". A group
- * that does not exist answers like one without offsets. Not done: ACLs.
+ * that does not exist answers like one without offsets. Authorization as Kafka's (fetchGroup).
  */
 import { OffsetFetch } from '../../protocol/schemas/09-offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
-import { defineHandler } from '../handler.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import type { MetadataImage } from '../../metadata/image.js';
 import type { OffsetFetchResult } from '../../group/offset-operations.js';
@@ -42,7 +43,7 @@ export function offsetFetchHandler(broker: ApiContext) {
         version >= 8
           ? request.groups.map((g) => ({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: g.topics }))
           : [{ groupId: request.groupId, memberId: null, memberEpoch: -1, topics: request.topics === null ? null : request.topics.map((t) => ({ ...t, topicId: ZERO_UUID })) }];
-      const results = groups.map((group) => fetchGroup(broker, group, request.requireStable, version >= 10));
+      const results = groups.map((group) => fetchGroup(broker, context, group, { requireStable: request.requireStable, byId: version >= 10 }));
       if (version >= 8) return { throttleTimeMs: 0, groups: results };
       const [only] = results;
       if (version < 2 && only!.errorCode !== ErrorCode.NONE) {
@@ -60,8 +61,17 @@ export function offsetFetchHandler(broker: ApiContext) {
   });
 }
 
-function fetchGroup(broker: ApiContext, group: GroupRequest, requireStable: boolean, byId: boolean): GroupResponse {
+/**
+ * One group's offsets. As Kafka's: DESCRIBE on the group
+ * (GROUP_AUTHORIZATION_FAILED); topics asked for without DESCRIBE get
+ * TOPIC_AUTHORIZATION_FAILED on their partitions; when all are asked for,
+ * topics without DESCRIBE are left out.
+ */
+function fetchGroup(broker: ApiContext, context: RequestContext, group: GroupRequest, options: { requireStable: boolean; byId: boolean }): GroupResponse {
+  const { requireStable, byId } = options;
+  if (!authorize(broker, context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId)) return { groupId: group.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
   const image = broker.metadata.image;
+  const denied: GroupResponse['topics'] = [];
   const unknownIds: { topicId: string; partitionIndexes: number[] }[] = [];
   let topics: { name: string; partitionIndexes: number[] }[] | null = null;
   if (group.topics !== null) {
@@ -75,16 +85,23 @@ function fetchGroup(broker: ApiContext, group: GroupRequest, requireStable: bool
       if (known === undefined) unknownIds.push({ topicId: t.topicId, partitionIndexes: t.partitionIndexes });
       else topics.push({ name: known.name, partitionIndexes: t.partitionIndexes });
     }
+    const described = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, topics.map((t) => t.name));
+    for (const t of topics.filter((t) => !described.has(t.name))) {
+      denied.push({ name: t.name, topicId: byId ? (topicIdOf(image, t.name) ?? ZERO_UUID) : ZERO_UUID, partitions: t.partitionIndexes.map((p) => noOffset(p, ErrorCode.TOPIC_AUTHORIZATION_FAILED)) });
+    }
+    topics = topics.filter((t) => described.has(t.name));
   }
   const result = broker.groupCoordinator.fetchOffsets({ groupId: group.groupId, memberId: group.memberId, memberEpoch: group.memberEpoch, topics, requireStable });
   if (result.errorCode !== ErrorCode.NONE) return { groupId: group.groupId, errorCode: result.errorCode, topics: [] };
   const out: GroupResponse['topics'] = [];
   for (const topic of result.topics) {
+    if (group.topics === null && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name)) continue;
     const topicId = byId ? topicIdOf(image, topic.name) : ZERO_UUID;
     // A topic deleted since its offsets were committed has no id to answer with in v10.
     if (byId && topicId === null) continue;
     out.push({ name: topic.name, topicId: topicId ?? ZERO_UUID, partitions: topic.partitions });
   }
+  out.push(...denied);
   for (const unknown of unknownIds) {
     out.push({
       name: '',

@@ -21,13 +21,17 @@
  * Kafka 4's rule) the answer stays COORDINATOR_NOT_AVAILABLE.
  *
  * Share groups: INVALID_REQUEST (no share
- * coordinator), as Kafka answers without one. Not done: ACLs.
+ * coordinator), as Kafka answers without one.
+ *
+ * Authorization, as Kafka's: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED)
+ * or on the transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
  */
 import { FindCoordinator } from '../../protocol/schemas/10-find-coordinator.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { brokersOnListener } from '../../metadata/cluster-view.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partitionFor } from '../../group/placement.js';
 import { defineHandler, type RequestContext } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 const KEY_TYPE_GROUP = 0;
@@ -69,6 +73,8 @@ async function findCoordinator(broker: ApiContext, key: string, keyType: number,
   const fail = (errorCode: number): Coordinator => ({ key, errorCode, ...NO_NODE });
   if (keyType === KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
   if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
+  if (keyType === KEY_TYPE_GROUP && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.GROUP, key)) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (keyType === KEY_TYPE_TRANSACTION && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)) return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const topicName = keyType === KEY_TYPE_GROUP ? CONSUMER_OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
   const partitions = keyType === KEY_TYPE_GROUP ? broker.groupCoordinator.config.offsetsTopicPartitions : broker.transactionCoordinator.config.transactionLogPartitions;
   if (!broker.metadata.image.topicsByName.has(topicName)) {

@@ -11,11 +11,14 @@
  * Empty group id: INVALID_GROUP_ID; session timeout outside
  * group.min/max.session.timeout.ms: INVALID_SESSION_TIMEOUT. The response
  * waits for the rebalance (src/group/classic-protocol.ts).
- * Not done: ACLs; classic members joining a KIP-848 consumer group (online
+ * Authorization: READ on the group (GROUP_AUTHORIZATION_FAILED), as Kafka's.
+ * Not done: classic members joining a KIP-848 consumer group (online
  * migration) get INCONSISTENT_GROUP_PROTOCOL.
  */
 import { JoinGroup } from '../../protocol/schemas/11-join-group.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import type { JoinGroupResponseData } from '../../group/classic-group.js';
 import { groupRequestContext } from './group-request.js';
@@ -24,6 +27,7 @@ export function joinGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: JoinGroup,
     async handle(request, context) {
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return errorResponse(request, ErrorCode.GROUP_AUTHORIZATION_FAILED, context);
       const response = await broker.groupCoordinator.joinGroup(groupRequestContext(context), {
         groupId: request.groupId,
         sessionTimeoutMs: request.sessionTimeoutMs,
@@ -36,9 +40,12 @@ export function joinGroupHandler(broker: ApiContext) {
       });
       return toWire(response, context.apiVersion);
     },
-    errorResponse: (request, errorCode, context) =>
-      toWire({ errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId: request.memberId, members: [] }, context.apiVersion),
+    errorResponse,
   });
+}
+
+function errorResponse(request: { memberId: string }, errorCode: number, context: { apiVersion: number }) {
+  return toWire({ errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId: request.memberId, members: [] }, context.apiVersion);
 }
 
 function toWire(response: JoinGroupResponseData, version: number) {

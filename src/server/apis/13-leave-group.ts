@@ -5,17 +5,20 @@
  * v3 a batch of members, each by member id or, for an administrative
  * removal, by group.instance.id alone (KIP-345), each with its own error;
  * v4 flexible; v5 Reason (KIP-800). A group that does not exist answers
- * every member UNKNOWN_MEMBER_ID. Not done: ACLs.
+ * every member UNKNOWN_MEMBER_ID. READ on the group is required (GROUP_AUTHORIZATION_FAILED).
  */
 import { LeaveGroup } from '../../protocol/schemas/13-leave-group.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function leaveGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: LeaveGroup,
     async handle(request, context) {
+      // READ on the group, as Kafka's.
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
       const members = context.apiVersion >= 3 ? request.members : [{ memberId: request.memberId, groupInstanceId: null, reason: null }];
       const result = await broker.groupCoordinator.leaveGroup({ groupId: request.groupId, members });
       if (context.apiVersion >= 3) return { throttleTimeMs: 0, errorCode: result.errorCode, members: result.members };

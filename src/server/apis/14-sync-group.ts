@@ -6,11 +6,12 @@
  * v5 ProtocolType and ProtocolName, required, checked against the group's
  * (INCONSISTENT_GROUP_PROTOCOL, KIP-559). The leader's assignment is stored
  * before anyone receives it. Errors: INVALID_GROUP_ID, UNKNOWN_MEMBER_ID,
- * FENCED_INSTANCE_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS. Not done: ACLs.
+ * FENCED_INSTANCE_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS. READ on the group is required (GROUP_AUTHORIZATION_FAILED).
  */
 import { SyncGroup } from '../../protocol/schemas/14-sync-group.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -19,6 +20,8 @@ export function syncGroupHandler(broker: ApiContext) {
   return defineHandler({
     api: SyncGroup,
     async handle(request, context) {
+      // READ on the group, as Kafka's, before the protocol check.
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, assignment: EMPTY };
       if (context.apiVersion >= 5 && (request.protocolType === null || request.protocolName === null)) {
         return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment: EMPTY };
       }

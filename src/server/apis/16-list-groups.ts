@@ -5,10 +5,12 @@
  * each group's state; v5 TypesFilter ("classic", "consumer") and each
  * group's type (KIP-848). Filters are case-insensitive; an empty filter
  * matches everything. A coordinator partition still loading fails the
- * answer with COORDINATOR_LOAD_IN_PROGRESS, as in Kafka. Not done: ACLs.
+ * answer with COORDINATOR_LOAD_IN_PROGRESS, as in Kafka. Groups are listed with DESCRIBE on the
+ * cluster or on each group.
  */
 import { ListGroups } from '../../protocol/schemas/16-list-groups.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function listGroupsHandler(broker: ApiContext) {
@@ -18,7 +20,11 @@ export function listGroupsHandler(broker: ApiContext) {
       const states = context.apiVersion >= 4 ? request.statesFilter : [];
       const types = context.apiVersion >= 5 ? request.typesFilter : [];
       const result = broker.groupCoordinator.listGroups(states, types);
-      return { throttleTimeMs: 0, errorCode: result.errorCode, groups: result.groups };
+      // Every group with DESCRIBE on the cluster, else those with DESCRIBE on the group, as Kafka's.
+      const groups = authorizeCluster(broker, context, AclOperation.DESCRIBE)
+        ? result.groups
+        : result.groups.filter((group) => authorize(broker, context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId));
+      return { throttleTimeMs: 0, errorCode: result.errorCode, groups };
     },
     errorResponse: (_request, errorCode) => ({ errorCode, groups: [] }),
   });

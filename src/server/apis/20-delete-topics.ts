@@ -12,14 +12,18 @@
  * a name and an id together, or neither, or a duplicate, INVALID_REQUEST.
  * timeoutMs is not used.
  *
- * Not done: quotas, ACLs.
+ * Authorization, as Kafka's: DELETE on each topic (TOPIC_AUTHORIZATION_FAILED);
+ * a topic named by id without DESCRIBE on it keeps its name hidden (null).
+ *
+ * Not done: quotas.
  */
 import { DeleteTopics } from '../../protocol/schemas/20-delete-topics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
-import type { DeletableTopic } from '../../controller/replication-control.js';
+import type { DeletableTopic, DeletableTopicResult } from '../../controller/replication-control.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 function requestedTopics(request: { topics: readonly { name: string | null; topicId: string }[]; topicNames: readonly string[] }, version: number): DeletableTopic[] {
@@ -31,10 +35,19 @@ export function deleteTopicsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DeleteTopics,
     async handle(request, context) {
-      const topics = requestedTopics(request, context.apiVersion);
+      const requested = requestedTopics(request, context.apiVersion);
+      const image = broker.metadata.image;
+      const denied: DeletableTopicResult[] = [];
+      const topics = requested.filter((topic) => {
+        const name = topic.name ?? image.topicsById.get(topic.topicId)?.name ?? null;
+        if (name === null || !broker.config.bool('delete.topic.enable') || authorize(broker, context, AclOperation.DELETE, ResourceType.TOPIC, name)) return true;
+        const hidden = topic.name === null && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
+        denied.push({ name: hidden ? null : name, topicId: topic.topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
+        return false;
+      });
       try {
-        const results = await broker.controller.deleteTopics(topics);
-        return { throttleTimeMs: 0, responses: results.map((r) => responseEntry(r, context.apiVersion)) };
+        const results = topics.length === 0 ? [] : await broker.controller.deleteTopics(topics);
+        return { throttleTimeMs: 0, responses: [...results, ...denied].map((r) => responseEntry(r, context.apiVersion)) };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return errorResponse(topics, ErrorCode.NOT_CONTROLLER, context.apiVersion);

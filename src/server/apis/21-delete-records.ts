@@ -12,19 +12,23 @@
  */
 import { DeleteRecords } from '../../protocol/schemas/21-delete-records.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function deleteRecordsHandler(broker: ApiContext) {
   return defineHandler({
     api: DeleteRecords,
-    async handle(request) {
+    async handle(request, context) {
+      // DELETE on each topic (TOPIC_AUTHORIZATION_FAILED), as Kafka's.
+      const deletable = authorizedNames(broker, context, AclOperation.DELETE, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
       const topics = await Promise.all(
         request.topics.map(async (topic) => ({
           name: topic.name,
           partitions: await Promise.all(
             topic.partitions.map(async (partition) => ({
               partitionIndex: partition.partitionIndex,
-              ...(await broker.replicaManager.deleteRecords({ topic: topic.name, partition: partition.partitionIndex }, partition.offset)),
+              ...(!deletable.has(topic.name) ? { lowWatermark: -1, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED } : await broker.replicaManager.deleteRecords({ topic: topic.name, partition: partition.partitionIndex }, partition.offset)),
             })),
           ),
         })),

@@ -20,6 +20,7 @@
 import { InitProducerId } from '../../protocol/schemas/22-init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 const NO_PRODUCER_ID = -1;
@@ -36,6 +37,13 @@ export function initProducerIdHandler(broker: ApiContext) {
     async handle(request, context) {
       const onlyOneSet = (request.producerId === NO_PRODUCER_ID) !== (request.producerEpoch === NO_PRODUCER_EPOCH);
       if (onlyOneSet) return failure(ErrorCode.INVALID_REQUEST);
+      // WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic (KIP-679), as Kafka's.
+      if (request.transactionalId !== null && !authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) {
+        return failure(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      }
+      if (request.transactionalId === null && !authorizeCluster(broker, context, AclOperation.IDEMPOTENT_WRITE) && !authorizeByResourceType(broker, context, AclOperation.WRITE, ResourceType.TOPIC)) {
+        return failure(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+      }
       if (request.transactionalId !== null) {
         const expected = request.producerId === NO_PRODUCER_ID ? null : { producerId: request.producerId, producerEpoch: request.producerEpoch };
         const result = await coordinator.initProducerId({ transactionalId: request.transactionalId, transactionTimeoutMs: request.transactionTimeoutMs, expected });

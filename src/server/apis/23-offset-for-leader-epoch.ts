@@ -11,17 +11,22 @@
  */
 import { OffsetForLeaderEpoch } from '../../protocol/schemas/23-offset-for-leader-epoch.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, ResourceType, authorizeCluster, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function offsetForLeaderEpochHandler(broker: ApiContext) {
   return defineHandler({
     api: OffsetForLeaderEpoch,
-    handle(request) {
+    handle(request, context) {
+      // CLUSTER_ACTION on the cluster (replicas), else DESCRIBE on each topic (TOPIC_AUTHORIZATION_FAILED), as Kafka's (KIP-320).
+      const all = authorizeCluster(broker, context, AclOperation.CLUSTER_ACTION);
+      const described = all ? null : authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, request.topics.map((topic) => topic.topic));
       return {
         throttleTimeMs: 0,
         topics: request.topics.map((topic) => ({
           topic: topic.topic,
-          partitions: topic.partitions.map((partition) => ({
+          partitions: topic.partitions.map((partition) => described !== null && !described.has(topic.topic) ? { partition: partition.partition, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED } : ({
             partition: partition.partition,
             ...broker.replicaManager.lastOffsetForLeaderEpoch({
               topicPartition: { topic: topic.topic, partition: partition.partition },

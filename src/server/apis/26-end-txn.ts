@@ -9,11 +9,13 @@
  * v5 Transactions V2 (KIP-890 part 2): the epoch is bumped by every EndTxn
  * and the response carries the producer id and epoch to go on with, and an
  * ABORT with no transaction open is allowed (txn/shard.ts). A client uses
- * v5 once the transaction.version feature is 2. No ACLs.
+ * v5 once the transaction.version feature is 2. Authorization: WRITE on the
+ * transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
  */
 import { EndTxn } from '../../protocol/schemas/26-end-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import { TXN_PRODUCER_FENCED_VERSION } from './24-add-partitions-to-txn.js';
 
@@ -25,6 +27,8 @@ export function endTxnHandler(broker: ApiContext) {
     api: EndTxn,
     versions: { min: 0, max: 5 },
     async handle(request, context) {
+      // WRITE on the transactional id, as Kafka's.
+      if (!authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
       const result = await broker.transactionCoordinator.endTransaction({
         transactionalId: request.transactionalId,
         producerId: request.producerId,

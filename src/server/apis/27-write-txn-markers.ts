@@ -13,12 +13,18 @@
  */
 import { WriteTxnMarkers } from '../../protocol/schemas/27-write-txn-markers.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function writeTxnMarkersHandler(broker: ApiContext) {
   return defineHandler({
     api: WriteTxnMarkers,
-    async handle(request) {
+    async handle(request, context) {
+      // From brokers: ALTER or CLUSTER_ACTION on the cluster, as Kafka's.
+      if (!authorizeCluster(broker, context, AclOperation.ALTER) && !authorizeCluster(broker, context, AclOperation.CLUSTER_ACTION)) {
+        return errorResponse(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+      }
       const markers = await Promise.all(
         request.markers.map(async (marker) => {
           const partitions = marker.topics.flatMap((topic) => topic.partitionIndexes.map((partition) => ({ topic: topic.name, partition })));
@@ -34,13 +40,17 @@ export function writeTxnMarkersHandler(broker: ApiContext) {
       );
       return { markers };
     },
-    errorResponse: (request, errorCode) => ({
-      markers: request.markers.map((marker) => ({
-        producerId: marker.producerId,
-        topics: marker.topics.map((topic) => ({ name: topic.name, partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode })) })),
-      })),
-    }),
+    errorResponse,
   });
+}
+
+function errorResponse(request: { markers: readonly { producerId: number; topics: readonly { name: string; partitionIndexes: readonly number[] }[] }[] }, errorCode: number) {
+  return {
+    markers: request.markers.map((marker) => ({
+      producerId: marker.producerId,
+      topics: marker.topics.map((topic) => ({ name: topic.name, partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode })) })),
+    })),
+  };
 }
 
 function groupByTopic(results: readonly { topic: string; partition: number; errorCode: number }[]) {

@@ -18,7 +18,8 @@
  * no AddOffsetsToTxn); a failed add is every partition's error, a fenced
  * producer INVALID_PRODUCER_EPOCH.
  *
- * Not served: v6 (topics by id). Not done: ACLs, and Kafka's verify-only
+ * Not served: v6 (topics by id). Authorization: WRITE on the transactional id, READ on
+ * the group and on each topic. Not done: Kafka's verify-only
  * check of v0-4 (KIP-890 part 1).
  */
 import { TxnOffsetCommit } from '../../protocol/schemas/28-txn-offset-commit.js';
@@ -26,6 +27,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { Partition } from '../../replication/partition.js';
 import type { OffsetCommitInput } from '../../group/offset-operations.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function txnOffsetCommitHandler(broker: ApiContext) {
@@ -33,6 +35,10 @@ export function txnOffsetCommitHandler(broker: ApiContext) {
     api: TxnOffsetCommit,
     versions: { min: 0, max: 5 },
     async handle(request, context) {
+      // WRITE on the transactional id, READ on the group, READ on each topic (before whether it exists), as Kafka's.
+      if (!authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return errorResponse(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return errorResponse(request, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+      const readable = authorizedNames(broker, context, AclOperation.READ, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
       if (context.apiVersion >= ADD_PARTITION_VERSION) {
         const errorCode = await addOffsetsPartition(broker, request);
         if (errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: errorTopics(request, errorCode) };
@@ -40,6 +46,7 @@ export function txnOffsetCommitHandler(broker: ApiContext) {
       const image = broker.metadata.image;
       const known = (topic: string, partition: number) => image.topicsByName.get(topic)?.partitions.has(partition) === true;
       const valid: OffsetCommitInput['topics'][number][] = request.topics
+        .filter((topic) => readable.has(topic.name))
         .map((topic) => ({ name: topic.name, partitions: topic.partitions.filter((p) => known(topic.name, p.partitionIndex)) }))
         .filter((topic) => topic.partitions.length > 0);
       const committed = new Map<string, number>();
@@ -63,12 +70,14 @@ export function txnOffsetCommitHandler(broker: ApiContext) {
           name: topic.name,
           partitions: topic.partitions.map((p) => ({
             partitionIndex: p.partitionIndex,
-            errorCode: known(topic.name, p.partitionIndex) ? (committed.get(`${topic.name}:${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            errorCode: !readable.has(topic.name)
+              ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+              : known(topic.name, p.partitionIndex) ? (committed.get(`${topic.name}:${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
           })),
         })),
       };
     },
-    errorResponse: (request, errorCode) => ({ topics: errorTopics(request, errorCode) }),
+    errorResponse,
   });
 }
 
@@ -90,4 +99,8 @@ async function addOffsetsPartition(
   const producer = { producerId: request.producerId, producerEpoch: request.producerEpoch };
   const errorCode = await coordinator.addOffsets(request.transactionalId, producer, request.groupId, 2);
   return errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : errorCode;
+}
+
+function errorResponse(request: { topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[] }, errorCode: number) {
+  return { throttleTimeMs: 0, topics: errorTopics(request, errorCode) };
 }

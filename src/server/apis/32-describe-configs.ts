@@ -13,7 +13,8 @@
  * that do not exist are left out; an empty or null list means all.
  *
  * Not done: BROKER_LOGGER (log4j levels), CLIENT_METRICS and GROUP configs:
- * INVALID_REQUEST. No ACLs.
+ * INVALID_REQUEST. Authorization: DESCRIBE_CONFIGS on the cluster (brokers), topic
+ * or group (configResourceDenial).
  */
 import { DescribeConfigs } from '../../protocol/schemas/32-describe-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -22,6 +23,8 @@ import { brokerLayers, describeBrokerConfigs, describeTopicConfigs, type Describ
 import { topicNameError } from '../../controller/topic-names.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { configResourceDenial } from './33-alter-configs.js';
+import { AclOperation } from '../authorization.js';
 
 interface Resource {
   resourceType: number;
@@ -34,10 +37,11 @@ type Outcome = { errorCode: number; errorMessage: string | null; configs: Descri
 export function describeConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: DescribeConfigs,
-    async handle(request) {
+    async handle(request, context) {
       await broker.metadata.whenReady();
       const results = request.resources.map((resource) => {
-        const outcome = describe(broker, resource, request.includeSynonyms);
+        const denied = configResourceDenial(broker, context, resource, AclOperation.DESCRIBE_CONFIGS);
+        const outcome = denied !== null ? { errorCode: denied, errorMessage: null, configs: [] } : describe(broker, resource, request.includeSynonyms);
         return { ...outcome, resourceType: resource.resourceType, resourceName: resource.resourceName };
       });
       return { throttleTimeMs: 0, results };

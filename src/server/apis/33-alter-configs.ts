@@ -12,21 +12,26 @@
  * ConfigRecord is written. validateOnly writes nothing. The answer comes
  * once the records are committed and published (logs reconfigured).
  *
- * Not done: AlterConfigPolicy, BROKER_LOGGER, ACLs.
+ * Not done: AlterConfigPolicy, BROKER_LOGGER. Authorization: ALTER_CONFIGS on the
+ * cluster (brokers), topic or group.
  */
 import { AlterConfigs } from '../../protocol/schemas/33-alter-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
+import type { RequestContext } from '../handler.js';
+import { ConfigResourceType } from '../../metadata/delta.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster, type Authorizing } from '../authorization.js';
 
 export function alterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: AlterConfigs,
-    async handle(request) {
+    async handle(request, context) {
+      const { allowed, denied } = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
       try {
-        const responses = await broker.controller.alterConfigs(request.resources, { validateOnly: request.validateOnly });
-        return { throttleTimeMs: 0, responses };
+        const responses = allowed.length === 0 ? [] : await broker.controller.alterConfigs(allowed, { validateOnly: request.validateOnly });
+        return { throttleTimeMs: 0, responses: [...responses, ...denied] };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return configResourcesError(request.resources, ErrorCode.NOT_CONTROLLER);
@@ -34,6 +39,40 @@ export function alterConfigsHandler(broker: ControllerApiContext) {
     },
     errorResponse: (request, errorCode) => configResourcesError(request.resources, errorCode),
   });
+}
+
+/**
+ * Kafka's config-resource authorization: broker, broker-logger and
+ * client-metrics resources need the operation (DESCRIBE_CONFIGS or
+ * ALTER_CONFIGS) on the cluster (CLUSTER_AUTHORIZATION_FAILED), a topic on
+ * the topic (TOPIC_AUTHORIZATION_FAILED), a group on the group
+ * (GROUP_AUTHORIZATION_FAILED). Other types are left to the handler.
+ */
+export function configResourceDenial(node: Authorizing, context: RequestContext, resource: { resourceType: number; resourceName: string }, operation: number): number | null {
+  switch (resource.resourceType) {
+    case ConfigResourceType.BROKER:
+    case ConfigResourceType.BROKER_LOGGER:
+    case ConfigResourceType.CLIENT_METRICS:
+      return authorizeCluster(node, context, operation) ? null : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+    case ConfigResourceType.TOPIC:
+      return authorize(node, context, operation, ResourceType.TOPIC, resource.resourceName) ? null : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    case ConfigResourceType.GROUP:
+      return authorize(node, context, operation, ResourceType.GROUP, resource.resourceName) ? null : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+    default:
+      return null;
+  }
+}
+
+/** The resources the client may alter, and the answers for the others. */
+export function authorizeConfigResources<R extends { resourceType: number; resourceName: string }>(node: Authorizing, context: RequestContext, resources: readonly R[], operation: number) {
+  const allowed: R[] = [];
+  const denied: ReturnType<typeof configResourcesError>['responses'] = [];
+  for (const resource of resources) {
+    const errorCode = configResourceDenial(node, context, resource, operation);
+    if (errorCode === null) allowed.push(resource);
+    else denied.push(...configResourcesError([resource], errorCode).responses);
+  }
+  return { allowed, denied };
 }
 
 /** One error per config resource: the shape of both AlterConfigs and IncrementalAlterConfigs responses. */

@@ -12,6 +12,7 @@
 import { DescribeLogDirs } from '../../protocol/schemas/35-describe-log-dirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 
@@ -20,7 +21,9 @@ const UNKNOWN_VOLUME_BYTES = -1;
 export function describeLogDirsHandler(broker: ApiContext) {
   return defineHandler({
     api: DescribeLogDirs,
-    handle(request) {
+    handle(request, context) {
+      // DESCRIBE on the cluster, as Kafka's: CLUSTER_AUTHORIZATION_FAILED (v3+) and no directories otherwise.
+      if (!authorizeCluster(broker, context, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
       const wanted = request.topics === null ? null : new Set(request.topics.flatMap((topic) => topic.partitions.map((partition) => topicPartitionKey({ topic: topic.topic, partition }))));
       const results = broker.replicaManager.describeLogDirs().map((dir) => {
         const byTopic = new Map<string, { partitionIndex: number; partitionSize: number; offsetLag: number; isFutureKey: boolean }[]>();

@@ -11,21 +11,26 @@
  * INVALID_REQUEST for a topic named twice. validateOnly writes nothing.
  * The answer comes once the new partitions are committed and published.
  *
- * Not done: quotas, ACLs, AlterPartitionReassignments interplay.
+ * Not done: quotas, AlterPartitionReassignments interplay.
  */
 import { CreatePartitions } from '../../protocol/schemas/37-create-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 export function createPartitionsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: CreatePartitions,
-    async handle(request) {
+    async handle(request, context) {
+      // ALTER on each topic (TOPIC_AUTHORIZATION_FAILED), as Kafka's.
+      const alterable = authorizedNames(broker, context, AclOperation.ALTER, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
+      const denied = errorResponse(request.topics.filter((topic) => !alterable.has(topic.name)), ErrorCode.TOPIC_AUTHORIZATION_FAILED).results;
       try {
-        const results = await broker.controller.createPartitions(request.topics, { validateOnly: request.validateOnly });
-        return { throttleTimeMs: 0, results };
+        const allowed = request.topics.filter((topic) => alterable.has(topic.name));
+        const results = allowed.length === 0 ? [] : await broker.controller.createPartitions(allowed, { validateOnly: request.validateOnly });
+        return { throttleTimeMs: 0, results: [...results, ...denied] };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return errorResponse(request.topics, ErrorCode.NOT_CONTROLLER);

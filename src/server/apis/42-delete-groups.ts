@@ -4,18 +4,23 @@
  *
  * v1 same as v0; v2 flexible; v3 an error message per group. A group with
  * members is NON_EMPTY_GROUP, a missing one GROUP_ID_NOT_FOUND. Classic and
- * KIP-848 consumer groups alike. Not done: ACLs.
+ * KIP-848 consumer groups alike. DELETE on each group is required (GROUP_AUTHORIZATION_FAILED).
  */
 import { DeleteGroups } from '../../protocol/schemas/42-delete-groups.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 export function deleteGroupsHandler(broker: ApiContext) {
   return defineHandler({
     api: DeleteGroups,
-    async handle(request) {
-      const results = await broker.groupCoordinator.deleteGroups(request.groupsNames);
-      return { throttleTimeMs: 0, results };
+    async handle(request, context) {
+      // DELETE on each group (GROUP_AUTHORIZATION_FAILED), as Kafka's.
+      const allowed = authorizedNames(broker, context, AclOperation.DELETE, ResourceType.GROUP, request.groupsNames);
+      const denied = request.groupsNames.filter((groupId) => !allowed.has(groupId)).map((groupId) => ({ groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }));
+      const results = allowed.size === 0 ? [] : await broker.groupCoordinator.deleteGroups([...allowed]);
+      return { throttleTimeMs: 0, results: [...denied, ...results] };
     },
     errorResponse: (request, errorCode) => ({ results: request.groupsNames.map((groupId) => ({ groupId, errorCode })) }),
   });

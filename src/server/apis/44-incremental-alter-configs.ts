@@ -12,22 +12,24 @@
  * writes nothing; the answer comes once they are committed and published.
  *
  * Not done: AlterConfigPolicy, BROKER_LOGGER levels, CLIENT_METRICS and
- * GROUP configs (INVALID_REQUEST), ACLs.
+ * GROUP configs (INVALID_REQUEST). Authorization as AlterConfigs.
  */
 import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-alter-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
-import { configResourcesError } from './33-alter-configs.js';
+import { authorizeConfigResources, configResourcesError } from './33-alter-configs.js';
+import { AclOperation } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 export function incrementalAlterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: IncrementalAlterConfigs,
-    async handle(request) {
+    async handle(request, context) {
+      const { allowed, denied } = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
       try {
-        const responses = await broker.controller.incrementalAlterConfigs(request.resources, { validateOnly: request.validateOnly });
-        return { throttleTimeMs: 0, responses };
+        const responses = allowed.length === 0 ? [] : await broker.controller.incrementalAlterConfigs(allowed, { validateOnly: request.validateOnly });
+        return { throttleTimeMs: 0, responses: [...responses, ...denied] };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return configResourcesError(request.resources, ErrorCode.NOT_CONTROLLER);

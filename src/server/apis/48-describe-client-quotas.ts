@@ -11,6 +11,7 @@
  */
 import { DescribeClientQuotas } from '../../protocol/schemas/48-describe-client-quotas.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster, type Authorizing } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 const ENTITY_TYPES = new Set(['user', 'client-id', 'ip']);
@@ -48,10 +49,12 @@ function filterProblem(components: readonly Component[]): Problem | null {
   return null;
 }
 
-export function describeClientQuotasHandler() {
+export function describeClientQuotasHandler(broker: Authorizing) {
   return defineHandler({
     api: DescribeClientQuotas,
-    handle(request) {
+    handle(request, context) {
+      // DESCRIBE_CONFIGS on the cluster, as Kafka's.
+      if (!authorizeCluster(broker, context, AclOperation.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
       const problem = filterProblem(request.components);
       if (problem !== null) return { throttleTimeMs: 0, errorCode: problem.errorCode, errorMessage: problem.message, entries: null };
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries: [] };

@@ -6,18 +6,21 @@
  * each with Kafka's message. Only mechanisms and iteration counts leave the
  * broker, never salts or keys.
  *
- * Not done: the DESCRIBE CLUSTER authorization check (no ACLs yet).
+ * Authorization: DESCRIBE on the cluster (CLUSTER_AUTHORIZATION_FAILED).
  */
 import { DescribeUserScramCredentials } from '../../protocol/schemas/50-describe-user-scram-credentials.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../../metadata/image.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 export function describeUserScramCredentialsHandler(node: ControllerApiContext) {
   return defineHandler({
     api: DescribeUserScramCredentials,
-    async handle(request) {
+    async handle(request, context) {
+      // DESCRIBE on the cluster, as Kafka's.
+      if (!authorizeCluster(node, context, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
       await node.metadata.whenReady();
       const image = node.metadata.image;
       const requested = request.users ?? [];

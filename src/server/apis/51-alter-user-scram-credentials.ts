@@ -6,12 +6,14 @@
  * credential authenticates at once. NOT_CONTROLLER for every user where this
  * node has no active controller.
  *
- * Not done: the ALTER CLUSTER authorization check (no ACLs yet).
+ * Authorization: ALTER on the cluster (CLUSTER_AUTHORIZATION_FAILED for
+ * every user), as Kafka's.
  */
 import { AlterUserScramCredentials } from '../../protocol/schemas/51-alter-user-scram-credentials.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 type Request = { deletions: readonly { name: string }[]; upsertions: readonly { name: string }[] };
@@ -24,7 +26,8 @@ function everyUser(request: Request, errorCode: number) {
 export function alterUserScramCredentialsHandler(node: ControllerApiContext) {
   return defineHandler({
     api: AlterUserScramCredentials,
-    async handle(request) {
+    async handle(request, context) {
+      if (!authorizeCluster(node, context, AclOperation.ALTER)) return everyUser(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       try {
         return { throttleTimeMs: 0, results: await node.controller.alterUserScramCredentials(request) };
       } catch (error) {

@@ -26,6 +26,7 @@ import { clientAddressText, deserializePrincipal, FORWARDABLE_API_KEYS } from '.
 import { ErrorCode } from '../../protocol/errors.js';
 import { Envelope } from '../../protocol/schemas/58-envelope.js';
 import { CloseConnection, defineHandler, type ApiHandler, type RequestContext } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 const failed = (errorCode: number) => ({ responseData: null, errorCode });
@@ -41,6 +42,9 @@ export function envelopeHandler(node: ControllerApiContext) {
   return defineHandler({
     api: Envelope,
     async handle(request, context) {
+      // The forwarding broker needs CLUSTER_ACTION on the cluster, as Kafka's ControllerApis.handleEnvelopeRequest;
+      // the inner request is then authorized as the client's principal.
+      if (!authorizeCluster(node, context, AclOperation.CLUSTER_ACTION)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       const principal = request.requestPrincipal === null ? null : deserializePrincipal(request.requestPrincipal);
       if (principal === null) return failed(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE);
       const clientAddress = clientAddressText(request.clientHostAddress);

@@ -14,7 +14,7 @@
  * neither UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers and controllers
  * answer.
  * clusterAuthorizedOperations holds every cluster operation when asked for
- * (no authorizer), -2147483648 otherwise.
+ * (those the client has, 0 without DESCRIBE on the cluster), -2147483648 otherwise.
  */
 import { DescribeCluster } from '../../protocol/schemas/60-describe-cluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -26,10 +26,18 @@ import {
   controllersOnListener,
 } from '../../metadata/cluster-view.js';
 import { defineHandler } from '../handler.js';
+import { CLUSTER_NAME } from '../../security/authorizer/acl.js';
+import type { RequestContext } from '../handler.js';
+import { AclOperation, ResourceType, authorizeCluster, authorizedOperations, type Authorizing } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
 const BROKER_ENDPOINTS = 1;
 const CONTROLLER_ENDPOINTS = 2;
+
+/** Kafka's: the cluster's authorized operations need DESCRIBE there; without it they are 0. */
+function clusterOperations(node: Authorizing, context: RequestContext): number {
+  return authorizeCluster(node, context, AclOperation.DESCRIBE) ? authorizedOperations(node, context, ResourceType.CLUSTER, CLUSTER_NAME) : 0;
+}
 
 export function describeClusterHandler(broker: ControllerApiContext) {
   return defineHandler({
@@ -47,7 +55,7 @@ export function describeClusterHandler(broker: ControllerApiContext) {
         throttleTimeMs: 0,
         endpointType,
         clusterId: image.clusterId,
-        clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+        clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? clusterOperations(broker, context) : AUTHORIZED_OPERATIONS_OMITTED,
       };
       const nodes = onControllerListener
         ? controllersOnListener(image, context.listenerName)

@@ -14,13 +14,17 @@
  */
 import { BrokerRegistration } from '../../protocol/schemas/62-broker-registration.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 import { onActiveController } from './controller-request.js';
 
 export function brokerRegistrationHandler(node: ControllerApiContext) {
   return defineHandler({
     api: BrokerRegistration,
-    async handle(request) {
+    async handle(request, context) {
+      // CLUSTER_ACTION on the cluster, as Kafka's ControllerApis.
+      if (!authorizeCluster(node, context, AclOperation.CLUSTER_ACTION)) return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       return onActiveController(
         async () => {
           const reply = await node.controller.registerBroker({

@@ -12,13 +12,17 @@
  */
 import { BrokerHeartbeat } from '../../protocol/schemas/63-broker-heartbeat.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 import { onActiveController } from './controller-request.js';
 
 export function brokerHeartbeatHandler(node: ControllerApiContext) {
   return defineHandler({
     api: BrokerHeartbeat,
-    async handle(request) {
+    async handle(request, context) {
+      // CLUSTER_ACTION on the cluster, as Kafka's ControllerApis.
+      if (!authorizeCluster(node, context, AclOperation.CLUSTER_ACTION)) return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       return onActiveController(
         async () => {
           const reply = await node.controller.processBrokerHeartbeat(request);

@@ -10,13 +10,17 @@
  */
 import { UnregisterBroker } from '../../protocol/schemas/64-unregister-broker.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 import { onActiveController } from './controller-request.js';
 
 export function unregisterBrokerHandler(node: ControllerApiContext) {
   return defineHandler({
     api: UnregisterBroker,
-    async handle(request) {
+    async handle(request, context) {
+      // ALTER on the cluster, as Kafka's ControllerApis.
+      if (!authorizeCluster(node, context, AclOperation.ALTER)) return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       return onActiveController(
         async () => {
           const { errorCode, errorMessage } = await node.controller.unregisterBroker(request.brokerId);

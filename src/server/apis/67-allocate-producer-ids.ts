@@ -9,13 +9,16 @@
 import { AllocateProducerIds } from '../../protocol/schemas/67-allocate-producer-ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 import { onActiveController } from './controller-request.js';
 
 export function allocateProducerIdsHandler(node: ControllerApiContext) {
   return defineHandler({
     api: AllocateProducerIds,
-    async handle(request) {
+    async handle(request, context) {
+      // CLUSTER_ACTION on the cluster, as Kafka's ControllerApis.
+      if (!authorizeCluster(node, context, AclOperation.CLUSTER_ACTION)) return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       return onActiveController(
         async () => {
           const block = await node.controller.allocateProducerIds(request.brokerId, request.brokerEpoch);

@@ -9,11 +9,13 @@
  * (group.consumer.assignors: uniform, range) and handed out through
  * incremental reconciliation (src/group/consumer-group-protocol.ts).
  * UNSUPPORTED_VERSION when group.coordinator.rebalance.protocols leaves out
- * "consumer". Not done: ACLs; classic members in consumer groups.
+ * "consumer". Authorization: READ on the group, DESCRIBE on each
+ * subscribed topic name. Not done: classic members in consumer groups.
  */
 import { ConsumerGroupHeartbeat } from '../../protocol/schemas/68-consumer-group-heartbeat.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 import { groupRequestContext } from './group-request.js';
 
@@ -22,6 +24,12 @@ export function consumerGroupHeartbeatHandler(broker: ApiContext) {
     api: ConsumerGroupHeartbeat,
     async handle(request, context) {
       if (!broker.groupCoordinator.consumerProtocolEnabled) return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION };
+      // READ on the group; DESCRIBE on every subscribed topic named (TOPIC_AUTHORIZATION_FAILED), as Kafka's.
+      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      const subscribed = request.subscribedTopicNames ?? [];
+      if (authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, subscribed).size < new Set(subscribed).size) {
+        return { throttleTimeMs: 0, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+      }
       const response = await broker.groupCoordinator.consumerGroupHeartbeat(groupRequestContext(context), {
         groupId: request.groupId,
         memberId: request.memberId,

@@ -7,13 +7,17 @@
  */
 import { ControllerRegistration } from '../../protocol/schemas/70-controller-registration.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 import { onActiveController } from './controller-request.js';
 
 export function controllerRegistrationHandler(node: ControllerApiContext) {
   return defineHandler({
     api: ControllerRegistration,
-    async handle(request) {
+    async handle(request, context) {
+      // CLUSTER_ACTION on the cluster, as Kafka's ControllerApis.
+      if (!authorizeCluster(node, context, AclOperation.CLUSTER_ACTION)) return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       return onActiveController(
         async () => {
           const reply = await node.controller.registerController(request);

@@ -9,15 +9,16 @@
  * request does not list is INVALID_REQUEST for every topic. Unknown topics
  * are UNKNOWN_TOPIC_OR_PARTITION; partitions carry Metadata's errors
  * (LEADER_NOT_AVAILABLE without a leader). topicAuthorizedOperations holds
- * every topic operation (no authorizer).
+ * the operations the client has on the topic; DESCRIBE is required.
  */
 import { DescribeTopicPartitions } from '../../protocol/schemas/75-describe-topic-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
 import type { MetadataImage, TopicImage } from '../../metadata/image.js';
-import { TOPIC_AUTHORIZED_OPERATIONS, partitionView } from '../../metadata/cluster-view.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, TOPIC_AUTHORIZED_OPERATIONS, partitionView } from '../../metadata/cluster-view.js';
 import { isInternalTopic } from '../../controller/topic-names.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorizedNames, authorizedOperations } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 /** Kafka's max.request.partition.size.limit default. */
@@ -42,16 +43,23 @@ export function describeTopicPartitionsHandler(broker: ApiContext) {
         return { throttleTimeMs: 0, topics: names.map((name) => unknownTopic(name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
       }
       const limit = Math.max(1, Math.min(request.responsePartitionLimit, PARTITIONS_PER_RESPONSE_MAX));
-      return { throttleTimeMs: 0, ...page(image, names, { cursor, limit, listenerName: context.listenerName }) };
+      // DESCRIBE on each topic, as Kafka's: listing all leaves the others out; one asked for by name is
+      // TOPIC_AUTHORIZATION_FAILED with a zero id, after the page.
+      const described = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, names);
+      const operations = (name: string) => authorizedOperations(broker, context, ResourceType.TOPIC, name);
+      const shown = page(image, names.filter((name) => described.has(name)), { cursor, limit, listenerName: context.listenerName, operations });
+      const denied = all ? [] : names.filter((name) => !described.has(name) && (cursor === null || name >= cursor.topicName));
+      const unauthorized = denied.map((name) => ({ ...unknownTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED), topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED }));
+      return { throttleTimeMs: 0, topics: [...shown.topics, ...unauthorized], nextCursor: shown.nextCursor };
     },
   });
 }
 
-function unknownTopic(name: string, errorCode: number) {
-  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS };
+function unknownTopic(name: string, errorCode: number, operations = TOPIC_AUTHORIZED_OPERATIONS) {
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: operations };
 }
 
-function page(image: MetadataImage, names: readonly string[], options: { cursor: Cursor | null; limit: number; listenerName: string }) {
+function page(image: MetadataImage, names: readonly string[], options: { cursor: Cursor | null; limit: number; listenerName: string; operations: (name: string) => number }) {
   const topics = [];
   let remaining = options.limit;
   let nextCursor: Cursor | null = null;
@@ -65,12 +73,12 @@ function page(image: MetadataImage, names: readonly string[], options: { cursor:
     }
     const topic = image.topicsByName.get(name);
     if (topic === undefined) {
-      topics.push(unknownTopic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+      topics.push(unknownTopic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, options.operations(name)));
       continue;
     }
     const first = start !== null && name === start.topicName ? start.partitionIndex : 0;
     const described = describeTopic(image, topic, { first, count: remaining, listenerName: options.listenerName });
-    topics.push(described.topic);
+    topics.push({ ...described.topic, topicAuthorizedOperations: options.operations(name) });
     remaining -= described.topic.partitions.length;
     if (described.nextPartition !== null) {
       nextCursor = { topicName: name, partitionIndex: described.nextPartition };

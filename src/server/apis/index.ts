@@ -54,6 +54,9 @@ import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
+import { describeAclsHandler } from './29-describe-acls.js';
+import { createAclsHandler } from './30-create-acls.js';
+import { deleteAclsHandler } from './31-delete-acls.js';
 import { unregisterBrokerHandler } from './64-unregister-broker.js';
 import { controllerRegistrationHandler } from './70-controller-registration.js';
 import { envelopeHandler } from './58-envelope.js';
@@ -64,7 +67,7 @@ import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 
-/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker, SCRAM credentials. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
@@ -81,6 +84,9 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     describeUserScramCredentialsHandler(node),
     alterUserScramCredentialsHandler(node),
     describeQuorumHandler(node),
+    describeAclsHandler(node),
+    createAclsHandler(node),
+    deleteAclsHandler(node),
   ] as ApiHandler[];
 }
 
@@ -121,7 +127,7 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     offsetForLeaderEpochHandler(broker),
     describeLogDirsHandler(broker),
     describeProducersHandler(broker),
-    describeClientQuotasHandler(),
+    describeClientQuotasHandler(broker),
     offsetCommitHandler(broker),
     offsetFetchHandler(broker),
     findCoordinatorHandler(broker),
