@@ -155,8 +155,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
       return found;
     },
     async stop() {
-      const brokerOnly = nodes.filter((node) => !node.roles.includes('controller'));
-      await Promise.all(brokerOnly.map((node) => node.stop()));
+      // Every broker's controlled shutdown while the whole quorum serves, then broker-only nodes, then the rest.
+      await Promise.all(nodes.filter((node) => node.running).map((node) => node.node.controlledShutdown()));
+      await Promise.all(nodes.filter((node) => !node.roles.includes('controller')).map((node) => node.stop()));
       await Promise.all(nodes.map((node) => node.stop()));
       await removeRoot(env, root);
     },

@@ -135,11 +135,20 @@ export class SpoolNode {
         env: this.env,
         candidates: controllerCandidates(this.config),
         requestTimeoutMs: this.config.int('request.timeout.ms'),
+        // With static voters the node's own Raft client names the active controller (Kafka's RaftControllerNodeProvider).
+        ...(this.voters.length > 0 ? { activeController: () => this.raftLeaderAddress() } : {}),
       });
       return this.rpcChannel;
     }
     const listenerName = this.config.list('controller.listener.names')[0] ?? 'CONTROLLER';
     return new InProcessControllerChannel((apiKey) => this.handlers.handlerFor('controller', apiKey), { nodeId: this.nodeId, listenerName });
+  }
+
+  /** The Raft leader's controller address among the static voters, or null while no leader is known. */
+  private raftLeaderAddress(): { host: string; port: number } | null {
+    const leaderId = this.shared.raftLeaderId;
+    const voter = leaderId === null ? undefined : this.voters.find((v) => v.id === leaderId);
+    return voter === undefined ? null : { host: voter.host, port: voter.port };
   }
 
   /** A controller whose quorum is itself alone (no controller.quorum.voters, or only itself), as SharedServer runs Raft. */
@@ -292,6 +301,16 @@ export class SpoolNode {
     this.log.error(`shutting down the node: ${reason}`);
     this.resolveHalted(reason);
     if (this.state === 'running') this.stop().catch((error: unknown) => this.log.error(`stop after a log directory failure: ${String(error)}`));
+  }
+
+  /**
+   * The broker's controlled shutdown alone: its leaderships move away while
+   * it still serves (stop() begins with it). Nodes of one cluster that stop
+   * together run theirs first, while every controller still serves, as
+   * Kafka's test kit stops brokers before controllers.
+   */
+  async controlledShutdown(): Promise<void> {
+    if (this.state === 'running') await this.brokerServer?.controlledShutdown();
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,10 @@
  * NodeToControllerChannelManager with its ControllerNodeProvider), for a
  * node that does not run the active controller itself.
  *
- * Candidates are the controllers of controller.quorum.voters
+ * A node that follows the metadata log knows the Raft leader, and so the
+ * active controller among the static voters: it connects there directly,
+ * as Kafka's RaftControllerNodeProvider does. Otherwise candidates are the
+ * controllers of controller.quorum.voters
  * (`id@host:port`) or, with KIP-853's dynamic quorum,
  * controller.quorum.bootstrap.servers (`host:port`). The active controller
  * is found by asking a candidate (DescribeCluster for controller endpoints,
@@ -40,6 +43,13 @@ export interface RpcControllerChannelOptions {
   candidates: readonly ControllerAddress[];
   /** request.timeout.ms of the connection to the controller. */
   requestTimeoutMs: number;
+  /**
+   * Where the active controller is, as this node's own Raft client knows it
+   * (the leader among the static voters, Kafka's RaftControllerNodeProvider),
+   * or null while it knows no leader. When given, it replaces asking the
+   * candidates.
+   */
+  activeController?: () => ControllerAddress | null;
 }
 
 /** The controllers named by controller.quorum.voters (`id@host:port`) or controller.quorum.bootstrap.servers (`host:port`). */
@@ -102,6 +112,7 @@ export class RpcControllerChannel implements ControllerChannel {
   private async activeController(): Promise<BrokerConnection | null> {
     if (this.closed) throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
     if (this.active !== null && !this.active.closed) return this.active;
+    if (this.options.activeController !== undefined) return this.connectToRaftLeader(this.options.activeController());
     for (let tried = 0; tried < this.options.candidates.length; tried++) {
       const candidate = this.options.candidates[this.nextCandidate]!;
       this.nextCandidate = (this.nextCandidate + 1) % this.options.candidates.length;
@@ -112,6 +123,17 @@ export class RpcControllerChannel implements ControllerChannel {
       }
     }
     return null;
+  }
+
+  private async connectToRaftLeader(leader: ControllerAddress | null): Promise<BrokerConnection | null> {
+    if (leader === null) return null;
+    try {
+      this.active = await this.connect(leader);
+      return this.active;
+    } catch (error) {
+      if (!(error instanceof KafkaError)) throw error;
+      return null;
+    }
   }
 
   /** Connects to the active controller `candidate` names (itself, or another), or null. */

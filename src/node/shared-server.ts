@@ -90,6 +90,11 @@ export class SharedServer {
     };
   }
 
+  /** The Raft leader this node knows of; null while none is known or the metadata log is not open. */
+  get raftLeaderId(): number | null {
+    return this.raftValue?.leaderAndEpoch.leaderId ?? null;
+  }
+
   get raft(): KafkaRaftClient<MetadataRecord> {
     if (this.raftValue === null) throw new Error('the metadata log is not open');
     return this.raftValue;
