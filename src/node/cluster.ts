@@ -8,11 +8,17 @@
  * restarted on the same ports and directories.
  *
  * Node ids follow Kafka's KafkaClusterTestKit: brokers and combined nodes
- * from 0, controller-only nodes from 3000.
+ * from 0, controller-only nodes from 3000. Controllers form one static
+ * KRaft quorum (controller.quorum.voters); broker-only nodes follow the
+ * metadata log as observers. Every node talks to the active controller
+ * over Kafka's wire, except a lone combined node (in-process).
  *
- * Today's limits: more than one controller needs the multi-voter KRaft and
- * a broker-only node needs to follow the metadata log as an observer; until
- * src/raft has both, only a cluster of one combined node starts.
+ * Settings differ from Kafka's defaults only where a test cluster wants it:
+ * controller.quorum.election.timeout.ms is 100 ms (Kafka: 1 s, randomised
+ * up to twice that), so a new quorum elects its first leader at once and
+ * a killed leader's successor is found soon after the fetch timeout;
+ * group.initial.rebalance.delay.ms is 0; the internal topics' replication
+ * factor is capped by the brokers there are. `config` overrides any.
  */
 import { tmpdir } from 'node:os';
 import { posix } from 'node:path';
@@ -29,6 +35,8 @@ import { SpoolNode } from './node.js';
 const CONTROLLER_ID_BASE = 3000;
 /** Kafka's default replication factor of the internal topics, capped by the brokers there are. */
 const INTERNAL_TOPIC_REPLICATION_FACTOR = 3;
+/** controller.quorum.election.timeout.ms of an embedded cluster: fast first elections. */
+const ELECTION_TIMEOUT_MS = 100;
 /** How often the directories' removal is tried when a killed node's last write races it. */
 const REMOVE_ATTEMPTS_MAX = 5;
 /** Kafka's default min ISR of __transaction_state, capped likewise. */
@@ -128,6 +136,8 @@ export interface RunningCluster {
   bootstrapServers: string;
   nodes: readonly EmbeddedNode[];
   node(nodeId: number): EmbeddedNode;
+  /** The node whose controller is active (the Raft leader, as a running controller knows it), or null while none is known. */
+  activeController(): EmbeddedNode | null;
   /** Stops every running node (brokers first), then deletes the directories. */
   stop(): Promise<void>;
 }
@@ -153,6 +163,15 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
       const found = nodes.find((node) => node.nodeId === nodeId);
       if (found === undefined) throw new Error(`no node ${nodeId} in this cluster`);
       return found;
+    },
+    activeController() {
+      for (const node of nodes) {
+        if (!node.running || !node.roles.includes('controller')) continue;
+        const leaderId = node.node.shared.raftLeaderId;
+        const leader = nodes.find((candidate) => candidate.nodeId === leaderId);
+        if (leader?.running) return leader;
+      }
+      return null;
     },
     async stop() {
       // Every broker's controlled shutdown while the whole quorum serves, then broker-only nodes, then the rest.
@@ -223,6 +242,7 @@ function nodeConfig(plan: NodePlan, plans: readonly NodePlan[], options: { broke
   const voters = plans.filter((p) => p.controllerPort !== null).map((p) => `${p.nodeId}@127.0.0.1:${p.controllerPort}`);
   const replicationFactor = Math.min(INTERNAL_TOPIC_REPLICATION_FACTOR, options.brokers);
   return BrokerConfig.fromObject({
+    'controller.quorum.election.timeout.ms': ELECTION_TIMEOUT_MS,
     'offsets.topic.replication.factor': replicationFactor,
     'transaction.state.log.replication.factor': replicationFactor,
     'transaction.state.log.min.isr': Math.min(TRANSACTION_LOG_MIN_ISR, replicationFactor),

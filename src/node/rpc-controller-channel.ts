@@ -28,6 +28,8 @@ import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.
 import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
 import { ControllerUnreachableError, type ControllerChannel } from './controller-channel.js';
 
+/** The pause before a request that found no active controller tries again (Kafka's reconnect.backoff.ms default). */
+const RETRY_BACKOFF_MS = 50;
 /** DescribeCluster's endpointType for controllers (KIP-919). */
 const CONTROLLER_ENDPOINTS = 2;
 
@@ -83,9 +85,15 @@ export class RpcControllerChannel implements ControllerChannel {
 
   async send<A extends ApiDef>(api: A, request: Partial<RequestOf<A>>, options: { version?: number } = {}): Promise<ResponseOf<A>> {
     let last: ResponseOf<A> | null = null;
-    for (let attempt = 0; attempt <= this.options.candidates.length; attempt++) {
+    const { clock } = this.options.env;
+    const deadlineMs = clock.monotonicMs() + this.options.requestTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0 && !(await this.mayRetry(attempt, deadlineMs))) break;
       const connection = await this.activeController();
-      if (connection === null) break;
+      if (connection === null) {
+        if (this.options.activeController === undefined) break;
+        continue;
+      }
       let response: ResponseOf<A>;
       try {
         response = await connection.send(api, request, options.version === undefined ? {} : { version: options.version });
@@ -100,6 +108,20 @@ export class RpcControllerChannel implements ControllerChannel {
     }
     if (last !== null) return last;
     throw new ControllerUnreachableError(`node ${this.options.nodeId}: no controller answered ${api.name}`);
+  }
+
+  /**
+   * Whether to try again. Following the Raft leader, a request waits for a
+   * controller up to request.timeout.ms, as Kafka's channel queues it while
+   * the quorum elects one (pausing RETRY_BACKOFF_MS between tries); asking
+   * candidates, it tries each once more.
+   */
+  private async mayRetry(attempt: number, deadlineMs: number): Promise<boolean> {
+    if (this.closed) return false;
+    if (this.options.activeController === undefined) return attempt <= this.options.candidates.length;
+    if (this.options.env.clock.monotonicMs() >= deadlineMs) return false;
+    await new Promise<void>((resolve) => this.options.env.timers.schedule(RETRY_BACKOFF_MS, resolve));
+    return !this.closed;
   }
 
   close(): void {

@@ -11,21 +11,21 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { startCluster } from '../../src/node/cluster.js';
+import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 
-async function produce(bootstrapServers: string, topic: string, values: readonly string[]): Promise<void> {
+async function produce(bootstrapServers: string, topic: string, values: readonly string[], partition?: number): Promise<void> {
   const producer = new Producer({ bootstrapServers, acks: -1 });
   try {
-    for (const value of values) await producer.send({ topic, value });
+    for (const value of values) await producer.send({ topic, value, ...(partition === undefined ? {} : { partition }) });
   } finally {
     await producer.close();
   }
 }
 
-async function latestOffset(bootstrapServers: string, topic: string): Promise<number> {
+async function latestOffset(bootstrapServers: string, topic: string, partition = 0): Promise<number> {
   const admin = new Admin({ bootstrapServers });
   try {
-    const [listed] = await admin.listOffsets([{ topic, partition: 0, spec: 'latest' }]);
+    const [listed] = await admin.listOffsets([{ topic, partition, spec: 'latest' }]);
     return listed!.offset;
   } finally {
     await admin.close();
@@ -81,6 +81,85 @@ test('a node killed while it starts: its start rejects, and it starts again on t
     assert.equal(node.running, true);
     await produce(cluster.bootstrapServers, 'fresh', ['x']);
     assert.equal(await latestOffset(cluster.bootstrapServers, 'fresh'), 1);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+/**
+ * Resolves once every running broker's metadata image has `topic` (brokers apply the controller's records
+ * asynchronously, as Kafka's do: a topic just created may be unknown to another broker for a moment).
+ */
+async function metadataEverywhere(cluster: RunningCluster, topic: string): Promise<void> {
+  const brokers = () => cluster.nodes.filter((node) => node.running && node.roles.includes('broker'));
+  while (!brokers().every((node) => node.node.metadata.image.topicsByName.has(topic))) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** Creates `topic` with one partition per broker (RF=1) and returns each partition's leader. */
+async function createSpread(cluster: RunningCluster, topic: string, bootstrapServers = cluster.bootstrapServers): Promise<number[]> {
+  const admin = new Admin({ bootstrapServers });
+  try {
+    const brokers = cluster.nodes.filter((node) => node.roles.includes('broker')).length;
+    await admin.createTopics([{ name: topic, numPartitions: brokers, replicationFactor: 1 }]);
+    await metadataEverywhere(cluster, topic);
+    const [described] = await admin.describeTopics([topic]);
+    return described!.partitions.sort((a, b) => a.partition - b.partition).map((p) => p.leader);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** Every partition of `topic` gets `perPartition` records, then each partition's end offset is read back. */
+async function produceEverywhere(cluster: RunningCluster, topic: string, partitions: number, perPartition: number): Promise<number[]> {
+  const values = Array.from({ length: perPartition }, (_, i) => `v${i}`);
+  for (let partition = 0; partition < partitions; partition++) await produce(cluster.bootstrapServers, topic, values, partition);
+  const ends: number[] = [];
+  for (let partition = 0; partition < partitions; partition++) ends.push(await latestOffset(cluster.bootstrapServers, topic, partition));
+  return ends;
+}
+
+test('three combined nodes: one quorum, RF=1 partitions led by every broker; the active controller killed, another takes over, the killed node restarts with its data', async () => {
+  const cluster = await startCluster({ combined: 3, config: QUICK_SESSIONS });
+  try {
+    assert.deepEqual(cluster.nodes.map((node) => node.nodeId), [0, 1, 2]);
+    assert.equal(cluster.bootstrapServers.split(',').length, 3);
+    const first = cluster.activeController();
+    assert.ok(first !== null, 'a controller is active once the cluster is ready');
+    assert.deepEqual([...(await createSpread(cluster, 'spread'))].sort(), [0, 1, 2]);
+    assert.deepEqual(await produceEverywhere(cluster, 'spread', 3, 4), [4, 4, 4]);
+
+    await first.kill();
+    const others = cluster.nodes.filter((node) => node !== first);
+    // Topic creation through a surviving broker needs the new active controller.
+    const survivors = others.map((node) => node.bootstrapServer).join(',');
+    assert.equal((await createSpread(cluster, 'after-failover', survivors)).length, 3);
+    const second = cluster.activeController();
+    assert.ok(second !== null && second !== first, 'another controller is active');
+
+    await first.restart();
+    assert.equal(first.running, true);
+    assert.deepEqual(await produceEverywhere(cluster, 'spread', 3, 1), [5, 5, 5]);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+test('three controllers and three brokers: brokers follow the log as observers; topics, produce and fetch offsets through any broker; a broker stopped and restarted keeps its partitions', async () => {
+  const cluster = await startCluster({ controllers: 3, brokers: 3, config: QUICK_SESSIONS });
+  try {
+    assert.deepEqual(cluster.nodes.map((node) => [node.nodeId, node.roles.join(',')]), [
+      [0, 'broker'], [1, 'broker'], [2, 'broker'], [3000, 'controller'], [3001, 'controller'], [3002, 'controller'],
+    ]);
+    assert.ok((cluster.activeController()?.nodeId ?? -1) >= 3000);
+    for (const broker of [0, 1, 2]) {
+      const one = cluster.node(broker).bootstrapServer!;
+      assert.deepEqual([...(await createSpread(cluster, `via-${broker}`, one))].sort(), [0, 1, 2]);
+    }
+    assert.deepEqual(await produceEverywhere(cluster, 'via-1', 3, 2), [2, 2, 2]);
+
+    await cluster.node(1).stop();
+    await cluster.node(1).start();
+    assert.deepEqual(await produceEverywhere(cluster, 'via-1', 3, 1), [3, 3, 3]);
   } finally {
     await cluster.stop();
   }
