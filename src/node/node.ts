@@ -16,9 +16,11 @@
  * unfenced (it becomes leader as the unfencing records arrive); only then
  * are requests served.
  * Stop order (SIGTERM or stop()): the broker's controlled shutdown (its
- * leaderships move away while it still serves), stop accepting, finish
- * in-flight requests, stop the broker (flush, checkpoints, clean-shutdown
- * marker), stop the controller and Raft.
+ * leaderships move away while it still serves), the broker listeners stop
+ * accepting and finish in-flight requests, stop the broker (flush,
+ * checkpoints, clean-shutdown marker), stop the controller and Raft, and
+ * only then close the controller listeners, which serve the quorum (other
+ * nodes' controlled shutdowns) until Raft is gone.
  * Disk failure: an I/O error takes its log directory offline (storage's
  * LogDirFailureChannel); once the metadata log directory or every log
  * directory is offline the node stops on its own (Kafka halts the process)
@@ -318,11 +320,16 @@ export class SpoolNode {
     this.state = 'stopping';
     await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
-    await this.socketServer.shutdown();
+    // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum
+    // (other nodes' controlled shutdowns need its votes and fetches), then the controller and Raft.
+    const controllerListeners = new Set(this.config.list('controller.listener.names'));
+    await this.socketServer.shutdownListeners(this.bound.map((l) => l.name).filter((name) => !controllerListeners.has(name)));
     await this.brokerServer?.stop();
     this.controllerServer?.stop();
     this.rpcChannel?.close();
     await this.shared.stop();
+    // Last, once Raft is closed: a request still waiting on it (a heartbeat waiting for its commit) has failed by now.
+    await this.socketServer.shutdown();
     this.state = 'stopped';
   }
 

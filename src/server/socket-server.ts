@@ -63,7 +63,10 @@ export interface SocketServerLimits {
 }
 
 export class SocketServer {
-  private readonly listeners: Listener[] = [];
+  /** Listeners still open. */
+  private readonly listeners: { name: string; listener: Listener }[] = [];
+  /** Listeners shut down on their own (a combined node stops its broker listeners before its controller ones). */
+  private readonly stoppedListeners = new Set<string>();
   private readonly connections = new Set<ConnectionHandler>();
   private nextConnectionId = 0;
   private stopping = false;
@@ -93,15 +96,19 @@ export class SocketServer {
     this.securityByListener.set(name, security);
     const tls = security.tls === undefined ? {} : { tls: security.tls };
     const listener = await this.env.net.listen({ host, port, onAcceptError, ...tls }, (connection) => {
-      if (this.stopping) connection.destroy();
+      if (this.isStopping(name)) connection.destroy();
       else this.gate.offer(name, connection);
     });
-    this.listeners.push(listener);
+    this.listeners.push({ name, listener });
     return listener;
   }
 
+  private isStopping(name: string): boolean {
+    return this.stopping || this.stoppedListeners.has(name);
+  }
+
   private open(name: string, connection: Connection): void {
-    if (this.stopping) {
+    if (this.isStopping(name)) {
       connection.destroy();
       return;
     }
@@ -123,9 +130,21 @@ export class SocketServer {
   async shutdown(): Promise<void> {
     this.stopping = true;
     this.gate.closeWaiting();
+    await this.closeListeners(() => true);
+  }
+
+  /** The same for the named listeners only; the others go on serving. */
+  async shutdownListeners(names: readonly string[]): Promise<void> {
+    for (const name of names) this.stoppedListeners.add(name);
+    await this.closeListeners((name) => names.includes(name));
+  }
+
+  private async closeListeners(selected: (name: string) => boolean): Promise<void> {
     // A listener's close resolves only once its connections are gone, so drain those first.
-    const listenersClosed = Promise.all(this.listeners.map((listener) => listener.close()));
-    await Promise.all([...this.connections].map((connection) => connection.drainAndClose()));
+    const chosen = this.listeners.filter((l) => selected(l.name));
+    for (const one of chosen) this.listeners.splice(this.listeners.indexOf(one), 1);
+    const listenersClosed = Promise.all(chosen.map(({ listener }) => listener.close()));
+    await Promise.all([...this.connections].filter((connection) => selected(connection.listenerName)).map((connection) => connection.drainAndClose()));
     await listenersClosed;
   }
 
