@@ -410,7 +410,9 @@ export class KafkaRaftClient<T> {
     const partition = request.topics[0]!.partitions[0]!;
     const replicaId = version <= 14 ? request.replicaId : request.replicaState.replicaId;
     const first = await this.serialized(() => this.tryCompleteFetch(replicaId, partition));
-    if (!isEmptyFetch(first) || request.maxWaitMs === 0) return this.fetchResponse(first);
+    // Kafka's reasons to answer at once; the last (KIP-1166): the replica's high watermark is behind the leader's.
+    const highWatermarkUpdated = first.errorCode === ErrorCode.NONE && (this.quorum.highWatermark ?? -1) > partition.highWatermark;
+    if (!isEmptyFetch(first) || request.maxWaitMs === 0 || highWatermarkUpdated) return this.fetchResponse(first);
     await this.awaitNewData(request.maxWaitMs);
     if (this.closed) return this.fetchResponse(first);
     return this.fetchResponse(await this.serialized(() => this.tryCompleteFetch(replicaId, partition)));
@@ -773,6 +775,8 @@ export class KafkaRaftClient<T> {
       logStartOffset: this.log.logStartOffset,
       partitionMaxBytes: 0,
       replicaDirectoryId: this.options.directoryId,
+      // KIP-1166: the leader answers at once, rather than parking the fetch, when it knows a higher high watermark.
+      highWatermark: this.quorum.highWatermark ?? -1,
     };
     return {
       clusterId: this.options.clusterId ?? null,
@@ -1091,6 +1095,9 @@ export class KafkaRaftClient<T> {
         return;
       case 'highWatermark':
         this.log.updateHighWatermark(effect.offset);
+        // As Kafka's leader completes its fetch purgatory when the high watermark moves: followers and observers
+        // parked in a long-poll learn of the commit now, not after replica.fetch.wait.max.ms.
+        if (this.quorum.isLeader) for (const wake of this.fetchWaiters) wake();
         await this.deliverCommitted(effect.offset);
         await this.maybeFireLeaderChange();
         this.checkCaughtUp();

@@ -1,18 +1,19 @@
 /**
  * Runs the client scenario (scenario.ts) for one client against a fresh
- * Spool child process: phase "run", its checks, the on-disk batch check,
+ * Spool child process, or a fresh cluster of three (spool-cluster.ts): phase "run", its checks, the on-disk batch check,
  * phase "delete" and its check, then a clean SIGTERM stop (exit code 0).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
-  checkDelete, checkLog, checkRun, makeSpec, readLogBatches,
+  checkDelete, checkLog, checkRun, makeSpec, partitionDir, readLogBatches,
   type Capabilities, type DriverDelete, type DriverRun, type Spec,
 } from './scenario.js';
 import { startSpool } from './spool-process.js';
+import { CLUSTER_NODES, startSpoolCluster } from './spool-cluster.js';
 
 export interface ClientScenario {
   /** Short name, used in the topic name. */
@@ -26,15 +27,40 @@ export interface ClientScenario {
   overrides?: readonly string[];
 }
 
-/** Runs the whole scenario; resolves with the client's self-reported name and version. */
-export async function runClientScenario(scenario: ClientScenario): Promise<string> {
-  const spool = await startSpool({ overrides: scenario.overrides ?? [] });
+/** What the scenario runs against: one node, or three combined nodes with the topic's partitions spread over them. */
+interface Target {
+  bootstrap: string;
+  dirs: readonly string[];
+  output(): string;
+  stop(): Promise<(number | null)[]>;
+}
+
+async function startTarget(scenario: ClientScenario, shape: 'node' | 'cluster'): Promise<Target> {
+  const overrides = scenario.overrides ?? [];
+  if (shape === 'cluster') return startSpoolCluster({ overrides });
+  const spool = await startSpool({ overrides });
+  return { bootstrap: spool.bootstrap, dirs: [spool.dir], output: () => spool.output(), stop: async () => [await spool.stop()] };
+}
+
+/**
+ * Runs the whole scenario; resolves with the client's self-reported name and
+ * version. `cluster`: against three combined nodes (spool-cluster.ts), the
+ * client bootstrapped from one of them; the topic's three RF=1 partitions
+ * must then live on three different nodes, so the client produced to and
+ * fetched from each broker.
+ */
+export async function runClientScenario(scenario: ClientScenario, options: { cluster?: boolean } = {}): Promise<string> {
+  const spool = await startTarget(scenario, options.cluster === true ? 'cluster' : 'node');
   const work = mkdtempSync(join(tmpdir(), `spool-${scenario.client}-`));
   try {
     const spec = makeSpec(scenario.client, spool.bootstrap, scenario.capabilities);
     const report = await scenario.run(spec, join(work, 'spec.json'));
     checkRun(spec, report);
-    checkLog(spec, await readLogBatches(spool.dir, spec.topic, spec.partitions));
+    checkLog(spec, await readLogBatches(spool.dirs, spec.topic, spec.partitions));
+    if (options.cluster === true) {
+      const nodesUsed = new Set(Array.from({ length: spec.partitions }, (_, p) => spool.dirs.indexOf(dirname(partitionDir(spool.dirs, spec.topic, p)))));
+      assert.equal(nodesUsed.size, CLUSTER_NODES, `the ${spec.partitions} partitions are spread over the ${CLUSTER_NODES} brokers`);
+    }
     const deleted = await scenario.delete({ ...spec, phase: 'delete' }, join(work, 'spec-delete.json'));
     if (deleted.topicsAfter === null) {
       assert.ok(deleted.topicsBefore.includes(spec.topic));
@@ -48,7 +74,7 @@ export async function runClientScenario(scenario: ClientScenario): Promise<strin
     throw error;
   } finally {
     rmSync(work, { recursive: true, force: true });
-    assert.equal(await spool.stop(), 0, 'spool exits 0 on SIGTERM');
+    assert.deepEqual(await spool.stop(), spool.dirs.map(() => 0), 'every spool node exits 0 on SIGTERM');
   }
 }
 

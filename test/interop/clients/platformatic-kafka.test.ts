@@ -62,20 +62,22 @@ async function readBack(spec: Spec): Promise<Pick<DriverRun, 'consumed' | 'offse
   try {
     const metadata = await consumer.metadata({ topics: [spec.topic] });
     const topicId = metadata.topics.get(spec.topic)!.id;
-    const node = metadata.topics.get(spec.topic)!.partitions[0]!.leader;
+    // Each partition is fetched from its own leader, as the client's consumer does (on a cluster they differ).
+    const leaders = new Map<number, number[]>();
+    metadata.topics.get(spec.topic)!.partitions.forEach((p, partition) => leaders.set(p.leader, [...(leaders.get(p.leader) ?? []), partition]));
     const nextOffset = new Map<number, bigint>();
     for (let partition = 0; partition < spec.partitions; partition++) nextOffset.set(partition, 0n);
     const consumed: ConsumedRecord[] = [];
     for (let round = 0; round < 50 && consumed.length < spec.expectedCount; round++) {
-      const response = await consumer.fetch({
+      const responses = await Promise.all([...leaders].map(([node, partitions]) => consumer.fetch({
         node,
         maxWaitTime: 200,
         topics: [{
           topicId,
-          partitions: [...nextOffset].map(([partition, fetchOffset]) => ({ partition, fetchOffset, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 })),
+          partitions: partitions.map((partition) => ({ partition, fetchOffset: nextOffset.get(partition)!, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 })),
         }],
-      });
-      for (const partition of response.responses.flatMap((topic) => topic.partitions)) {
+      })));
+      for (const partition of responses.flatMap((response) => response.responses.flatMap((topic) => topic.partitions))) {
         assert.equal(partition.errorCode, 0, `fetch error in partition ${partition.partitionIndex}`);
         for (const batch of partition.records ?? []) {
           for (const record of toConsumed(partition.partitionIndex, batch)) {
@@ -109,19 +111,33 @@ function toConsumed(partition: number, batch: RecordsBatch): ConsumedRecord[] {
   }));
 }
 
+/**
+ * The topics listed once `deleted` is gone from the answer. The controller answers the delete once committed and
+ * brokers apply it asynchronously, as Kafka's do: on a cluster, the broker asked next may list it a moment longer.
+ */
+async function listedAfterDelete(admin: Admin, deleted: string): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const topics = await admin.listTopics();
+    if (!topics.includes(deleted) || attempt === LIST_ATTEMPTS_MAX) return topics;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+const LIST_ATTEMPTS_MAX = 100;
+
 async function deleteTopic(spec: Spec): Promise<{ topicsBefore: string[]; describedPartitions: number; topicsAfter: string[] }> {
   const admin = new Admin({ ...BASE, bootstrapBrokers: [spec.bootstrap] });
   try {
     const topicsBefore = await admin.listTopics();
     const metadata = await admin.metadata({ topics: [spec.topic] });
     await admin.deleteTopics({ topics: [spec.topic] });
-    return { topicsBefore, describedPartitions: metadata.topics.get(spec.topic)!.partitionsCount, topicsAfter: await admin.listTopics() };
+    return { topicsBefore, describedPartitions: metadata.topics.get(spec.topic)!.partitionsCount, topicsAfter: await listedAfterDelete(admin, spec.topic) };
   } finally {
     await admin.close();
   }
 }
 
-test('@platformatic/kafka: admin, idempotent produce in every available codec, fetch by partition, offsets by timestamp', { timeout: 120_000 }, async () => {
+for (const cluster of [false, true]) {
+test(`@platformatic/kafka: admin, idempotent produce in every available codec, fetch by partition, offsets by timestamp${cluster ? ', three brokers' : ''}`, { timeout: 120_000 }, async () => {
   const codecs = CODECS.filter((codec) => compressionsAlgorithms[codec].available);
   assert.ok(codecs.length >= 4, `codecs available: ${codecs.join(',')}`);
   const client = await runClientScenario({
@@ -129,6 +145,7 @@ test('@platformatic/kafka: admin, idempotent produce in every available codec, f
     capabilities: { codecs, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec) => run(spec),
     delete: (spec) => deleteTopic(spec),
-  });
+  }, { cluster });
   assert.match(client, /^@platformatic\/kafka 1\./);
 });
+}

@@ -203,11 +203,10 @@ export interface LogBatch {
 }
 
 /** Every batch header of the topic's partitions, as `spool dump-log` prints them (Kafka's DumpLogSegments lines). */
-export async function readLogBatches(dataDir: string, topic: string, partitions: number): Promise<LogBatch[]> {
+export async function readLogBatches(dataDirs: string | readonly string[], topic: string, partitions: number): Promise<LogBatch[]> {
   const batches: LogBatch[] = [];
   for (let partition = 0; partition < partitions; partition++) {
-    const dir = join(dataDir, `${topic}-${partition}`);
-    assert.ok(existsSync(dir), `partition dir ${dir} exists`);
+    const dir = partitionDir(dataDirs, topic, partition);
     const files = readdirSync(dir).filter((name) => name.endsWith('.log')).map((name) => join(dir, name));
     const out = await execText(process.execPath, [SPOOL_BIN, 'dump-log', '--files', files.join(',')]);
     for (const line of out.split('\n')) {
@@ -224,6 +223,13 @@ export async function readLogBatches(dataDir: string, topic: string, partitions:
     }
   }
   return batches;
+}
+
+/** The one data dir (of a node's, or of several nodes' with RF=1) that holds the partition's log. */
+export function partitionDir(dataDirs: string | readonly string[], topic: string, partition: number): string {
+  const found = (typeof dataDirs === 'string' ? [dataDirs] : dataDirs).map((dataDir) => join(dataDir, `${topic}-${partition}`)).filter((dir) => existsSync(dir));
+  assert.equal(found.length, 1, `partition dir ${topic}-${partition} exists on exactly one node`);
+  return found[0]!;
 }
 
 /** The batches on disk carry each codec the client sent and, when idempotent, producer ids and gap-free sequences. */
