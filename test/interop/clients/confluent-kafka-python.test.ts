@@ -15,26 +15,30 @@ import { CODECS, missingToolSkip } from './scenario.js';
 
 const SCENARIO = 'admin, idempotent produce in every codec, consume by assignment, offsets by timestamp';
 
-async function confluentScenario(client: string, python: string): Promise<string> {
+async function confluentScenario(client: string, python: string, cluster: boolean): Promise<string> {
   return runClientScenario({
     client,
     capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec, path) => runPythonDriver('confluent_driver.py', spec, path, { python }),
     delete: (spec, path) => runPythonDriver('confluent_driver.py', spec, path, { python }),
-  });
+  }, { cluster });
 }
 
-test(`confluent-kafka-python (Debian, librdkafka 2.0): ${SCENARIO}`, { timeout: 120_000 }, async (t) => {
+for (const cluster of [false, true]) {
+const shape = cluster ? ', three brokers' : '';
+
+test(`confluent-kafka-python (Debian, librdkafka 2.0): ${SCENARIO}${shape}`, { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(pythonHas(['confluent_kafka']), 'python3-confluent-kafka not installed: run test/interop/python/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
-  const client = await confluentScenario('confluent-kafka-python', DEBIAN_PYTHON);
+  const client = await confluentScenario('confluent-kafka-python', DEBIAN_PYTHON, cluster);
   assert.match(client, /^confluent-kafka-python .*librdkafka 2\.0\./);
 });
 
-test(`confluent-kafka-python (PyPI, current librdkafka): ${SCENARIO}`, { timeout: 120_000 }, async (t) => {
+test(`confluent-kafka-python (PyPI, current librdkafka): ${SCENARIO}${shape}`, { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(pythonHas(['confluent_kafka'], PYPI_PYTHON), `${PYPI_PYTHON} cannot import confluent_kafka: run test/interop/groups/ci-setup.sh`);
   if (skip !== undefined) return t.skip(skip);
-  const client = await confluentScenario('confluent-kafka-python-pypi', PYPI_PYTHON);
+  const client = await confluentScenario('confluent-kafka-python-pypi', PYPI_PYTHON, cluster);
   t.diagnostic(client);
   assert.match(client, /^confluent-kafka-python 2\.\d+\.\d+, librdkafka 2\.(1[5-9]|[2-9]\d)\./);
 });
+}

@@ -14,7 +14,8 @@ import { CODECS, missingToolSkip, runDriver } from './scenario.js';
 
 const DRIVER = fileURLToPath(new URL('../../../../test/interop/go/bin/franz-driver', import.meta.url));
 
-test('franz-go: admin, idempotent produce in every codec, consume by partition, offsets by timestamp', { timeout: 120_000 }, async (t) => {
+for (const cluster of [false, true]) {
+test(`franz-go: admin, idempotent produce in every codec, consume by partition, offsets by timestamp${cluster ? ', three brokers' : ''}`, { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(existsSync(DRIVER), 'franz-go driver not built: run test/interop/go/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
   const client = await runClientScenario({
@@ -22,6 +23,7 @@ test('franz-go: admin, idempotent produce in every codec, consume by partition, 
     capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec, path) => runDriver(DRIVER, [], spec, path),
     delete: (spec, path) => runDriver(DRIVER, [], spec, path),
-  });
+  }, { cluster });
   assert.match(client, /^franz-go v1\./);
 });
+}

@@ -11,7 +11,8 @@ import { runClientScenario } from './harness.js';
 import { javaDriverArgs, javaDriverMissing } from './java-client.js';
 import { CODECS, missingToolSkip, runDriver } from './scenario.js';
 
-test('Java client 4.4.0: admin, idempotent produce in every codec, consume by assignment, offsetsForTimes', { timeout: 120_000 }, async (t) => {
+for (const cluster of [false, true]) {
+test(`Java client 4.4.0: admin, idempotent produce in every codec, consume by assignment, offsetsForTimes${cluster ? ', three brokers' : ''}`, { timeout: 120_000 }, async (t) => {
   const missing = javaDriverMissing();
   const skip = missingToolSkip(missing === undefined, missing ?? '');
   if (skip !== undefined) return t.skip(skip);
@@ -20,6 +21,7 @@ test('Java client 4.4.0: admin, idempotent produce in every codec, consume by as
     capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec, path) => runDriver('java', javaDriverArgs(['run']), spec, path),
     delete: (spec, path) => runDriver('java', javaDriverArgs(['delete']), spec, path),
-  });
+  }, { cluster });
   assert.equal(client, 'kafka-clients 4.4.0');
 });
+}

@@ -12,7 +12,8 @@ import { KAFKA_JAVASCRIPT_DRIVER, kafkaJavascriptMissing } from '../kafka-javasc
 import { runClientScenario } from './harness.js';
 import { CODECS, runDriver } from './scenario.js';
 
-test('@confluentinc/kafka-javascript (librdkafka 2.15): admin, idempotent produce in every codec, consume by assignment, offsets by timestamp', { timeout: 120_000 }, async (t) => {
+for (const cluster of [false, true]) {
+test(`@confluentinc/kafka-javascript (librdkafka 2.15): admin, idempotent produce in every codec, consume by assignment, offsets by timestamp${cluster ? ', three brokers' : ''}`, { timeout: 120_000 }, async (t) => {
   const skip = kafkaJavascriptMissing();
   if (skip !== undefined) return t.skip(skip);
   const client = await runClientScenario({
@@ -20,7 +21,8 @@ test('@confluentinc/kafka-javascript (librdkafka 2.15): admin, idempotent produc
     capabilities: { codecs: CODECS, idempotent: true, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec, path) => runDriver(process.execPath, [KAFKA_JAVASCRIPT_DRIVER], spec, path),
     delete: (spec, path) => runDriver(process.execPath, [KAFKA_JAVASCRIPT_DRIVER], spec, path),
-  });
+  }, { cluster });
   t.diagnostic(client);
   assert.match(client, /^@confluentinc\/kafka-javascript 1\.(1\d|[2-9]\d)\.\d+, librdkafka 2\.(1[5-9]|[2-9]\d)\./);
 });
+}

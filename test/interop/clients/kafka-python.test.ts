@@ -11,7 +11,8 @@ import { runClientScenario } from './harness.js';
 import { pythonHas, runPythonDriver } from './python.js';
 import { CODECS, missingToolSkip } from './scenario.js';
 
-test('kafka-python: admin, produce in every codec, consume by assignment, offsets by timestamp', { timeout: 120_000 }, async (t) => {
+for (const cluster of [false, true]) {
+test(`kafka-python: admin, produce in every codec, consume by assignment, offsets by timestamp${cluster ? ', three brokers' : ''}`, { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(pythonHas(['kafka', 'snappy', 'lz4', 'zstandard']), 'python3-kafka (with python3-snappy, -lz4, -zstandard) not installed: run test/interop/python/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
   const client = await runClientScenario({
@@ -19,6 +20,7 @@ test('kafka-python: admin, produce in every codec, consume by assignment, offset
     capabilities: { codecs: CODECS, idempotent: false, perRecordHeaders: true, explicitTimestamps: true },
     run: (spec, path) => runPythonDriver('kafka_python_driver.py', spec, path),
     delete: (spec, path) => runPythonDriver('kafka_python_driver.py', spec, path),
-  });
+  }, { cluster });
   assert.match(client, /^kafka-python /);
 });
+}

@@ -101,13 +101,21 @@ async function run(spec: Spec): Promise<DriverRun> {
   return { client: kafkaJavascriptName(), consumed, offsetsForTimes: answers, produceStartMs, produceEndMs };
 }
 
+const LIST_ATTEMPTS_MAX = 100;
+
 async function remove(spec: Spec): Promise<DriverDelete> {
   const admin = kafka.AdminClient.create({ 'bootstrap.servers': spec.bootstrap });
   const list = (): Promise<string[]> => call<string[]>((done) => admin.listTopics({ timeout: TIMEOUT_MS }, done)).then((topics) => topics.sort());
   const topicsBefore = await list();
   const [described] = await call<{ partitions: unknown[] }[]>((done) => admin.describeTopics([spec.topic], { timeout: TIMEOUT_MS }, done));
   await call((done) => admin.deleteTopic(spec.topic, TIMEOUT_MS, (error) => done(error, undefined)));
-  const topicsAfter = await list();
+  // The controller answers once the delete is committed and brokers apply it asynchronously, as Kafka's do: on a
+  // cluster the broker asked next may list the topic a moment longer.
+  let topicsAfter = await list();
+  for (let attempt = 1; topicsAfter.includes(spec.topic) && attempt < LIST_ATTEMPTS_MAX; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    topicsAfter = await list();
+  }
   admin.disconnect();
   return { topicsBefore, describedPartitions: described?.partitions.length ?? -1, topicsAfter };
 }

@@ -122,7 +122,18 @@ def delete(spec):
     before = topic_names(admin)
     described = described_partitions(admin, spec["topic"])
     wait_all(admin.delete_topics([spec["topic"]]))
-    return {"topicsBefore": before, "describedPartitions": described, "topicsAfter": topic_names(admin)}
+    return {"topicsBefore": before, "describedPartitions": described, "topicsAfter": names_after_delete(admin, spec["topic"])}
+
+
+def names_after_delete(admin, topic):
+    # The controller answers once the delete is committed and brokers apply it asynchronously, as Kafka's do:
+    # on a cluster the broker asked next may list the topic a moment longer.
+    deadline = time.time() + TIMEOUT_S
+    while True:
+        names = topic_names(admin)
+        if topic not in names or time.time() > deadline:
+            return names
+        time.sleep(0.05)
 
 
 def main():
