@@ -15,10 +15,11 @@
  * the question to the next one. Requests then go to the active controller
  * over one Spool client connection (src/client/connection.ts). An answer of
  * NOT_CONTROLLER, or a lost connection, means the controller moved: the
- * channel forgets it, discovers the active one again from the next
- * candidate and resends, up to once per candidate; after that the last
- * NOT_CONTROLLER answer goes back to the caller (who retries later), or
- * ControllerUnreachableError when no controller answered at all.
+ * channel forgets it, discovers the active one again and resends, pausing
+ * between tries, until request.timeout.ms has passed (a quorum electing a
+ * new leader answers no one meanwhile); then the last NOT_CONTROLLER answer
+ * goes back to the caller (who retries later), or ControllerUnreachableError
+ * when no controller answered at all.
  */
 import type { Env } from '../io/env.js';
 import { BrokerConnection } from '../client/connection.js';
@@ -88,12 +89,9 @@ export class RpcControllerChannel implements ControllerChannel {
     const { clock } = this.options.env;
     const deadlineMs = clock.monotonicMs() + this.options.requestTimeoutMs;
     for (let attempt = 0; ; attempt++) {
-      if (attempt > 0 && !(await this.mayRetry(attempt, deadlineMs))) break;
+      if (attempt > 0 && !(await this.mayRetry(deadlineMs))) break;
       const connection = await this.activeController();
-      if (connection === null) {
-        if (this.options.activeController === undefined) break;
-        continue;
-      }
+      if (connection === null) continue;
       let response: ResponseOf<A>;
       try {
         response = await connection.send(api, request, options.version === undefined ? {} : { version: options.version });
@@ -111,14 +109,12 @@ export class RpcControllerChannel implements ControllerChannel {
   }
 
   /**
-   * Whether to try again. Following the Raft leader, a request waits for a
-   * controller up to request.timeout.ms, as Kafka's channel queues it while
-   * the quorum elects one (pausing RETRY_BACKOFF_MS between tries); asking
-   * candidates, it tries each once more.
+   * Whether to try again: a request waits for an active controller up to
+   * request.timeout.ms, as Kafka's channel queues it while the quorum elects
+   * one, pausing RETRY_BACKOFF_MS between tries.
    */
-  private async mayRetry(attempt: number, deadlineMs: number): Promise<boolean> {
+  private async mayRetry(deadlineMs: number): Promise<boolean> {
     if (this.closed) return false;
-    if (this.options.activeController === undefined) return attempt <= this.options.candidates.length;
     if (this.options.env.clock.monotonicMs() >= deadlineMs) return false;
     await new Promise<void>((resolve) => this.options.env.timers.schedule(RETRY_BACKOFF_MS, resolve));
     return !this.closed;
