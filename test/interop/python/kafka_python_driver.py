@@ -31,7 +31,11 @@ def text(data):
 def produce(spec):
     for batch in spec["batches"]:
         codec = None if batch["codec"] == "none" else batch["codec"]
-        producer = KafkaProducer(bootstrap_servers=spec["bootstrap"], acks="all", compression_type=codec, linger_ms=5)
+        # kafka-python 2.0 does not retry by default (the Java producer does): on a cluster, the leader of a
+        # partition just created may not have applied it yet and answers NOT_LEADER_OR_FOLLOWER, a retriable
+        # error. One request in flight keeps the order across a retry.
+        producer = KafkaProducer(bootstrap_servers=spec["bootstrap"], acks="all", compression_type=codec, linger_ms=5,
+                                 retries=5, max_in_flight_requests_per_connection=1)
         futures = [
             producer.send(spec["topic"], key=record["key"].encode(), value=record["value"].encode(),
                           headers=[(name, value.encode()) for name, value in record["headers"]],
@@ -87,7 +91,13 @@ def delete(spec):
     before = sorted(admin.list_topics())
     described = len(admin.describe_topics([spec["topic"]])[0]["partitions"])
     admin.delete_topics([spec["topic"]])
+    # The controller answers once the delete is committed and brokers apply it asynchronously, as Kafka's do:
+    # on a cluster the broker asked next may list the topic a moment longer.
+    deadline = time.time() + TIMEOUT_S
     after = sorted(admin.list_topics())
+    while spec["topic"] in after and time.time() < deadline:
+        time.sleep(0.05)
+        after = sorted(admin.list_topics())
     admin.close()
     return {"topicsBefore": before, "describedPartitions": described, "topicsAfter": after}
 
