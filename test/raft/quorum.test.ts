@@ -59,7 +59,8 @@ test('a killed leader is replaced in a later epoch and no committed record is lo
   await quorum.runUntil(() => quorum.agreedLeader() !== null, ELECTION_LIMIT_MS, 'a new leader');
   const successor = quorum.agreedLeader()!;
   assert.notEqual(successor, leader);
-  assert.equal(quorum.client(successor).leaderAndEpoch.epoch, 2);
+  // A later epoch: 2, or more when a seed's first election after the kill splits the vote.
+  assert.ok(quorum.client(successor).leaderAndEpoch.epoch >= 2, `epoch ${quorum.client(successor).leaderAndEpoch.epoch}`);
   await appendOn(quorum, successor, ['after']);
   await quorum.start(leader);
   await quorum.runUntil(() => quorum.node(leader).listener.records.length === 3 && quorum.agreedLeader() === successor, ELECTION_LIMIT_MS, 'the old leader caught up');
