@@ -71,6 +71,11 @@ async function createTopic(cluster: RunningCluster): Promise<void> {
     await admin.close();
   }
   await until('the ISR holds all three', () => partitionOf(cluster)?.isr.length === 3);
+  // The most advanced image may be a follower's: wait for the leader's own replica manager to lead.
+  await until('the leader leads', () => {
+    const leaderId = partitionOf(cluster)!.leader;
+    return cluster.node(leaderId).node.replicaManager.hostedPartitions().some((p) => p.topicPartition.topic === TOPIC && p.isLeader);
+  });
 }
 
 function appendOnLeader(node: SpoolNode, value: string, timeoutMs = 30_000) {
