@@ -27,6 +27,7 @@ import type { EpochEndOffset } from '../storage/leader-epoch-cache.js';
 import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../storage/leader-epoch-cache.js';
 import {
   batchFirstOffset,
+  collectProducerUpdates,
   lastSequenceOf,
   type CompletedTxn,
   type ProducerStateError,
@@ -592,35 +593,15 @@ export class Partition {
   async appendRecordsAsFollower(records: Buffer): Promise<{ lastOffset: number } | null> {
     if (records.length === 0) return null;
     return this.serialized(async () => {
-      const completed: CompletedTxn[] = [];
-      const infos = new Map<number, ReturnType<ProducerStateManager['prepareUpdate']>>();
-      for (const { position, header } of iterateBatches(records)) {
-        if (header.producerId <= NO_PRODUCER_ID) continue;
-        let info = infos.get(header.producerId);
-        if (info === undefined) infos.set(header.producerId, (info = this.producerState.prepareUpdate(header.producerId, 'replication')));
-        if (header.isControl) {
-          const marker = endTxnMarkerOf(records.subarray(position, position + header.sizeBytes));
-          if (marker === null) continue;
-          const ended = info.appendEndTxnMarker({ producerEpoch: header.producerEpoch, offset: header.baseOffset, timestampMs: header.maxTimestamp, ...marker });
-          if (ended.completed !== null) completed.push(ended.completed);
-        } else {
-          info.appendDataBatch({
-            producerEpoch: header.producerEpoch,
-            firstSeq: header.baseSequence,
-            lastSeq: lastSequenceOf(header),
-            maxTimestampMs: header.maxTimestamp,
-            firstOffset: header.baseOffset,
-            lastOffset: header.lastOffset,
-            isTransactional: header.isTransactional,
-          });
-        }
-      }
+      const batches = [...iterateBatches(records)].map(({ position, header }) =>
+        header.isControl ? { header, endTxnMarker: endTxnMarkerOf(records.subarray(position, position + header.sizeBytes)) } : { header });
+      const { infos, completed } = collectProducerUpdates(this.producerState, batches);
       const activeBaseBefore = this.log.activeSegment.baseOffset;
       const info = await this.log.append(records, { leaderEpoch: -1, assignOffsets: false });
       if (this.log.activeSegment.baseOffset !== activeBaseBefore && this.producerState.mapEndOffset === this.log.activeSegment.baseOffset) {
         await this.log.maybeHandleIOException(() => this.producerState.takeSnapshot());
       }
-      for (const appendInfo of infos.values()) this.producerState.update(appendInfo);
+      for (const appendInfo of infos) this.producerState.update(appendInfo);
       for (const txn of completed) await this.completeTxn(txn);
       this.producerState.updateMapEndOffset(info.lastOffset + 1);
       return { lastOffset: info.lastOffset };

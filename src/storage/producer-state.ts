@@ -549,10 +549,22 @@ export interface ReplayedBatch {
  * catch the state up with the log end. Returns the transactions completed.
  */
 export function loadProducersFromBatches(manager: ProducerStateManager, batches: Iterable<ReplayedBatch>): CompletedTxn[] {
+  const { infos, completed } = collectProducerUpdates(manager, batches);
+  for (const info of infos) manager.update(info);
+  for (const txn of completed) manager.completeTxn(txn);
+  return completed;
+}
+
+/**
+ * The producers' updates that batches (in offset order) make, without
+ * sequence checks (log loading and follower appends), and the transactions
+ * their markers complete; nothing is applied to the manager yet.
+ */
+export function collectProducerUpdates(manager: ProducerStateManager, batches: Iterable<ReplayedBatch>): { infos: ProducerAppendInfo[]; completed: CompletedTxn[] } {
   const infos = new Map<number, ProducerAppendInfo>();
   const completed: CompletedTxn[] = [];
   for (const { header, endTxnMarker } of batches) {
-    if (header.producerId === NO_PRODUCER_ID) continue;
+    if (header.producerId <= NO_PRODUCER_ID) continue;
     let info = infos.get(header.producerId);
     if (info === undefined) {
       info = manager.prepareUpdate(header.producerId, 'replication');
@@ -574,7 +586,5 @@ export function loadProducersFromBatches(manager: ProducerStateManager, batches:
       isTransactional: header.isTransactional,
     });
   }
-  for (const info of infos.values()) manager.update(info);
-  for (const txn of completed) manager.completeTxn(txn);
-  return completed;
+  return { infos: [...infos.values()], completed };
 }

@@ -172,16 +172,19 @@ export class TransactionCoordinator implements MetadataPublisher {
       return failed(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     }
     const partition = this.partitionFor(request.transactionalId);
-    const needs = this.runtime.read(partition, (shard) => shard.needsProducerId(request.transactionalId));
-    if (!needs.ok) return failed(needs.errorCode);
-    let newProducerId: number | null = null;
-    if (needs.response) {
-      const generated = await this.options.producerIds.generateProducerId();
-      if (generated.errorCode !== ErrorCode.NONE) return failed(generated.errorCode);
-      newProducerId = generated.producerId;
-    }
+    const fresh = await this.freshProducerIdIf(this.runtime.read(partition, (shard) => shard.needsProducerId(request.transactionalId)));
+    if (fresh.errorCode !== ErrorCode.NONE) return failed(fresh.errorCode);
+    const newProducerId = fresh.producerId;
     const outcome = await this.runtime.write(partition, (shard) => shard.initProducerId({ ...request, newProducerId }));
     return outcome.ok ? outcome.response : failed(outcome.errorCode);
+  }
+
+  /** A new producer id when the shard says the transactional id needs one (first use, or an exhausted epoch), else null. */
+  private async freshProducerIdIf(needs: { ok: true; response: boolean } | { ok: false; errorCode: number }): Promise<{ errorCode: number; producerId: number | null }> {
+    if (!needs.ok) return { errorCode: needs.errorCode, producerId: null };
+    if (!needs.response) return { errorCode: ErrorCode.NONE, producerId: null };
+    const generated = await this.options.producerIds.generateProducerId();
+    return generated.errorCode === ErrorCode.NONE ? { errorCode: ErrorCode.NONE, producerId: generated.producerId } : { errorCode: generated.errorCode, producerId: null };
   }
 
   // ---- AddPartitionsToTxn / AddOffsetsToTxn
@@ -216,14 +219,9 @@ export class TransactionCoordinator implements MetadataPublisher {
     const failed = (errorCode: number) => ({ errorCode, producerId: -1, producerEpoch: -1 });
     if (input.transactionalId === '') return failed(ErrorCode.INVALID_REQUEST);
     const partition = this.partitionFor(input.transactionalId);
-    const needs = this.runtime.read(partition, (shard) => shard.needsProducerIdToEnd(input.transactionalId, input.clientTransactionVersion));
-    if (!needs.ok) return failed(needs.errorCode);
-    let newProducerId: number | null = null;
-    if (needs.response) {
-      const generated = await this.options.producerIds.generateProducerId();
-      if (generated.errorCode !== ErrorCode.NONE) return failed(generated.errorCode);
-      newProducerId = generated.producerId;
-    }
+    const fresh = await this.freshProducerIdIf(this.runtime.read(partition, (shard) => shard.needsProducerIdToEnd(input.transactionalId, input.clientTransactionVersion)));
+    if (fresh.errorCode !== ErrorCode.NONE) return failed(fresh.errorCode);
+    const newProducerId = fresh.producerId;
     const outcome = await this.runtime.write(partition, (shard) => shard.endTransaction({ ...input, newProducerId }));
     return outcome.ok ? { errorCode: ErrorCode.NONE, ...outcome.response } : { errorCode: outcome.errorCode, producerId: -1, producerEpoch: -1 };
   }
