@@ -158,7 +158,35 @@ function withSize(body: Buffer): Buffer {
 
 function validFrame(definition: ApiDef, version: number, random: Random, correlationId: number): Buffer {
   const value = generateStruct(definition.request, version, random, { flexible: isFlexible(definition, version) });
+  if (ACL_APIS.has(definition.key)) withKnownAclCodes(value, random);
   return Buffer.concat(encodeRequest(definition, { apiVersion: version, correlationId, clientId: 'fuzz' }, value as never));
+}
+
+/** CreateAcls, DescribeAcls, DeleteAcls: Kafka fails to parse (and closes the connection on) a binding or filter with an UNKNOWN element. */
+const ACL_APIS = new Set([29, 30, 31]);
+/** Codes every version of those APIs knows: TOPIC..DELEGATION_TOKEN, LITERAL/PREFIXED, ALL..DESCRIBE_TOKENS, DENY/ALLOW. */
+const KNOWN_ACL_CODES: Record<string, readonly [number, number]> = {
+  resourceType: [2, 6],
+  resourceTypeFilter: [2, 6],
+  resourcePatternType: [3, 4],
+  patternTypeFilter: [3, 4],
+  operation: [2, 14],
+  permissionType: [2, 3],
+};
+
+/** A random frame of an ACL API is valid only with known codes: draw them (in place, at any depth). */
+function withKnownAclCodes(value: unknown, random: Random): void {
+  if (Array.isArray(value)) {
+    for (const item of value) withKnownAclCodes(item, random);
+    return;
+  }
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return;
+  const struct = value as Record<string, unknown>;
+  for (const [name, field] of Object.entries(struct)) {
+    const range = KNOWN_ACL_CODES[name];
+    if (range !== undefined && typeof field === 'number') struct[name] = range[0] + random.nextInt(range[1] - range[0] + 1);
+    else withKnownAclCodes(field, random);
+  }
 }
 
 /** A mutation of a frame's body; half of them keep the API key and version so they reach that API's decoder. */
