@@ -96,10 +96,25 @@ async function tool(mainClass: string, args: readonly string[], input?: string):
 async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const value = await probe();
+    const value = await keepingAlive(probe());
     if (value !== null) return value;
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${WAIT_MS} ms`);
     await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Spool's real timers are unref'd (a node's timers never hold its process
+ * open), so a probe waiting only on them, such as a controller channel
+ * retrying a controller that is not listening yet, would let the test
+ * process's event loop end under it: hold it open while the probe runs.
+ */
+async function keepingAlive<T>(probe: Promise<T>): Promise<T> {
+  const hold = setInterval(() => undefined, POLL_MS);
+  try {
+    return await probe;
+  } finally {
+    clearInterval(hold);
   }
 }
 
