@@ -262,6 +262,8 @@ export interface DriverOutput {
   stdout: string;
   stderr: string;
   code: number | null;
+  /** The signal that ended the driver (a crash, or the timeout's SIGTERM), when no exit code did. */
+  signal?: NodeJS.Signals | null;
 }
 
 /** Runs a driver with the spec in a temp file (path as its last argument); parses the last stdout line as JSON. */
@@ -270,10 +272,10 @@ export async function runDriver<T>(command: string, args: readonly string[], spe
   const result = await new Promise<DriverOutput>((resolve, reject) => {
     execFile(command, [...args, specPath], { timeout: options.timeoutMs ?? 120_000, maxBuffer: 1 << 26, encoding: 'utf8', env: options.env ?? process.env }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number' && error.signal === null) reject(error);
-      else resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : null });
+      else resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, signal: error?.signal ?? null });
     });
   });
-  assert.equal(result.code, 0, `${command} ${args.join(' ')} exited with ${result.code}:\n${result.stderr}\n${result.stdout}`);
+  assert.equal(result.code, 0, `${command} ${args.join(' ')} exited with ${result.code ?? `signal ${result.signal}`}:\n${result.stderr}\n${result.stdout}`);
   const lines = result.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as T;
 }
