@@ -24,12 +24,12 @@
  * UNSUPPORTED_VERSION, as it refuses any broker that lacks a finalized
  * feature; the last test proves that refusal.
  */
+import { until as waitUntil } from './until.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BrokerConfig } from '../../../src/common/config.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { realEnv } from '../../../src/io/env.js';
@@ -93,30 +93,7 @@ async function tool(mainClass: string, args: readonly string[], input?: string):
   return result.stdout;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await keepingAlive(probe());
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${WAIT_MS} ms`);
-    await sleep(POLL_MS);
-  }
-}
-
-/**
- * Spool's real timers are unref'd (a node's timers never hold its process
- * open), so a probe waiting only on them, such as a controller channel
- * retrying a controller that is not listening yet, would let the test
- * process's event loop end under it: hold it open while the probe runs.
- */
-async function keepingAlive<T>(probe: Promise<T>): Promise<T> {
-  const hold = setInterval(() => undefined, POLL_MS);
-  try {
-    return await probe;
-  } finally {
-    clearInterval(hold);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, probe, { waitMs: WAIT_MS, pollMs: POLL_MS });
 
 test('a Spool broker registers with a Kafka 4.4 controller quorum, is unfenced, leads partitions and serves Kafka\'s clients', { skip: kafkaSkipReason(), timeout: 300_000 }, async () => {
   const kafka = await startKafkaController(SPOOL_COMPATIBLE_FORMAT);

@@ -15,12 +15,12 @@
  *   clients and a consumer group;
  * - shuts down in a controlled way (Spool's controller lets it go).
  */
+import { until as waitUntil } from './until.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BrokerConfig } from '../../../src/common/config.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { realEnv } from '../../../src/io/env.js';
@@ -41,15 +41,7 @@ async function tool(mainClass: string, args: readonly string[], input?: string):
   return result.stdout;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${WAIT_MS} ms`);
-    await sleep(POLL_MS);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, probe, { waitMs: WAIT_MS, pollMs: POLL_MS });
 
 test('a Kafka 4.4 broker registers with a Spool controller quorum, is unfenced, leads partitions and serves Kafka\'s clients', { skip: kafkaSkipReason(), timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'spool-mixed-controller-'));

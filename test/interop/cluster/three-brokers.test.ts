@@ -13,12 +13,12 @@
  *   record produced through another broker, its committed offsets resuming
  *   where the previous member stopped.
  */
+import { until as waitUntil } from './until.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BrokerConfig } from '../../../src/common/config.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { realEnv } from '../../../src/io/env.js';
@@ -42,15 +42,7 @@ const TOPIC_RESOURCE = 2;
 const WAIT_MS = 60_000;
 const POLL_MS = 100;
 
-async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${WAIT_MS} ms`);
-    await sleep(POLL_MS);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, probe, { waitMs: WAIT_MS, pollMs: POLL_MS });
 
 function nodeConfig(overrides: Record<string, string | number>, dir: string, controllerPort: number): BrokerConfig {
   return BrokerConfig.fromObject({
