@@ -69,7 +69,14 @@ import {
   type DeletableTopic,
   type DeletableTopicResult,
 } from './replication-control.js';
-import type { ApiError, ControllerResult } from './result.js';
+import {
+  alterPartitionReassignments,
+  listPartitionReassignments,
+  type AlterPartitionReassignmentsReply,
+  type AlterPartitionReassignmentsRequest,
+  type OngoingTopicReassignment,
+} from './partition-reassignment.js';
+import { result, type ApiError, type ControllerResult } from './result.js';
 
 /** What the controller needs from Raft: appends as leader, and where the next record goes. */
 export interface MetadataRaft {
@@ -232,6 +239,16 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   /** A partition leader's ISR change (Kafka's ReplicationControlManager.alterPartition). */
   alterPartition(request: AlterPartitionRequest): Promise<Written<AlterPartitionReply>> {
     return this.write((context) => alterPartition(context, request));
+  }
+
+  /** Starts or cancels reassignments (Kafka's alterPartitionReassignments, KIP-455). */
+  alterPartitionReassignments(request: AlterPartitionReassignmentsRequest): Promise<Written<AlterPartitionReassignmentsReply>> {
+    return this.write((context) => alterPartitionReassignments(context, request));
+  }
+
+  /** The reassignments in progress, read after every earlier operation committed. */
+  listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<Written<OngoingTopicReassignment[]>> {
+    return this.write((context) => result([], listPartitionReassignments(context.image, topics)));
   }
 
   alterUserScramCredentials(request: AlterScramRequest): Promise<Written<AlterScramResult[]>> {

@@ -16,6 +16,7 @@ import type { ConfigEntryDescription, ControllerContext } from './context.js';
 import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError, type ControllerResult } from './result.js';
 import { hasCollisionChars, reservedTopicNameError, topicNameError, unifyTopicName } from './topic-names.js';
 import { InvalidReplicationFactorError, placeReplicas } from './replica-placement.js';
+import { alterIsrOfReassigningPartition, isReassignmentInProgress } from './partition-reassignment.js';
 
 /** Kafka's Uuid.METADATA_TOPIC_ID (0, 1), reserved for `__cluster_metadata`. */
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -217,7 +218,7 @@ export function isActive(image: MetadataImage, brokerId: number): boolean {
 }
 
 /** The log directory a new replica goes to: the broker's only directory, else unassigned (the broker picks). */
-function defaultDirectory(image: MetadataImage, brokerId: number): string {
+export function defaultDirectory(image: MetadataImage, brokerId: number): string {
   const dirs = image.brokers.get(brokerId)?.logDirs ?? [];
   return dirs.length === 1 ? dirs[0]! : ZERO_UUID;
 }
@@ -426,10 +427,10 @@ function partitionChange(context: ControllerContext, partition: PartitionRegistr
 }
 
 /** Kafka's LeaderRecoveryState.RECOVERING: an unclean leader recovers before it takes followers. */
-const LEADER_RECOVERY_RECOVERING = 1;
+export const LEADER_RECOVERY_RECOVERING = 1;
 
 /** unclean.leader.election.enable of a topic: its override, else the cluster's dynamic default, else the static config. */
-function uncleanLeaderElectionEnabled(context: ControllerContext, topicName: string): boolean {
+export function uncleanLeaderElectionEnabled(context: ControllerContext, topicName: string): boolean {
   const name = 'unclean.leader.election.enable';
   const value = context.image.topicsByName.get(topicName)?.configs.get(name) ?? context.image.brokerConfigs.get('')?.get(name);
   return value !== undefined ? value === 'true' : context.config.bool(name);
@@ -500,7 +501,9 @@ export interface AlterPartitionReply {
  * that is fenced, shutting down or registered with another epoch is
  * INELIGIBLE_REPLICA. An accepted change is one PartitionChangeRecord (the
  * partition epoch moves on replay) and the answer carries the partition as
- * it will be.
+ * it will be. On a reassigning partition the change may complete the
+ * reassignment (partition-reassignment.ts), and NEW_LEADER_ELECTED answers
+ * a sender that lost the leadership by it.
  */
 export function alterPartition(context: ControllerContext, request: AlterPartitionRequest): ControllerResult<AlterPartitionReply> {
   const broker = context.image.brokers.get(request.brokerId);
@@ -525,6 +528,10 @@ export function alterPartition(context: ControllerContext, request: AlterPartiti
         continue;
       }
       const newIsr = data.newIsrWithEpochs.map((member) => member.brokerId);
+      if (isReassignmentInProgress(partition)) {
+        partitions.push(alterReassigningPartition(context, partition, newIsr, records));
+        continue;
+      }
       const changed = !sameMembers(newIsr, partition.isr);
       if (changed) records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, isr: newIsr }));
       partitions.push({
@@ -565,6 +572,15 @@ function validateAlterPartitionData(
     return member.brokerEpoch !== -1 && member.brokerEpoch !== registration.epoch;
   });
   return ineligible ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.NONE;
+}
+
+/** An ISR change that may complete the partition's reassignment (partition-reassignment.ts). */
+function alterReassigningPartition(context: ControllerContext, partition: PartitionRegistration, newIsr: readonly number[], records: MetadataRecord[]): AlterPartitionPartitionResult {
+  const outcome = alterIsrOfReassigningPartition(context, partition, newIsr);
+  if (outcome.record !== null) records.push(outcome.record);
+  if (outcome.errorCode !== ErrorCode.NONE) return alterPartitionError(partition.partition, outcome.errorCode);
+  const { leader: leaderId, leaderEpoch, isr, partitionEpoch } = outcome;
+  return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, leaderId, leaderEpoch, isr, leaderRecoveryState: 0, partitionEpoch };
 }
 
 function alterPartitionError(partitionIndex: number, errorCode: number): AlterPartitionPartitionResult {

@@ -15,6 +15,7 @@ import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
 import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
+import type { AlterPartitionReassignmentsRequest } from '../controller/partition-reassignment.js';
 import type { AlterPartitionRequest, CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
 import { KafkaConfigSchema } from '../metadata/config-schema.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
@@ -125,6 +126,14 @@ export class ControllerServer implements ControllerOperations {
 
   createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }) {
     return this.adminResponse(() => this.controller.createPartitions(topics, options));
+  }
+
+  alterPartitionReassignments(request: AlterPartitionReassignmentsRequest) {
+    return this.adminResponse(() => this.controller.alterPartitionReassignments(request));
+  }
+
+  listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null) {
+    return this.adminResponse(() => this.controller.listPartitionReassignments(topics));
   }
 
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }) {

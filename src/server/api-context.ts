@@ -29,6 +29,7 @@ import type {
   AlterPartitionReply,
   AlterPartitionRequest,
 } from '../controller/replication-control.js';
+import type { AlterPartitionReassignmentsReply, AlterPartitionReassignmentsRequest, OngoingTopicReassignment } from '../controller/partition-reassignment.js';
 import type { ApiError } from '../controller/result.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
@@ -57,6 +58,8 @@ export interface ControllerOperations {
   createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }): Promise<CreatableTopicResult[]>;
   deleteTopics(topics: readonly DeletableTopic[]): Promise<DeletableTopicResult[]>;
   createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<CreatePartitionsTopicResult[]>;
+  alterPartitionReassignments(request: AlterPartitionReassignmentsRequest): Promise<AlterPartitionReassignmentsReply>;
+  listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingTopicReassignment[]>;
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;

@@ -19,6 +19,8 @@ import { deleteTopicsHandler } from './20-delete-topics.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
+import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
+import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './75-describe-topic-partitions.js';
@@ -67,7 +69,7 @@ import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 
-/** APIs both roles serve: ApiVersions, SASL, topic and config admin, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, reassignments, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
@@ -79,6 +81,8 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     alterConfigsHandler(node),
     createPartitionsHandler(node),
     incrementalAlterConfigsHandler(node),
+    alterPartitionReassignmentsHandler(node),
+    listPartitionReassignmentsHandler(node),
     describeClusterHandler(node),
     unregisterBrokerHandler(node),
     describeUserScramCredentialsHandler(node),
