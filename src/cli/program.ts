@@ -19,6 +19,7 @@ import { registerGetOffsets } from './get-offsets.js';
 import { registerMetadataQuorum } from './metadata-quorum.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
+import { registerReassignPartitions } from './reassign-partitions.js';
 import { registerStart } from './start.js';
 import { registerStorage } from './storage.js';
 import { registerTopics } from './topics.js';
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo): Command {
   registerConsumerGroups(program, io);
   registerGetOffsets(program, io);
   registerConfigs(program, io);
+  registerReassignPartitions(program, io);
   registerAcls(program, io);
   registerApiVersions(program, io);
   registerDumpLog(program, io);

@@ -4,7 +4,7 @@
  * Admin API.
  *
  * Metadata-changing requests (CreateTopics, DeleteTopics, CreatePartitions,
- * IncrementalAlterConfigs) go to the controller the Metadata response names
+ * IncrementalAlterConfigs, AlterPartitionReassignments) go to the controller the Metadata response names
  * (in KRaft a broker that forwards to the active controller), and are
  * retried after NOT_CONTROLLER or a lost connection. A per-resource error
  * (TOPIC_ALREADY_EXISTS, INVALID_CONFIG, ...) rejects the call with a
@@ -22,6 +22,8 @@ import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
 import { Fetch } from '../protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
+import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
+import { ListPartitionReassignments } from '../protocol/schemas/46-list-partition-reassignments.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { DescribeAcls } from '../protocol/schemas/29-describe-acls.js';
 import { CreateAcls } from '../protocol/schemas/30-create-acls.js';
@@ -74,6 +76,13 @@ export interface TopicDescription {
   topicId: string;
   isInternal: boolean;
   partitions: { partition: number; leader: number; leaderEpoch: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
+}
+
+/** A reassignment in progress (Kafka's PartitionReassignment): replicas are the target ones, then those being removed. */
+export interface PartitionReassignment extends TopicPartition {
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
 }
 
 /** One replica's offsets as that replica's broker reports them (-1 when it could not be asked). */
@@ -225,6 +234,55 @@ export class Admin {
       });
     });
     for (const result of response.results) throwIfError(result.errorCode, result.errorMessage ?? `topic ${result.name}`);
+  }
+
+  /**
+   * Starts (target replicas) or cancels (null) partition reassignments
+   * (AlterPartitionReassignments, KIP-455); per partition, null or its error,
+   * as Kafka's AlterPartitionReassignmentsResult.values().
+   */
+  async alterPartitionReassignments(
+    reassignments: readonly (TopicPartition & { replicas: readonly number[] | null })[],
+    options: { allowReplicationFactorChange?: boolean; timeoutMs?: number } = {},
+  ): Promise<Map<string, KafkaError | null>> {
+    const byTopic = new Map<string, { partitionIndex: number; replicas: number[] | null }[]>();
+    for (const r of reassignments) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), { partitionIndex: r.partition, replicas: r.replicas === null ? null : [...r.replicas] }]);
+    const response = await this.retry(async () => {
+      const answer = await (await this.controller()).send(AlterPartitionReassignments, {
+        timeoutMs: options.timeoutMs ?? 60_000,
+        allowReplicationFactorChange: options.allowReplicationFactorChange ?? true,
+        topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+      });
+      // Retried (with fresh metadata) while the request reached a controller that is not active.
+      if (answer.errorCode === ErrorCode.NOT_CONTROLLER) throw new KafkaError(answer.errorCode, answer.errorMessage);
+      return answer;
+    });
+    const results = new Map<string, KafkaError | null>();
+    for (const topic of response.responses) {
+      for (const p of topic.partitions) {
+        const errorCode = response.errorCode !== ErrorCode.NONE ? response.errorCode : p.errorCode;
+        const errorMessage = response.errorCode !== ErrorCode.NONE ? response.errorMessage : p.errorMessage;
+        results.set(topicPartitionKey({ topic: topic.name, partition: p.partitionIndex }), errorCode === ErrorCode.NONE ? null : new KafkaError(errorCode, errorMessage));
+      }
+    }
+    return results;
+  }
+
+  /** The reassignments in progress: of the given partitions, or all (ListPartitionReassignments). */
+  async listPartitionReassignments(partitions?: readonly TopicPartition[]): Promise<PartitionReassignment[]> {
+    let topics: { name: string; partitionIndexes: number[] }[] | null = null;
+    if (partitions !== undefined) {
+      const byTopic = new Map<string, number[]>();
+      for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+      topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+    }
+    const response = await this.retry(async () => {
+      const answer = await (await this.controller()).send(ListPartitionReassignments, { timeoutMs: 60_000, topics });
+      if (answer.errorCode === ErrorCode.NOT_CONTROLLER) throw new KafkaError(answer.errorCode, answer.errorMessage);
+      return answer;
+    });
+    throwIfError(response.errorCode, response.errorMessage ?? 'ListPartitionReassignments');
+    return response.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas })));
   }
 
   async describeConfigs(resources: readonly ConfigResource[], options: { includeSynonyms?: boolean; configNames?: string[] } = {}): Promise<(ConfigResource & { configs: ConfigEntry[] })[]> {

@@ -1,0 +1,342 @@
+/**
+ * `spool reassign-partitions`: kafka-reassign-partitions.sh on Spool's
+ * admin client, with its flags, its JSON (version 1: {"version":1,
+ * "partitions":[{"topic","partition","replicas","log_dirs"}]}, topics to
+ * move as {"version":1,"topics":[{"topic"}]}) and its output text.
+ *
+ *   --generate  --topics-to-move-json-file --broker-list: the current
+ *               assignment and a proposed one (Kafka's rack-unaware
+ *               round-robin of AdminUtils.assignReplicasToBrokers).
+ *   --execute   --reassignment-json-file: prints the current assignment
+ *               (to roll back with) and starts the reassignments; refuses
+ *               while others are in progress unless --additional.
+ *   --verify    the state of each partition of the file; once nothing is in
+ *               progress, clears the replication throttles (unless
+ *               --preserve-throttles), as Kafka's tool does.
+ *   --cancel    cancels the file's reassignments that are in progress.
+ *   --list      the reassignments in progress.
+ *
+ * Not done (docs/SKIPPED.md): log_dirs other than "any" (AlterReplicaLogDirs),
+ * --throttle and --replica-alter-log-dirs-throttle (no replication
+ * throttles), rack-aware --generate, --bootstrap-controller.
+ */
+import type { Command } from 'commander';
+import { Admin, type PartitionReassignment } from '../client/admin.js';
+import { KafkaError } from '../client/errors.js';
+import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
+import type { Random } from '../io/random.js';
+import { CliError, DEFAULT_BOOTSTRAP_SERVER, type CliIo } from './io.js';
+
+interface ReassignFlags {
+  bootstrapServer: string;
+  generate?: boolean;
+  execute?: boolean;
+  verify?: boolean;
+  cancel?: boolean;
+  list?: boolean;
+  reassignmentJsonFile?: string;
+  topicsToMoveJsonFile?: string;
+  brokerList?: string;
+  additional?: boolean;
+  preserveThrottles?: boolean;
+  disableRackAware?: boolean;
+  throttle?: string;
+  timeout?: string;
+}
+
+const ANY_LOG_DIR = 'any';
+const BROKER_LEVEL_THROTTLES = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'];
+const TOPIC_LEVEL_THROTTLES = ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas'];
+const CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE =
+  'Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment.';
+
+type Assignment = { tp: TopicPartition; replicas: number[] };
+
+export function registerReassignPartitions(program: Command, io: CliIo): void {
+  program
+    .command('reassign-partitions')
+    .description('Move partitions between brokers: generate, execute, verify, cancel and list reassignments (like kafka-reassign-partitions.sh)')
+    .option('--bootstrap-server <server>', 'the broker to connect to', DEFAULT_BOOTSTRAP_SERVER)
+    .option('--generate', 'propose an assignment of --topics-to-move-json-file over --broker-list')
+    .option('--execute', 'start the reassignments of --reassignment-json-file')
+    .option('--verify', 'show the state of the reassignments of --reassignment-json-file')
+    .option('--cancel', 'cancel the reassignments of --reassignment-json-file')
+    .option('--list', 'list the reassignments in progress')
+    .option('--reassignment-json-file <file>', 'the reassignment, in Kafka\'s JSON (version 1)')
+    .option('--topics-to-move-json-file <file>', 'with --generate: {"version":1,"topics":[{"topic":"t"}]}')
+    .option('--broker-list <ids>', 'with --generate: the brokers to place replicas on, e.g. 1,2,3')
+    .option('--additional', 'with --execute: start even while other reassignments are in progress')
+    .option('--preserve-throttles', 'with --verify or --cancel: leave the replication throttles as they are')
+    .option('--disable-rack-aware', 'with --generate: ignore racks (Spool\'s --generate never uses them)')
+    .option('--throttle <bytes-per-sec>', 'with --execute: a replication throttle (not supported by Spool)')
+    .option('--timeout <ms>', 'how long to wait for log directory moves to start (unused: no log directory moves)')
+    .action(async (flags: ReassignFlags) => {
+      const admin = new Admin({ bootstrapServers: flags.bootstrapServer, env: io.env, clientId: 'reassign-partitions-tool' });
+      try {
+        await runReassignPartitions(admin, flags, io);
+      } catch (error) {
+        if (error instanceof KafkaError) throw new CliError(`Error: ${error.detail}`);
+        throw error;
+      } finally {
+        await admin.close();
+      }
+    });
+}
+
+async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: CliIo): Promise<void> {
+  const actions = (['generate', 'execute', 'verify', 'cancel', 'list'] as const).filter((action) => flags[action] === true);
+  if (actions.length !== 1) throw new CliError('Command must include exactly one action: --generate, --execute, --verify, --cancel, --list');
+  const out = (text: string) => io.stdout(text);
+  if (flags.list === true) return out(`${await currentReassignmentsText(admin)}\n`);
+  if (flags.generate === true) {
+    if (flags.topicsToMoveJsonFile === undefined) throw new CliError('Missing required argument "[topics-to-move-json-file]"');
+    if (flags.brokerList === undefined) throw new CliError('Missing required argument "[broker-list]"');
+    return generateAssignment(admin, { topicsJson: await readText(io, flags.topicsToMoveJsonFile), brokerList: flags.brokerList, random: io.env.random, out });
+  }
+  if (flags.reassignmentJsonFile === undefined) throw new CliError('Missing required argument "[reassignment-json-file]"');
+  if (flags.throttle !== undefined) throw new CliError('Error: --throttle is not supported: Spool has no replication throttles');
+  const assignments = parseReassignmentJson(await readText(io, flags.reassignmentJsonFile));
+  if (flags.execute === true) return executeAssignment(admin, assignments, { additional: flags.additional === true, out });
+  if (flags.verify === true) return verifyAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
+  return cancelAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
+}
+
+async function readText(io: CliIo, file: string): Promise<string> {
+  return (await io.env.fs.readFile(file)).toString('utf8');
+}
+
+// ---- JSON
+
+/** Kafka's parsePartitionReassignmentData (version 1); log_dirs must be "any". */
+export function parseReassignmentJson(text: string): Assignment[] {
+  const json = parseJsonObject(text);
+  const version = json['version'] ?? 1;
+  if (version !== 1) throw new CliError(`Error: Not supported version field value ${String(version)}`);
+  const partitions = json['partitions'] ?? [];
+  if (!Array.isArray(partitions)) throw new CliError('Error: "partitions" must be an array');
+  const assignments = partitions.map((entry: unknown): Assignment => {
+    const fields = entry as Record<string, unknown>;
+    const topic = fields['topic'];
+    const partition = fields['partition'];
+    const replicas = fields['replicas'];
+    if (typeof topic !== 'string' || !Number.isInteger(partition) || !Array.isArray(replicas) || !replicas.every((r) => Number.isInteger(r))) {
+      throw new CliError(`Error: each partition needs "topic" (a string), "partition" (an integer) and "replicas" (integers): ${JSON.stringify(entry)}`);
+    }
+    const tp = { topic, partition: partition as number };
+    const logDirs = fields['log_dirs'] ?? replicas.map(() => ANY_LOG_DIR);
+    if (!Array.isArray(logDirs) || logDirs.length !== replicas.length) {
+      throw new CliError(`Error: Size of replicas list ${listText(replicas as number[])} is different from size of log dirs list ${JSON.stringify(logDirs)} for partition ${tpText(tp)}`);
+    }
+    if (logDirs.some((dir) => dir !== ANY_LOG_DIR)) throw new CliError(`Error: log_dirs other than "any" are not supported (moving replicas between log directories): ${tpText(tp)}`);
+    return { tp, replicas: replicas as number[] };
+  });
+  return assignments;
+}
+
+function parseJsonObject(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CliError('Error: The input string is not a valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('Error: The input string is not a valid JSON');
+  return parsed as Record<string, unknown>;
+}
+
+/** Kafka's formatAsReassignmentJson: partitions sorted by topic then partition, every log dir "any". */
+export function formatAsReassignmentJson(assignments: readonly Assignment[]): string {
+  const partitions = sortedByPartition(assignments).map(({ tp, replicas }) => ({ topic: tp.topic, partition: tp.partition, replicas, log_dirs: replicas.map(() => ANY_LOG_DIR) }));
+  return JSON.stringify({ version: 1, partitions });
+}
+
+function sortedByPartition<T extends { tp: TopicPartition }>(entries: readonly T[]): T[] {
+  return [...entries].sort((a, b) => (a.tp.topic === b.tp.topic ? a.tp.partition - b.tp.partition : a.tp.topic < b.tp.topic ? -1 : 1));
+}
+
+function tpText(tp: TopicPartition): string {
+  return `${tp.topic}-${tp.partition}`;
+}
+
+function listText(values: readonly number[]): string {
+  return `[${values.join(', ')}]`;
+}
+
+// ---- --generate
+
+async function generateAssignment(admin: Admin, options: { topicsJson: string; brokerList: string; random: Random; out: (text: string) => void }): Promise<void> {
+  const brokers = options.brokerList.split(',').map((id) => Number(id.trim()));
+  if (brokers.some((id) => !Number.isInteger(id))) throw new CliError(`Error: invalid --broker-list ${options.brokerList}`);
+  const duplicateBrokers = duplicates(brokers);
+  if (duplicateBrokers.length > 0) throw new CliError(`Error: Broker list contains duplicate entries: [${duplicateBrokers.join(', ')}]`);
+  const topics = parseTopicsJson(options.topicsJson);
+  const duplicateTopics = duplicates(topics);
+  if (duplicateTopics.length > 0) throw new CliError(`Error: List of topics to reassign contains duplicate entries: [${duplicateTopics.join(', ')}]`);
+  const current = await currentAssignments(admin, topics);
+  const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
+  const usable = brokers.filter((id) => registered.has(id));
+  const proposed: Assignment[] = [];
+  for (const topic of [...new Set(current.map((a) => a.tp.topic))]) {
+    const partitions = current.filter((a) => a.tp.topic === topic);
+    const replicationFactor = partitions[0]!.replicas.length;
+    assignReplicasToBrokers(usable, { partitions: partitions.length, replicationFactor, random: options.random }).forEach((replicas, partition) => proposed.push({ tp: { topic, partition }, replicas }));
+  }
+  options.out(`Current partition replica assignment\n${formatAsReassignmentJson(current)}\n\n`);
+  options.out(`Proposed partition reassignment configuration\n${formatAsReassignmentJson(proposed)}\n`);
+}
+
+function parseTopicsJson(text: string): string[] {
+  const json = parseJsonObject(text);
+  const version = json['version'] ?? 1;
+  if (version !== 1) throw new CliError(`Error: Not supported version field value ${String(version)}`);
+  const topics = json['topics'] ?? [];
+  if (!Array.isArray(topics)) throw new CliError('Error: "topics" must be an array');
+  return topics.map((entry: unknown) => {
+    const topic = (entry as Record<string, unknown>)['topic'];
+    if (typeof topic !== 'string') throw new CliError(`Error: each topic needs "topic" (a string): ${JSON.stringify(entry)}`);
+    return topic;
+  });
+}
+
+function duplicates<T>(values: readonly T[]): T[] {
+  return [...new Set(values.filter((value, index) => values.indexOf(value) !== index))];
+}
+
+/**
+ * Kafka's AdminUtils.assignReplicasToBrokersRackUnaware: the first replica
+ * of partition p on broker (p + start) mod n, the others shifted by a
+ * per-round offset, both drawn at random.
+ */
+export function assignReplicasToBrokers(brokers: readonly number[], options: { partitions: number; replicationFactor: number; random: Random }): number[][] {
+  const n = brokers.length;
+  if (options.replicationFactor <= 0) throw new CliError('Error: Replication factor must be larger than 0.');
+  if (options.replicationFactor > n) throw new CliError(`Error: Replication factor: ${options.replicationFactor} larger than available brokers: ${n}.`);
+  const startIndex = options.random.nextInt(n);
+  let nextReplicaShift = options.random.nextInt(n);
+  const assignment: number[][] = [];
+  for (let partition = 0; partition < options.partitions; partition++) {
+    if (partition > 0 && partition % n === 0) nextReplicaShift += 1;
+    const first = (partition + startIndex) % n;
+    const replicas = [brokers[first]!];
+    for (let j = 0; j < options.replicationFactor - 1; j++) replicas.push(brokers[(first + 1 + ((nextReplicaShift + j) % (n - 1))) % n]!);
+    assignment.push(replicas);
+  }
+  return assignment;
+}
+
+async function currentAssignments(admin: Admin, topics: readonly string[]): Promise<Assignment[]> {
+  const known = new Set(await admin.listTopics({ listInternal: true }));
+  const missing = topics.find((topic) => !known.has(topic));
+  if (missing !== undefined) throw new CliError(`Error: Topic ${missing} not found.`);
+  const described = topics.length === 0 ? [] : await admin.describeTopics(topics);
+  return described.flatMap((topic) => topic.partitions.map((p) => ({ tp: { topic: topic.name, partition: p.partition }, replicas: p.replicas })));
+}
+
+// ---- --execute
+
+async function executeAssignment(admin: Admin, assignments: Assignment[], options: { additional: boolean; out: (text: string) => void }): Promise<void> {
+  checkExecuteAssignments(assignments);
+  if (!options.additional && (await admin.listPartitionReassignments()).length > 0) throw new CliError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
+  const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
+  const unknown = assignments.flatMap((a) => a.replicas).find((id) => !registered.has(id));
+  if (unknown !== undefined) throw new CliError(`Error: Unknown broker id ${unknown}`);
+  const current = await currentAssignmentsOf(admin, assignments.map((a) => a.tp));
+  options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current)}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
+  const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })));
+  const failed = sortedByPartition(assignments).filter((a) => results.get(topicPartitionKey(a.tp)) != null);
+  if (failed.length > 0) {
+    throw new CliError(`Error reassigning partition(s):\n${failed.map((a) => `${tpText(a.tp)}: ${results.get(topicPartitionKey(a.tp))!.detail}`).join('\n')}`);
+  }
+  const names = sortedByPartition(assignments).map((a) => tpText(a.tp));
+  options.out(`Successfully started partition reassignment${names.length === 1 ? '' : 's'} for ${names.join(',')}\n`);
+}
+
+/** Kafka's parseExecuteAssignmentArgs checks. */
+function checkExecuteAssignments(assignments: readonly Assignment[]): void {
+  if (assignments.length === 0) throw new CliError('Error: Partition reassignment list cannot be empty');
+  if (assignments.some((a) => a.replicas.length === 0)) throw new CliError('Error: Partition replica list cannot be empty');
+  const repeated = duplicates(assignments.map((a) => tpText(a.tp)));
+  if (repeated.length > 0) throw new CliError(`Error: Partition reassignment contains duplicate topic partitions: ${repeated.join(',')}`);
+  const withRepeats = assignments.map((a) => ({ a, repeats: duplicates(a.replicas) })).filter((entry) => entry.repeats.length > 0);
+  if (withRepeats.length > 0) {
+    const detail = withRepeats.map(({ a, repeats }) => `${tpText(a.tp)} contains multiple entries for ${repeats.join(',')}`).join('. ');
+    throw new CliError(`Error: Partition replica lists may not contain duplicate entries: ${detail}`);
+  }
+}
+
+/** The replicas of each partition now; Kafka's "Unable to find partition" when one is missing. */
+async function currentAssignmentsOf(admin: Admin, partitions: readonly TopicPartition[]): Promise<Assignment[]> {
+  const topics = [...new Set(partitions.map((tp) => tp.topic))];
+  const all = await currentAssignments(admin, topics).catch((error: unknown) => {
+    if (error instanceof CliError) return [];
+    throw error;
+  });
+  const byKey = new Map(all.map((a) => [topicPartitionKey(a.tp), a]));
+  const missing = partitions.filter((tp) => !byKey.has(topicPartitionKey(tp)));
+  if (missing.length > 0) throw new CliError(`Error: Unable to find partition: ${missing.map(tpText).join(', ')}`);
+  return partitions.map((tp) => byKey.get(topicPartitionKey(tp))!);
+}
+
+// ---- --verify, --cancel, --list
+
+async function verifyAssignment(admin: Admin, assignments: Assignment[], options: { preserveThrottles: boolean; out: (text: string) => void }): Promise<void> {
+  const ongoing = await admin.listPartitionReassignments();
+  const ongoingByKey = new Map(ongoing.map((r) => [topicPartitionKey(r), r]));
+  const topics = [...new Set(assignments.filter((a) => !ongoingByKey.has(topicPartitionKey(a.tp))).map((a) => a.tp.topic))];
+  const known = new Set(await admin.listTopics({ listInternal: true }));
+  const described = new Map((await admin.describeTopics(topics.filter((t) => known.has(t)))).map((t) => [t.name, t]));
+  const lines = ['Status of partition reassignment:'];
+  for (const { tp, replicas } of sortedByPartition(assignments)) {
+    if (ongoingByKey.has(topicPartitionKey(tp))) {
+      lines.push(`Reassignment of partition ${tpText(tp)} is still in progress.`);
+      continue;
+    }
+    const current = described.get(tp.topic)?.partitions.find((p) => p.partition === tp.partition)?.replicas ?? [];
+    if (current.length === replicas.length && current.every((r, i) => r === replicas[i])) lines.push(`Reassignment of partition ${tpText(tp)} is completed.`);
+    else lines.push(`There is no active reassignment of partition ${tpText(tp)}, but replica set is ${current.join(',')} rather than ${replicas.join(',')}.`);
+  }
+  // The second line is the (empty) state of log directory moves, as Kafka's tool prints it.
+  options.out(`${lines.join('\n')}\n\n`);
+  if (ongoing.length === 0 && !options.preserveThrottles) await clearAllThrottles(admin, assignments, options.out);
+}
+
+async function cancelAssignment(admin: Admin, assignments: Assignment[], options: { preserveThrottles: boolean; out: (text: string) => void }): Promise<void> {
+  const inProgress = sortedByPartition((await admin.listPartitionReassignments(assignments.map((a) => a.tp))).map((r) => ({ tp: { topic: r.topic, partition: r.partition } })));
+  if (inProgress.length > 0) {
+    const results = await admin.alterPartitionReassignments(inProgress.map((entry) => ({ ...entry.tp, replicas: null })));
+    const failed = inProgress.filter((entry) => results.get(topicPartitionKey(entry.tp)) != null);
+    if (failed.length > 0) {
+      const detail = failed.map((entry) => `${tpText(entry.tp)}: ${results.get(topicPartitionKey(entry.tp))!.detail}`).join('\n');
+      throw new CliError(`Error cancelling partition reassignment${failed.length === 1 ? '' : 's'} for:\n${detail}`);
+    }
+    options.out(`Successfully cancelled partition reassignment${inProgress.length === 1 ? '' : 's'} for: ${inProgress.map((entry) => tpText(entry.tp)).join(',')}\n`);
+  } else {
+    options.out('None of the specified partition reassignments are active.\n');
+  }
+  // Kafka's tool prints this one without a line end.
+  options.out('None of the specified partition moves are active.');
+  if (!options.preserveThrottles) await clearAllThrottles(admin, assignments, options.out);
+}
+
+/** Kafka's clearAllThrottles: the replication throttle configs deleted on every broker and on the file's topics. */
+async function clearAllThrottles(admin: Admin, assignments: readonly Assignment[], out: (text: string) => void): Promise<void> {
+  const brokers = [...new Set([...(await admin.describeCluster()).brokers.map((broker) => broker.nodeId), ...assignments.flatMap((a) => a.replicas)])].sort((a, b) => a - b);
+  out(`Clearing broker-level throttles on broker${brokers.length === 1 ? '' : 's'} ${brokers.join(',')}\n`);
+  // One request per broker: a broker resource goes to its own broker.
+  for (const id of brokers) await admin.alterConfigs([{ type: 'broker', name: String(id), ops: BROKER_LEVEL_THROTTLES.map((name) => ({ name, op: 'delete' as const })) }]);
+  const topics = [...new Set(assignments.map((a) => a.tp.topic))].sort();
+  out(`Clearing topic-level throttles on topic${topics.length === 1 ? '' : 's'} ${topics.join(',')}\n`);
+  await admin.alterConfigs(topics.map((name) => ({ type: 'topic' as const, name, ops: TOPIC_LEVEL_THROTTLES.map((config) => ({ name: config, op: 'delete' as const })) })));
+}
+
+/** Kafka's curReassignmentsToString. */
+async function currentReassignmentsText(admin: Admin): Promise<string> {
+  const ongoing = sortedByPartition((await admin.listPartitionReassignments()).map((r: PartitionReassignment) => ({ tp: { topic: r.topic, partition: r.partition }, r })));
+  if (ongoing.length === 0) return 'No partition reassignments found.';
+  const lines = ongoing.map(({ tp, r }) => {
+    const adding = r.addingReplicas.length === 0 ? '' : ` adding: ${r.addingReplicas.join(',')}.`;
+    const removing = r.removingReplicas.length === 0 ? '' : ` removing: ${r.removingReplicas.join(',')}.`;
+    return `${tpText(tp)}: replicas: ${r.replicas.join(',')}.${adding}${removing}`;
+  });
+  return `Current partition reassignments:\n${lines.join('\n')}`;
+}
