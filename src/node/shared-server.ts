@@ -87,6 +87,10 @@ export class SharedServer {
       handleFetch: (request, version) => raft().handleFetch(request, version),
       handleFetchSnapshot: (request) => raft().handleFetchSnapshot(request),
       describeQuorum: () => raft().describeQuorum(),
+      addVoter: (voter, options) => raft().addVoter(voter, options),
+      removeVoter: (voterId, directoryId, options) => raft().removeVoter(voterId, directoryId, options),
+      updateVoter: (voter, epoch, options) => raft().updateVoter(voter, epoch, options),
+      voterEndpoint: (id) => opened()?.voterEndpoint(id),
     };
   }
 

@@ -87,14 +87,36 @@ export class IllegalStateTransition extends Error {
 
 export class QuorumState {
   private current: EpochState = { role: 'unattached', epoch: 0, votedId: NOT_VOTED };
+  private voterIds: readonly number[];
 
   constructor(
     readonly localId: number,
-    readonly voters: readonly number[],
+    voters: readonly number[],
     /** The local metadata directory id, recorded with votes (KIP-853). */
     readonly localDirectoryId: string = ZERO_UUID,
   ) {
     if (new Set(voters).size !== voters.length) throw new IllegalStateTransition(`duplicate voters in ${voters.join(',')}`);
+    this.voterIds = voters;
+  }
+
+  /** The voters as of the log end (KIP-853: a VotersRecord applies once appended, committed or not). */
+  get voters(): readonly number[] {
+    return this.voterIds;
+  }
+
+  /**
+   * The voter set changed (a VotersRecord appended, or truncated away). A
+   * leader starts tracking a new voter's end offset and forgets a removed
+   * one's; the high watermark is counted over the new set from the next
+   * update on, and never moves back.
+   */
+  setVoters(voters: readonly number[]): void {
+    if (new Set(voters).size !== voters.length) throw new IllegalStateTransition(`duplicate voters in ${voters.join(',')}`);
+    this.voterIds = voters;
+    const state = this.current;
+    if (state.role !== 'leader') return;
+    const voterEndOffsets = new Map(voters.map((voter) => [voter, state.voterEndOffsets.get(voter) ?? -1]));
+    this.current = { ...state, voterEndOffsets };
   }
 
   get state(): EpochState {
@@ -305,7 +327,8 @@ export class QuorumState {
     if (!state.voterEndOffsets.has(voterId)) throw new IllegalStateTransition(`end offset from non-voter ${voterId}`);
     const voterEndOffsets = new Map(state.voterEndOffsets).set(voterId, endOffset);
     const sorted = [...voterEndOffsets.values()].sort((a, b) => b - a);
-    const candidate = sorted[Math.floor(this.voters.length / 2)]!;
+    const candidate = sorted[Math.floor(this.voters.length / 2)];
+    if (candidate === undefined) throw new IllegalStateTransition(`no voters to count a high watermark over`);
     const advances = candidate > state.epochStartOffset && (state.highWatermark === null || candidate > state.highWatermark);
     this.current = { ...state, voterEndOffsets, highWatermark: advances ? candidate : state.highWatermark };
     return advances ? [{ type: 'highWatermark', offset: candidate }] : [];

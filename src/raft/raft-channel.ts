@@ -9,9 +9,11 @@
  *   and responses are encoded to Kafka's wire bytes at the newest version
  *   and decoded on the other side, so the simulation exercises the codecs;
  * - KafkaRaftChannel over Spool's client connection to the controller
- *   listener of each voter in controller.quorum.voters (`id@host:port`).
+ *   listener of each voter: from controller.quorum.voters (`id@host:port`),
+ *   or with a dynamic quorum from the log's VotersRecord (updateEndpoints),
+ *   and the controller.quorum.bootstrap.servers by negative ids.
  */
-import type { QuorumVoter } from '../common/quorum-config.js';
+import type { HostAndPort, QuorumVoter } from '../common/quorum-config.js';
 import type { Env } from '../io/env.js';
 import type { SimNetwork } from '../io/sim-net.js';
 import { BrokerConnection } from '../client/connection.js';
@@ -27,9 +29,27 @@ export interface RaftSendOptions {
   versionMin?: number;
 }
 
+/** A node's address, as a VotersRecord or a response's nodeEndpoints give it (KIP-853). */
+export interface NodeEndpoint {
+  nodeId: number;
+  host: string;
+  port: number;
+}
+
 export interface RaftChannel {
   send<A extends ApiDef>(destinationId: number, api: A, body: Partial<RequestOf<A>>, options?: RaftSendOptions): Promise<ResponseOf<A>>;
+  /** The voters' endpoints as the log now says (dynamic quorum); a channel that addresses nodes by id ignores it. */
+  updateEndpoints?(endpoints: readonly NodeEndpoint[]): void;
   close(): Promise<void>;
+}
+
+/**
+ * controller.quorum.bootstrap.servers as channel destinations: the n-th
+ * server (from 0) is node id -2 - n, as Kafka's RequestManager numbers them
+ * (ids no replica has).
+ */
+export function bootstrapServerIds(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => -2 - index);
 }
 
 /** What serves Raft's RPCs on a node: a decoded request at `version` to its response. */
@@ -84,11 +104,28 @@ function decode(codec: ReturnType<typeof requestCodec>, bytes: Buffer): Record<s
 /** Raft's RPCs over Kafka's wire to the voters' controller listeners, one connection per voter, reopened after a failure. */
 export class KafkaRaftChannel implements RaftChannel {
   private readonly connections = new Map<number, Promise<BrokerConnection>>();
+  private readonly endpoints = new Map<number, { host: string; port: number }>();
   private closed = false;
 
   constructor(
-    private readonly options: { env: Env; voters: readonly QuorumVoter[]; requestTimeoutMs: number; clientId: string },
-  ) {}
+    private readonly options: { env: Env; voters: readonly QuorumVoter[]; requestTimeoutMs: number; clientId: string; bootstrapServers?: readonly HostAndPort[] },
+  ) {
+    for (const voter of options.voters) this.endpoints.set(voter.id, { host: voter.host, port: voter.port });
+    const servers = options.bootstrapServers ?? [];
+    bootstrapServerIds(servers.length).forEach((id, index) => this.endpoints.set(id, servers[index]!));
+  }
+
+  updateEndpoints(endpoints: readonly NodeEndpoint[]): void {
+    for (const { nodeId, host, port } of endpoints) {
+      const known = this.endpoints.get(nodeId);
+      if (known !== undefined && known.host === host && known.port === port) continue;
+      this.endpoints.set(nodeId, { host, port });
+      // A voter that moved is reached at its new address from the next request on.
+      const open = this.connections.get(nodeId);
+      this.connections.delete(nodeId);
+      void open?.then((connection) => connection.close(), () => undefined);
+    }
+  }
 
   async send<A extends ApiDef>(destinationId: number, api: A, body: Partial<RequestOf<A>>, options: RaftSendOptions = {}): Promise<ResponseOf<A>> {
     const connection = await this.connection(destinationId);
@@ -105,8 +142,8 @@ export class KafkaRaftChannel implements RaftChannel {
     if (this.closed) return Promise.reject(new NetworkError('raft channel is closed'));
     const existing = this.connections.get(destinationId);
     if (existing !== undefined) return existing;
-    const voter = this.options.voters.find((v) => v.id === destinationId);
-    if (voter === undefined) return Promise.reject(new NetworkError(`no endpoint for node ${destinationId} in controller.quorum.voters`));
+    const voter = this.endpoints.get(destinationId);
+    if (voter === undefined) return Promise.reject(new NetworkError(`no endpoint known for node ${destinationId}`));
     const opening = BrokerConnection.connect({
       host: voter.host,
       port: voter.port,

@@ -42,6 +42,7 @@ import type { FileSystem } from '../io/fs.js';
 import type { Random } from '../io/random.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ZERO_UUID } from '../protocol/reader.js';
+import { iterateBatches } from '../protocol/records/batch.js';
 import { readControlRecord } from '../protocol/records/control.js';
 import { buildBatch, decodeRecords } from '../protocol/records/records.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.js';
@@ -54,6 +55,7 @@ import { FetchSnapshot } from '../protocol/schemas/59-fetch-snapshot.js';
 import type { StorageLogger } from '../storage/log-config.js';
 import { buildRaftControlBatch, decodeControlValue, isRaftControlType, type RaftControlRecord } from './control-records.js';
 import { QUORUM_CONFIG_DEFAULTS, type QuorumConfig } from './quorum-config.js';
+import { KRaftControlState } from './kraft-control-state.js';
 import { QuorumState, type RaftEffect } from './quorum-state.js';
 import { readQuorumState, writeQuorumState } from './quorum-state-file.js';
 import type { RaftChannel } from './raft-channel.js';
@@ -69,6 +71,7 @@ import {
   type ReplicaProgress,
 } from './raft-rpc.js';
 import { readSnapshot, writeSnapshot, type OffsetAndEpoch, type RecordSerde, type SnapshotContent } from './snapshot.js';
+import { VoterSet, type VoterEndpoint, type VoterNode } from './voter-set.js';
 
 export interface LeaderAndEpoch {
   /** Null while no leader is known. */
@@ -105,6 +108,15 @@ export interface RaftClientOptions<T> {
   /** How requests reach the other replicas; needed unless this node is the only voter. Closed with the client. */
   channel?: RaftChannel;
   quorumConfig?: QuorumConfig;
+  /**
+   * controller.quorum.bootstrap.servers as channel destinations (KIP-853): where a replica that knows no
+   * leader fetches from to find one, instead of the voters (a new controller knows none before it fetched).
+   */
+  bootstrapServers?: readonly number[];
+  /** The controller listener whose endpoint of each voter the channel uses (controller.listener.names' first). */
+  listenerName?: string;
+  /** This node's own endpoint on that listener (what a leader announces in BeginQuorumEpoch and nodeEndpoints). */
+  localEndpoint?: { name: string; host: string; port: number };
   /** Requests naming another cluster are refused (INCONSISTENT_CLUSTER_ID); unchecked when absent. */
   clusterId?: string;
   logger?: StorageLogger;
@@ -113,7 +125,17 @@ export interface RaftClientOptions<T> {
 /** The requests of other replicas a Raft client serves (what the RPC handlers call). */
 export type RaftRequestServer = Pick<
   KafkaRaftClient<unknown>,
-  'handleVote' | 'handleBeginQuorumEpoch' | 'handleEndQuorumEpoch' | 'handleFetch' | 'handleFetchSnapshot' | 'describeQuorum' | 'leaderAndEpoch'
+  | 'handleVote'
+  | 'handleBeginQuorumEpoch'
+  | 'handleEndQuorumEpoch'
+  | 'handleFetch'
+  | 'handleFetchSnapshot'
+  | 'describeQuorum'
+  | 'leaderAndEpoch'
+  | 'addVoter'
+  | 'removeVoter'
+  | 'updateVoter'
+  | 'voterEndpoint'
 >;
 
 export class NotLeaderError extends Error {
@@ -130,6 +152,22 @@ interface RegisteredListener<T> {
   notified: LeaderAndEpoch | null;
 }
 
+/** What a voter change (AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter) answers. */
+export interface VoterChangeResult {
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+interface VoterChange {
+  kind: 'add' | 'remove' | 'update';
+  /** Offset of its VotersRecord. */
+  lastOffset: number;
+}
+
+function refuse(errorCode: number, errorMessage: string | null): VoterChangeResult {
+  return { errorCode, errorMessage };
+}
+
 interface CommitWaiter {
   lastOffset: number;
   resolve(): void;
@@ -138,6 +176,8 @@ interface CommitWaiter {
 
 /** Kafka's KafkaRaftClient.MAX_FETCH_SIZE_BYTES: the most a raft Fetch or FetchSnapshot response carries. */
 const FETCH_BYTES_MAX = 8 * 1024 * 1024;
+/** Kafka's LeaderState.isReplicaCaughtUp: a replica to add must have fetched within the last hour. */
+const CAUGHT_UP_FETCH_WINDOW_MS = 3_600_000;
 /** Kafka's RETRY_BACKOFF_BASE_MS: the unit of a rejected candidate's exponential backoff. */
 const ELECTION_BACKOFF_BASE_MS = 100;
 /** Kafka's check quorum: a leader resigns after this many fetch timeouts without hearing from a majority. */
@@ -150,6 +190,10 @@ type FetchResponse = ResponseOf<typeof Fetch>;
 
 export class KafkaRaftClient<T> {
   private readonly quorum: QuorumState;
+  /** kraft.version and the voter set as the log says (KIP-853). */
+  private readonly kraftState: KRaftControlState;
+  /** Leader: the one voter change in flight (Kafka allows one at a time). */
+  private voterChange: VoterChange | null = null;
   private readonly listeners: RegisteredListener<T>[] = [];
   private readonly log: RaftLog;
   private readonly config: QuorumConfig;
@@ -183,6 +227,7 @@ export class KafkaRaftClient<T> {
     this.log = options.log;
     this.config = options.quorumConfig ?? QUORUM_CONFIG_DEFAULTS;
     this.quorum = new QuorumState(options.nodeId, options.voters, options.directoryId);
+    this.kraftState = new KRaftControlState(VoterSet.fromIds(options.voters));
     if (options.channel === undefined && !this.isOnlyVoter) {
       throw new Error(`quorum voters [${options.voters.join(',')}]: node ${options.nodeId} needs a raft channel to reach them`);
     }
@@ -225,7 +270,8 @@ export class KafkaRaftClient<T> {
   }
 
   private get isOnlyVoter(): boolean {
-    return this.options.voters.length === 1 && this.options.voters[0] === this.options.nodeId;
+    const voters = this.quorum.voters;
+    return voters.length === 1 && voters[0] === this.options.nodeId;
   }
 
   /**
@@ -237,6 +283,7 @@ export class KafkaRaftClient<T> {
   async start(): Promise<void> {
     if (this.started) throw new Error('raft client already started');
     this.started = true;
+    await this.loadKraftState();
     const persisted = await readQuorumState(this.options.env.fs, this.log.dir);
     await this.run(this.quorum.initialize(persisted, this.log.lastEpoch));
     await this.loadLatestSnapshot();
@@ -305,7 +352,8 @@ export class KafkaRaftClient<T> {
     const highWatermark = this.quorum.highWatermark ?? this.log.highWatermark;
     if (id.offset > highWatermark) throw new Error(`snapshot at ${id.offset} is past the high watermark ${highWatermark}`);
     const timestampMs = this.options.env.clock.nowMs();
-    await writeSnapshot(this.options.env.fs, this.log.dir, { id, lastContainedLogTimestamp, records: [...records] }, { serde: this.options.serde, timestampMs });
+    const content = { id, lastContainedLogTimestamp, records: [...records], kraftRecords: this.kraftRecordsAt(id.offset - 1) };
+    await writeSnapshot(this.options.env.fs, this.log.dir, content, { serde: this.options.serde, timestampMs });
     await this.serialized(() => this.log.snapshotWritten(id));
   }
 
@@ -361,13 +409,14 @@ export class KafkaRaftClient<T> {
       const respond = (errorCode: number, voteGranted: boolean): Partial<VoteResponse> => ({
         errorCode: ErrorCode.NONE,
         topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, ...this.currentLeaderFields(), voteGranted }] }],
+        nodeEndpoints: this.leaderNodeEndpoints(),
       });
       const { replicaEpoch, replicaId, lastOffsetEpoch, lastOffset, preVote } = partition;
       if (lastOffset < 0 || lastOffsetEpoch < 0 || lastOffsetEpoch > replicaEpoch || (!preVote && lastOffsetEpoch === replicaEpoch)) return respond(ErrorCode.INVALID_REQUEST, false);
       if (replicaEpoch < this.quorum.epoch) return respond(ErrorCode.FENCED_LEADER_EPOCH, false);
       if (replicaId < 0) return respond(ErrorCode.INVALID_REQUEST, false);
       if (replicaEpoch > this.quorum.epoch && !preVote) await this.transition(this.quorum.transitionToUnattached(replicaEpoch));
-      if (request.voterId >= 0 && request.voterId !== this.options.nodeId) return respond(ErrorCode.INVALID_VOTER_KEY, false);
+      if (!this.isThisVoterKey(request.voterId, partition.voterDirectoryId)) return respond(ErrorCode.INVALID_VOTER_KEY, false);
       const logUpToDate = compareOffsetAndEpoch({ offset: lastOffset, epoch: lastOffsetEpoch }, this.endOffset()) >= 0;
       const granted = this.quorum.canGrantVote(replicaId, { logUpToDate, preVote, leaderReachable: this.leaderReachable() });
       if (granted && !preVote) await this.transition(this.quorum.recordVote(replicaId));
@@ -381,8 +430,13 @@ export class KafkaRaftClient<T> {
       const refused = this.refusedTopLevel(request.clusterId, request.topics, (t) => t.topicName, (p) => p.partitionIndex);
       if (refused !== null) return { errorCode: refused, topics: [] };
       const { leaderId, leaderEpoch } = request.topics[0]!.partitions[0]!;
-      const errorCode = await this.acceptLeader(leaderId, leaderEpoch, request.voterId);
-      return { errorCode: ErrorCode.NONE, topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, ...this.currentLeaderFields() }] }] };
+      this.learnEndpoint(leaderId, request.leaderEndpoints);
+      const errorCode = await this.acceptLeader(leaderId, leaderEpoch, request.voterId, request.topics[0]!.partitions[0]!.voterDirectoryId);
+      return {
+        errorCode: ErrorCode.NONE,
+        topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, ...this.currentLeaderFields() }] }],
+        nodeEndpoints: this.leaderNodeEndpoints(),
+      };
     });
   }
 
@@ -399,7 +453,11 @@ export class KafkaRaftClient<T> {
         this.leaderResigned = true;
         this.armRoleTimer(this.successorBackoffMs(successors.indexOf(this.options.nodeId), successors.length), () => this.onFetchTimeout());
       }
-      return { errorCode: ErrorCode.NONE, topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, ...this.currentLeaderFields() }] }] };
+      return {
+        errorCode: ErrorCode.NONE,
+        topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, errorCode, ...this.currentLeaderFields() }] }],
+        nodeEndpoints: this.leaderNodeEndpoints(),
+      };
     });
   }
 
@@ -449,7 +507,8 @@ export class KafkaRaftClient<T> {
       const progress = this.replicas.get(id);
       return { replicaId: id, replicaDirectoryId: progress?.directoryId ?? ZERO_UUID, logEndOffset: progress?.endOffset ?? -1, lastFetchTimestamp: progress?.lastFetchTimestamp ?? -1, lastCaughtUpTimestamp: progress?.lastCaughtUpTimestamp ?? -1 };
     };
-    const observers = [...this.replicas.keys()].filter((id) => !this.options.voters.includes(id)).sort((a, b) => a - b);
+    const voters = this.kraftState.lastVoterSet;
+    const observers = [...this.replicas.keys()].filter((id) => !voters.hasId(id)).sort((a, b) => a - b);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
@@ -462,12 +521,232 @@ export class KafkaRaftClient<T> {
           leaderId: this.options.nodeId,
           leaderEpoch: state.epoch,
           highWatermark: state.highWatermark ?? -1,
-          currentVoters: this.options.voters.map(describe),
+          currentVoters: voters.ids.map(describe),
           observers: observers.map(describe),
         }],
       }],
-      nodes: [],
+      nodes: voters.voters.filter((voter) => voter.endpoints.length > 0).map((voter) => ({ nodeId: voter.id, listeners: voter.endpoints.map((e) => ({ ...e })) })),
     } as Partial<ResponseOf<typeof DescribeQuorum>>;
+  }
+
+
+  // ---- the voter set (KIP-853)
+
+  /** kraft.version as the log says (0: static voters). */
+  get kraftVersion(): number {
+    return this.kraftState.lastKraftVersion;
+  }
+
+  /** The voters as of the log end, uncommitted changes included. */
+  get voterSet(): VoterSet {
+    return this.kraftState.lastVoterSet;
+  }
+
+  /** Voter `id`'s endpoint on the controller listener, as the log's voter set has it. */
+  voterEndpoint(id: number): VoterEndpoint | undefined {
+    return this.kraftState.lastVoterSet.endpoint(id, this.options.listenerName);
+  }
+
+  /** A snapshot's KRaftVersionRecord and VotersRecord for the state at `offset` (none with kraft.version 0). */
+  private kraftRecordsAt(offset: number): RaftControlRecord[] {
+    const kraftVersion = this.kraftState.kraftVersionAt(offset);
+    if (kraftVersion < 1) return [];
+    const records: RaftControlRecord[] = [{ type: 'KRAFT_VERSION', data: { version: 0, kRaftVersion: kraftVersion } }];
+    const voters = this.kraftState.recordedVoterSetAt(offset);
+    if (voters !== null) records.push({ type: 'KRAFT_VOTERS', data: voters.toVotersRecord() });
+    return records;
+  }
+
+  /**
+   * Kafka's LeaderState.appendStartOfEpochControlRecords: with kraft.version
+   * 1 and voters known only from the bootstrap snapshot (not yet in the log),
+   * the first leader writes KRaftVersionRecord and VotersRecord after its
+   * LeaderChangeMessage, so replicas that copy the log learn the voters.
+   */
+  private startOfEpochKraftRecords(): RaftControlRecord[] {
+    const entry = this.kraftState.lastVoterSetEntry;
+    const kraftVersion = this.kraftState.lastKraftVersion;
+    if (kraftVersion < 1 || entry === null || entry.offset >= this.log.logStartOffset) return [];
+    return [{ type: 'KRAFT_VERSION', data: { version: 0, kRaftVersion: kraftVersion } }, { type: 'KRAFT_VOTERS', data: entry.value.toVotersRecord() }];
+  }
+
+  /** At start: the latest snapshot's kraft records, then every control batch of the log after it. */
+  private async loadKraftState(): Promise<void> {
+    const id = this.log.latestSnapshotId;
+    if (id !== null) {
+      const snapshot = await readSnapshot(this.options.env.fs, this.log.dir, id, this.options.serde);
+      this.kraftState.resetToSnapshot(id.offset, snapshot.kraftRecords ?? []);
+    }
+    for await (const stored of this.log.readBatches(this.log.logStartOffset, this.log.logEndOffset)) {
+      if (stored.header.isControl) this.kraftState.replay(this.decodeBatch(stored).control, stored.header.baseOffset);
+    }
+    this.syncVoters();
+  }
+
+  /** Batches just appended from the leader: their KRaftVersion and Voters records apply at once. */
+  private replayControlRecords(records: Buffer): void {
+    let changed = false;
+    for (const { position, header } of iterateBatches(records)) {
+      if (!header.isControl) continue;
+      const batch = this.decodeBatch({ header, bytes: records.subarray(position, position + header.sizeBytes) });
+      this.kraftState.replay(batch.control, header.baseOffset);
+      changed = true;
+    }
+    if (changed) this.syncVoters();
+  }
+
+  /** Makes the role state machine, the channel and a leader's timers follow the log's voter set. */
+  private syncVoters(): void {
+    const voters = this.kraftState.lastVoterSet;
+    this.options.channel?.updateEndpoints?.(voters.voters.flatMap((voter) => {
+      const endpoint = voters.endpoint(voter.id, this.options.listenerName);
+      return endpoint === undefined ? [] : [{ nodeId: voter.id, host: endpoint.host, port: endpoint.port }];
+    }));
+    const ids = voters.ids;
+    const current = this.quorum.voters;
+    if (ids.length === current.length && ids.every((id) => current.includes(id))) return;
+    this.options.logger?.info(`raft: node ${this.options.nodeId}: voters are now ${voters.describe()}`);
+    this.quorum.setVoters(ids);
+    // A leader starts announcing its epoch to a new voter, and checks the quorum over the new set.
+    if (this.started && this.quorum.isLeader) this.armRole();
+  }
+
+  /** AddRaftVoter (key 80) at the leader, with Kafka's checks (AddVoterHandler); resolves once the change commits. */
+  addVoter(voter: VoterNode, options: { timeoutMs: number; ackWhenCommitted: boolean; clusterId?: string | null }): Promise<VoterChangeResult> {
+    const invalid = this.invalidVoter(voter, options.clusterId ?? null);
+    if (invalid !== null) return Promise.resolve(invalid);
+    return this.changeVoters('add', options, () => {
+      const voters = this.kraftState.lastVoterSet;
+      if (voters.hasId(voter.id)) return refuse(ErrorCode.DUPLICATE_VOTER, `The voter id for ReplicaKey(id=${voter.id}, directoryId=${voter.directoryId}) is already part of the set of voters ${voters.describe()}.`);
+      if (!this.isReplicaCaughtUp(voter.id, voter.directoryId)) {
+        return refuse(ErrorCode.REQUEST_TIMED_OUT, `Aborted add voter operation for ReplicaKey(id=${voter.id}, directoryId=${voter.directoryId}) since it is lagging behind`);
+      }
+      return voters.addVoter(voter)!;
+    });
+  }
+
+  /** RemoveRaftVoter (key 81) at the leader (RemoveVoterHandler); a leader that removed itself resigns once that commits. */
+  removeVoter(voterId: number, voterDirectoryId: string, options: { clusterId?: string | null } = {}): Promise<VoterChangeResult> {
+    if (this.clusterIdRefused(options.clusterId ?? null)) return Promise.resolve(refuse(ErrorCode.INCONSISTENT_CLUSTER_ID, null));
+    if (voterId < 0 || voterDirectoryId === ZERO_UUID) return Promise.resolve(refuse(ErrorCode.INVALID_REQUEST, "Remove voter request didn't include a valid voter"));
+    return this.changeVoters('remove', { timeoutMs: this.config.requestTimeoutMs, ackWhenCommitted: true }, () => {
+      const voters = this.kraftState.lastVoterSet;
+      const next = voters.removeVoter(voterId, voterDirectoryId);
+      if (next === null) return refuse(ErrorCode.VOTER_NOT_FOUND, `Cannot remove voter ReplicaKey(id=${voterId}, directoryId=${voterDirectoryId}) from the set of voters ${voters.describe()}`);
+      return next;
+    });
+  }
+
+  /** UpdateRaftVoter (key 82) at the leader (UpdateVoterHandler): a voter's new endpoints; answered once appended. */
+  updateVoter(voter: VoterNode, currentLeaderEpoch: number, options: { clusterId?: string | null } = {}): Promise<VoterChangeResult> {
+    const invalid = this.invalidVoter(voter, options.clusterId ?? null);
+    if (invalid !== null) return Promise.resolve(invalid);
+    const epochError = this.leaderOnlyError(currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) return Promise.resolve({ errorCode: epochError, errorMessage: null });
+    return this.changeVoters('update', { timeoutMs: this.config.requestTimeoutMs, ackWhenCommitted: false }, () => {
+      const kraftVersion = this.kraftState.lastKraftVersion;
+      if (kraftVersion < voter.kraftVersionMin || kraftVersion > voter.kraftVersionMax) {
+        return refuse(ErrorCode.INVALID_REQUEST, `The voter's kraft.version range [${voter.kraftVersionMin}, ${voter.kraftVersionMax}] does not support the finalized version ${kraftVersion}`);
+      }
+      const next = this.kraftState.lastVoterSet.updateVoter(voter);
+      if (next === null) return refuse(ErrorCode.VOTER_NOT_FOUND, `ReplicaKey(id=${voter.id}, directoryId=${voter.directoryId}) is not a voter`);
+      return next;
+    });
+  }
+
+  private clusterIdRefused(clusterId: string | null): boolean {
+    const expected = this.options.clusterId;
+    return clusterId !== null && clusterId !== '' && expected !== undefined && clusterId !== expected;
+  }
+
+  /** Kafka's request checks before a voter is added or updated: the cluster, a voter key with a directory id, an endpoint on the controller listener. */
+  private invalidVoter(voter: VoterNode, clusterId: string | null): VoterChangeResult | null {
+    if (this.clusterIdRefused(clusterId)) return refuse(ErrorCode.INCONSISTENT_CLUSTER_ID, null);
+    if (voter.id < 0 || voter.directoryId === ZERO_UUID) return refuse(ErrorCode.INVALID_REQUEST, "Add voter request didn't include a valid voter");
+    const listenerName = this.options.listenerName;
+    if (listenerName !== undefined && !voter.endpoints.some((e) => e.name === listenerName)) {
+      const endpoints = voter.endpoints.map((e) => `${e.name}://${e.host}:${e.port}`).join(', ');
+      return refuse(ErrorCode.INVALID_REQUEST, `Add voter request didn't include the endpoint (${endpoints}) for the default listener ${listenerName}`);
+    }
+    return null;
+  }
+
+  /**
+   * The checks every voter change makes first (one change at a time, the
+   * leader's high watermark established in its epoch, kraft.version 1, the
+   * last VotersRecord committed), then `next` names the new set or refuses;
+   * the new VotersRecord is appended and, with `ackWhenCommitted`, awaited
+   * until committed or `timeoutMs`.
+   */
+  private async changeVoters(
+    kind: 'add' | 'remove' | 'update',
+    options: { timeoutMs: number; ackWhenCommitted: boolean },
+    next: () => VoterSet | VoterChangeResult,
+  ): Promise<VoterChangeResult> {
+    const appended = await this.serialized(async (): Promise<VoterChangeResult | { lastOffset: number; committed: Promise<void> }> => {
+      const state = this.quorum.state;
+      if (state.role !== 'leader') return refuse(ErrorCode.NOT_LEADER_OR_FOLLOWER, null);
+      if (this.voterChange !== null) return refuse(ErrorCode.REQUEST_TIMED_OUT, 'Request timed out waiting for leader to handle previous voter change request');
+      const highWatermark = state.highWatermark;
+      if (highWatermark === null) return refuse(ErrorCode.REQUEST_TIMED_OUT, 'Request timed out waiting for leader to establish HWM and fence previous voter changes');
+      const kraftVersion = this.kraftState.lastKraftVersion;
+      const verb = kind === 'add' ? 'adding' : kind === 'remove' ? 'removing' : 'updating';
+      if (kraftVersion < 1) return refuse(ErrorCode.UNSUPPORTED_VERSION, `Cluster doesn't support ${verb} voter because the kraft.version feature is ${kraftVersion}`);
+      const entry = this.kraftState.lastVoterSetEntry;
+      if (entry === null || entry.offset >= highWatermark) {
+        return refuse(ErrorCode.REQUEST_TIMED_OUT, `Request timed out waiting for voters to commit the latest voter change at ${entry?.offset ?? 'none'} with HWM ${highWatermark}`);
+      }
+      const voters = next();
+      if (!(voters instanceof VoterSet)) return voters;
+      const lastOffset = this.log.logEndOffset;
+      const committed = this.awaitCommit(lastOffset);
+      committed.catch(() => undefined);
+      this.voterChange = { kind, lastOffset };
+      const batch = buildRaftControlBatch([{ type: 'KRAFT_VOTERS', data: voters.toVotersRecord() }], { baseOffset: lastOffset, epoch: state.epoch, timestampMs: this.options.env.clock.nowMs() });
+      this.kraftState.replay([{ type: 'KRAFT_VOTERS', data: voters.toVotersRecord() }], lastOffset);
+      this.syncVoters();
+      await this.appendAsLeader(batch, state.epoch);
+      return { lastOffset, committed };
+    });
+    if ('errorCode' in appended) return appended;
+    if (!options.ackWhenCommitted) return { errorCode: ErrorCode.NONE, errorMessage: null };
+    return this.awaitVoterChange(appended.committed, options.timeoutMs);
+  }
+
+  private awaitVoterChange(committed: Promise<void>, timeoutMs: number): Promise<VoterChangeResult> {
+    return new Promise((resolve) => {
+      const timer = this.options.env.timers.schedule(timeoutMs, () => resolve(refuse(ErrorCode.REQUEST_TIMED_OUT, `The voter change did not commit within ${timeoutMs} ms`)));
+      committed.then(
+        () => {
+          timer.cancel();
+          resolve({ errorCode: ErrorCode.NONE, errorMessage: null });
+        },
+        (error: Error) => {
+          timer.cancel();
+          resolve(refuse(error instanceof NotLeaderError ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_SERVER_ERROR, error.message));
+        },
+      );
+    });
+  }
+
+  /** Leader, high watermark moved: a committed voter change ends; a leader no longer among the voters resigns. */
+  private async maybeCompleteVoterChange(highWatermark: number): Promise<void> {
+    const change = this.voterChange;
+    if (change === null || highWatermark <= change.lastOffset) return;
+    this.voterChange = null;
+    if (this.quorum.isLeader && !this.quorum.voters.includes(this.options.nodeId)) {
+      this.options.logger?.info(`raft: leader ${this.options.nodeId} is no longer a voter; resigning epoch ${this.quorum.epoch}`);
+      await this.transition(this.quorum.transitionToResigned());
+      this.sendEndQuorumEpochs();
+    }
+  }
+
+  /** Kafka's isReplicaCaughtUp for a replica to add: an observer with this directory id that caught up and fetched within the last hour. */
+  private isReplicaCaughtUp(replicaId: number, directoryId: string): boolean {
+    const progress = this.replicas.get(replicaId);
+    if (progress === undefined || progress.directoryId !== directoryId) return false;
+    const nowMs = this.options.env.clock.nowMs();
+    return progress.lastCaughtUpTimestamp > 0 && progress.lastFetchTimestamp > nowMs - CAUGHT_UP_FETCH_WINDOW_MS;
   }
 
   // ---- roles and timers
@@ -486,7 +765,7 @@ export class KafkaRaftClient<T> {
         this.armRoleTimer(this.randomElectionTimeoutMs(), () => this.transition(this.quorum.transitionFromProspective()));
         return;
       case 'candidate':
-        this.armRoleTimer(this.randomElectionTimeoutMs(), () => this.transition(this.quorum.transitionToProspective()));
+        this.armRoleTimer(this.randomElectionTimeoutMs(), () => this.standForElection());
         return;
       case 'leader':
         if (this.isOnlyVoter) return;
@@ -494,7 +773,13 @@ export class KafkaRaftClient<T> {
         this.sendBeginQuorumEpochs(generation);
         return;
       case 'resigned':
-        this.armRoleTimer(this.randomElectionTimeoutMs(), () => this.transition(this.quorum.transitionToProspective()));
+        if (!this.quorum.isVoter) {
+          // A leader that removed itself (KIP-853) follows the log as an observer once the voters elect a successor.
+          this.seekingLeader = true;
+          this.fetchLoop(generation);
+          return;
+        }
+        this.armRoleTimer(this.randomElectionTimeoutMs(), () => this.standForElection());
         return;
       case 'follower':
         // Like Kafka's fresh FollowerState: until a fetch succeeds, the leader is not known to be reachable (pre-votes are granted).
@@ -535,7 +820,15 @@ export class KafkaRaftClient<T> {
     this.armRole();
   }
 
+  /** An election timeout: a voter asks for pre-votes again; a replica removed from the voters meanwhile seeks the leader instead. */
+  private async standForElection(): Promise<void> {
+    if (this.quorum.isVoter) return this.transition(this.quorum.transitionToProspective());
+    this.seekingLeader = true;
+    this.fetchLoop(this.generation);
+  }
+
   private leaveLeadership(): void {
+    this.voterChange = null;
     this.failCommitWaiters(new NotLeaderError(`node ${this.options.nodeId} lost the leadership in epoch ${this.quorum.epoch}`));
     for (const wake of this.fetchWaiters) wake();
   }
@@ -546,7 +839,7 @@ export class KafkaRaftClient<T> {
 
   /** A follower that stopped hearing from its leader seeks a new one: a voter by pre-vote, an observer by asking the voters. */
   private async onFetchTimeout(): Promise<void> {
-    if (this.quorum.isVoter) return this.transition(this.quorum.transitionToProspective());
+    if (this.quorum.isVoter && this.quorum.state.role !== 'resigned') return this.transition(this.quorum.transitionToProspective());
     this.seekingLeader = true;
     this.armRoleTimer(this.config.fetchTimeoutMs, () => this.onFetchTimeout());
   }
@@ -585,7 +878,7 @@ export class KafkaRaftClient<T> {
             replicaEpoch: this.quorum.epoch,
             replicaId: this.options.nodeId,
             replicaDirectoryId: this.options.directoryId,
-            voterDirectoryId: ZERO_UUID,
+            voterDirectoryId: this.kraftState.lastVoterSet.get(voterId)?.directoryId ?? ZERO_UUID,
             lastOffsetEpoch: endOffset.epoch,
             lastOffset: endOffset.offset,
             preVote,
@@ -602,8 +895,11 @@ export class KafkaRaftClient<T> {
   private async handleVoteResponse(voterId: number, response: VoteResponse, generation: number): Promise<void> {
     const partition = metadataPartitionOf(response.topics, (t) => t.topicName, (p) => p.partitionIndex);
     if (response.errorCode !== ErrorCode.NONE || partition === null) return;
+    this.learnNodeEndpoints(response.nodeEndpoints);
     if (await this.maybeHandleCommonResponse(partition)) return;
     if (this.generation !== generation || partition.errorCode !== ErrorCode.NONE) return;
+    // A replica removed from the voters since the request was sent has no vote to count.
+    if (!this.quorum.voters.includes(voterId)) return;
     const state = this.quorum.state;
     if (state.role !== 'candidate' && state.role !== 'prospective') return;
     if (partition.voteGranted) {
@@ -614,7 +910,7 @@ export class KafkaRaftClient<T> {
     if (!this.quorum.recordRejectedVote(voterId)) return;
     if (state.role === 'prospective') return this.transition(this.quorum.transitionFromProspective());
     // A rejected candidate backs off (exponentially, randomised) before asking for pre-votes again.
-    this.armRoleTimer(this.electionBackoffMs(), () => this.transition(this.quorum.transitionToProspective()));
+    this.armRoleTimer(this.electionBackoffMs(), () => this.standForElection());
   }
 
   private async handleVoteError(voterId: number, error: Error, sent: { generation: number; preVote: boolean }): Promise<void> {
@@ -633,13 +929,13 @@ export class KafkaRaftClient<T> {
 
   private sendBeginQuorumEpochs(generation: number): void {
     const epoch = this.quorum.epoch;
-    const pending = this.options.voters.filter((voterId) => !this.acknowledged.has(voterId));
+    const pending = this.quorum.voters.filter((voterId) => voterId !== this.options.nodeId && !this.acknowledged.has(voterId));
     for (const voterId of pending) {
       const request: Partial<RequestOf<typeof BeginQuorumEpoch>> = {
         clusterId: this.options.clusterId ?? null,
         voterId,
-        topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, voterDirectoryId: ZERO_UUID, leaderId: this.options.nodeId, leaderEpoch: epoch }] }],
-        leaderEndpoints: [],
+        topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: METADATA_PARTITION, voterDirectoryId: this.kraftState.lastVoterSet.get(voterId)?.directoryId ?? ZERO_UUID, leaderId: this.options.nodeId, leaderEpoch: epoch }] }],
+        leaderEndpoints: this.localLeaderEndpoints(),
       };
       this.sendRequest(voterId, BeginQuorumEpoch, request, {}, {
         onResponse: async (response) => {
@@ -663,8 +959,8 @@ export class KafkaRaftClient<T> {
   private async checkQuorum(): Promise<void> {
     const windowMs = this.config.fetchTimeoutMs * CHECK_QUORUM_FETCH_TIMEOUTS;
     const nowMs = this.options.env.clock.nowMs();
-    const heard = this.options.voters.filter((id) => id === this.options.nodeId || nowMs - (this.replicas.get(id)?.lastFetchTimestamp ?? -Infinity) < windowMs);
-    if (heard.length > this.options.voters.length / 2) {
+    const heard = this.quorum.voters.filter((id) => id === this.options.nodeId || nowMs - (this.replicas.get(id)?.lastFetchTimestamp ?? -Infinity) < windowMs);
+    if (heard.length > this.quorum.voters.length / 2) {
       this.armRoleTimer(windowMs, () => this.checkQuorum());
       return;
     }
@@ -681,7 +977,7 @@ export class KafkaRaftClient<T> {
 
   /** EndQuorumEpoch to the other voters, the most caught-up first as preferred candidates. */
   private sendEndQuorumEpochs(): Promise<unknown>[] {
-    const others = this.options.voters.filter((id) => id !== this.options.nodeId);
+    const others = this.quorum.voters.filter((id) => id !== this.options.nodeId);
     const successors = [...others].sort((a, b) => (this.replicas.get(b)?.endOffset ?? -1) - (this.replicas.get(a)?.endOffset ?? -1));
     const request: Partial<RequestOf<typeof EndQuorumEpoch>> = {
       clusterId: this.options.clusterId ?? null,
@@ -695,7 +991,7 @@ export class KafkaRaftClient<T> {
           preferredCandidates: successors.map((candidateId) => ({ candidateId, candidateDirectoryId: this.replicas.get(candidateId)?.directoryId ?? ZERO_UUID })),
         }],
       }],
-      leaderEndpoints: [],
+      leaderEndpoints: this.localLeaderEndpoints(),
     };
     return others.map((voterId) => this.options.channel!.send(voterId, EndQuorumEpoch, request).catch(() => undefined));
   }
@@ -729,11 +1025,43 @@ export class KafkaRaftClient<T> {
     }
   }
 
+  /** KIP-853: a request addressed to (voterId, voterDirectoryId) is for this replica (-1 and ZERO name no one in particular). */
+  private isThisVoterKey(voterId: number, voterDirectoryId: string): boolean {
+    if (voterId < 0) return true;
+    if (voterId !== this.options.nodeId) return false;
+    return voterDirectoryId === ZERO_UUID || voterDirectoryId === this.options.directoryId;
+  }
+
+  /** A new leader's endpoints (BeginQuorumEpoch's leaderEndpoints), on this node's controller listener. */
+  private learnEndpoint(nodeId: number, endpoints: readonly { name: string; host: string; port: number }[]): void {
+    const endpoint = endpoints.find((e) => this.options.listenerName === undefined || e.name === this.options.listenerName);
+    if (endpoint !== undefined && nodeId >= 0) this.options.channel?.updateEndpoints?.([{ nodeId, host: endpoint.host, port: endpoint.port }]);
+  }
+
+  /** A response's nodeEndpoints (KIP-853): how to reach the leader it names. */
+  private learnNodeEndpoints(nodes: readonly { nodeId: number; host: string; port: number }[] | undefined): void {
+    if (nodes !== undefined && nodes.length > 0) this.options.channel?.updateEndpoints?.(nodes.map(({ nodeId, host, port }) => ({ nodeId, host, port })));
+  }
+
+  /** The leader's endpoint as responses carry it in nodeEndpoints (empty while this node does not lead or has no endpoints). */
+  private leaderNodeEndpoints(): { nodeId: number; host: string; port: number }[] {
+    if (!this.quorum.isLeader) return [];
+    const endpoint = this.kraftState.lastVoterSet.endpoint(this.options.nodeId, this.options.listenerName) ?? this.options.localEndpoint;
+    return endpoint === undefined ? [] : [{ nodeId: this.options.nodeId, host: endpoint.host, port: endpoint.port }];
+  }
+
+  /** This leader's endpoints for BeginQuorumEpoch and EndQuorumEpoch requests. */
+  private localLeaderEndpoints(): { name: string; host: string; port: number }[] {
+    const voter = this.kraftState.lastVoterSet.get(this.options.nodeId);
+    if (voter !== undefined && voter.endpoints.length > 0) return voter.endpoints.map((e) => ({ ...e }));
+    return this.options.localEndpoint === undefined ? [] : [{ ...this.options.localEndpoint }];
+  }
+
   /** BeginQuorumEpoch and EndQuorumEpoch: the sender leads `leaderEpoch`; returns the partition error. */
-  private async acceptLeader(leaderId: number, leaderEpoch: number, voterId: number): Promise<number> {
+  private async acceptLeader(leaderId: number, leaderEpoch: number, voterId: number, voterDirectoryId: string = ZERO_UUID): Promise<number> {
     if (leaderEpoch < this.quorum.epoch) return ErrorCode.FENCED_LEADER_EPOCH;
     if (leaderId < 0) return ErrorCode.INVALID_REQUEST;
-    if (voterId >= 0 && voterId !== this.options.nodeId) return ErrorCode.INVALID_VOTER_KEY;
+    if (!this.isThisVoterKey(voterId, voterDirectoryId)) return ErrorCode.INVALID_VOTER_KEY;
     if (leaderId === this.options.nodeId) return leaderEpoch === this.quorum.epoch ? ErrorCode.NONE : ErrorCode.INVALID_REQUEST;
     await this.maybeTransition(leaderId, leaderEpoch);
     return ErrorCode.NONE;
@@ -762,8 +1090,12 @@ export class KafkaRaftClient<T> {
   private fetchDestination(): number {
     const leaderId = this.quorum.leaderId;
     if (leaderId !== null && leaderId !== this.options.nodeId && !this.seekingLeader) return leaderId;
-    const others = this.options.voters.filter((id) => id !== this.options.nodeId);
-    return others[this.options.env.random.nextInt(others.length)]!;
+    const others = this.quorum.voters.filter((id) => id !== this.options.nodeId);
+    const bootstrap = this.options.bootstrapServers ?? [];
+    // KIP-853: without a leader, ask the bootstrap servers (the voters this replica knows may be gone).
+    const candidates = bootstrap.length > 0 && (leaderId === null || this.seekingLeader || others.length === 0) ? bootstrap : others;
+    if (candidates.length === 0) throw new Error(`node ${this.options.nodeId} knows no voter and no bootstrap server to fetch from`);
+    return candidates[this.options.env.random.nextInt(candidates.length)]!;
   }
 
   private buildFetchRequest(): Partial<FetchRequest> {
@@ -803,12 +1135,15 @@ export class KafkaRaftClient<T> {
     if (this.generation !== generation) return false;
     const partition = metadataPartitionOf(response.responses, (t) => (t.topicId === METADATA_TOPIC_ID ? METADATA_TOPIC : t.topic), (p) => p.partitionIndex);
     if (response.errorCode !== ErrorCode.NONE || partition === null) return false;
+    this.learnNodeEndpoints(response.nodeEndpoints);
     const leader = { errorCode: partition.errorCode, leaderId: partition.currentLeader.leaderId, leaderEpoch: partition.currentLeader.leaderEpoch };
     if ((await this.maybeHandleCommonResponse(leader)) || this.generation !== generation) return false;
     if (partition.errorCode !== ErrorCode.NONE || this.quorum.state.role !== 'follower') return false;
     this.heardFromLeader();
     if (isSet(partition.divergingEpoch)) {
-      await this.log.truncateToEndOffset({ offset: partition.divergingEpoch.endOffset, epoch: partition.divergingEpoch.epoch });
+      const endOffset = await this.log.truncateToEndOffset({ offset: partition.divergingEpoch.endOffset, epoch: partition.divergingEpoch.epoch });
+      this.kraftState.truncateNewEntries(endOffset);
+      this.syncVoters();
       return true;
     }
     if (isSet({ epoch: partition.snapshotId.epoch, endOffset: partition.snapshotId.endOffset })) {
@@ -818,6 +1153,7 @@ export class KafkaRaftClient<T> {
     if (partition.records !== null && partition.records.length > 0) {
       await this.log.appendAsFollower(partition.records);
       await this.log.flush();
+      this.replayControlRecords(partition.records);
     }
     await this.followHighWatermark(partition.highWatermark);
     return true;
@@ -882,6 +1218,8 @@ export class KafkaRaftClient<T> {
     await fetch.write(this.options.env.fs, this.log.dir);
     const content = await readSnapshot(this.options.env.fs, this.log.dir, fetch.id, this.options.serde);
     await this.log.installSnapshot(fetch.id);
+    this.kraftState.resetToSnapshot(fetch.id.offset, content.kraftRecords ?? []);
+    this.syncVoters();
     this.snapshotFetch = null;
     for (const { listener } of this.listeners) await listener.handleLoadSnapshot(content);
     this.nextDeliveryOffset = fetch.id.offset;
@@ -922,7 +1260,7 @@ export class KafkaRaftClient<T> {
       lastCaughtUpTimestamp: previous?.lastCaughtUpTimestamp ?? -1,
       directoryId,
     });
-    if (this.options.voters.includes(replicaId)) this.acknowledged.add(replicaId);
+    if (this.quorum.voters.includes(replicaId)) this.acknowledged.add(replicaId);
   }
 
   /** Leader: a replica fetched from `fetchOffset`, so it holds every entry below it; a voter's may advance the high watermark. */
@@ -930,7 +1268,7 @@ export class KafkaRaftClient<T> {
     const progress = this.replicas.get(replicaId)!;
     progress.endOffset = partition.fetchOffset;
     if (partition.fetchOffset >= this.log.logEndOffset) progress.lastCaughtUpTimestamp = progress.lastFetchTimestamp;
-    if (!this.options.voters.includes(replicaId) || replicaId === this.options.nodeId) return;
+    if (!this.quorum.voters.includes(replicaId) || replicaId === this.options.nodeId) return;
     await this.run(this.quorum.updateVoterEndOffset(replicaId, partition.fetchOffset));
   }
 
@@ -938,6 +1276,7 @@ export class KafkaRaftClient<T> {
     return {
       errorCode: ErrorCode.NONE,
       sessionId: 0,
+      nodeEndpoints: this.leaderNodeEndpoints().map((node) => ({ ...node, rack: null })),
       responses: [{
         topic: METADATA_TOPIC,
         topicId: METADATA_TOPIC_ID,
@@ -1060,7 +1399,7 @@ export class KafkaRaftClient<T> {
     const appended = await this.log.appendAsLeader(batch, epoch);
     await this.log.flush();
     for (const wake of this.fetchWaiters) wake();
-    await this.run(this.quorum.updateVoterEndOffset(this.options.nodeId, this.log.logEndOffset));
+    if (this.quorum.voters.includes(this.options.nodeId)) await this.run(this.quorum.updateVoterEndOffset(this.options.nodeId, this.log.logEndOffset));
     return appended;
   }
 
@@ -1071,7 +1410,7 @@ export class KafkaRaftClient<T> {
   private async apply(effect: RaftEffect): Promise<void> {
     switch (effect.type) {
       case 'persist':
-        await writeQuorumState(this.options.env.fs, this.log.dir, effect.election, 0);
+        await writeQuorumState(this.options.env.fs, this.log.dir, effect.election, this.kraftState.lastKraftVersion >= 1 ? 1 : 0);
         return;
       case 'appendLeaderChange': {
         const message: RaftControlRecord = {
@@ -1083,7 +1422,10 @@ export class KafkaRaftClient<T> {
             grantingVoters: effect.grantingVoters.map((voterId) => ({ voterId, voterDirectoryId: '' })),
           },
         };
-        const batch = buildRaftControlBatch([message], { baseOffset: this.log.logEndOffset, epoch: effect.epoch, timestampMs: this.options.env.clock.nowMs() });
+        const records = [message, ...this.startOfEpochKraftRecords()];
+        const baseOffset = this.log.logEndOffset;
+        const batch = buildRaftControlBatch(records, { baseOffset, epoch: effect.epoch, timestampMs: this.options.env.clock.nowMs() });
+        this.kraftState.replay(records, baseOffset);
         await this.appendAsLeader(batch, effect.epoch);
         return;
       }
@@ -1100,6 +1442,7 @@ export class KafkaRaftClient<T> {
         if (this.quorum.isLeader) for (const wake of this.fetchWaiters) wake();
         await this.deliverCommitted(effect.offset);
         await this.maybeFireLeaderChange();
+        await this.maybeCompleteVoterChange(effect.offset);
         this.checkCaughtUp();
         return;
     }

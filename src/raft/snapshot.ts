@@ -8,7 +8,9 @@
  * Format (Kafka's RecordsSnapshotWriter): v2 record batches, offsets
  * starting at the snapshot offset, partitionLeaderEpoch = the snapshot
  * epoch:
- *   1. a control batch with a SnapshotHeaderRecord (lastContainedLogTimestamp)
+ *   1. a control batch with a SnapshotHeaderRecord (lastContainedLogTimestamp),
+ *      then, with kraft.version 1, a KRaftVersionRecord and the VotersRecord in
+ *      force at the snapshot (KIP-853)
  *   2. data batches of records (null keys, serialized values)
  *   3. a control batch with a SnapshotFooterRecord
  *
@@ -23,7 +25,7 @@ import type { FileSystem } from '../io/fs.js';
 import { iterateBatches, validateBatch } from '../protocol/records/batch.js';
 import { readControlRecord } from '../protocol/records/control.js';
 import { buildBatch, decodeRecords } from '../protocol/records/records.js';
-import { buildRaftControlBatch, decodeControlValue, isRaftControlType } from './control-records.js';
+import { buildRaftControlBatch, decodeControlValue, isRaftControlType, type RaftControlRecord } from './control-records.js';
 
 export const SNAPSHOT_SUFFIX = '.checkpoint';
 const SNAPSHOT_NAME = /^(\d{20})-(\d{10})\.checkpoint$/;
@@ -76,6 +78,8 @@ export interface SnapshotContent<T> {
   id: OffsetAndEpoch;
   lastContainedLogTimestamp: number;
   records: T[];
+  /** The KRaftVersionRecord and VotersRecord of the header batch (kraft.version 1); absent or empty with static voters. */
+  kraftRecords?: RaftControlRecord[];
 }
 
 export async function writeSnapshot<T>(
@@ -87,8 +91,10 @@ export async function writeSnapshot<T>(
   const { id } = snapshot;
   const batches: Buffer[] = [];
   let offset = id.offset;
-  const header = { type: 'SNAPSHOT_HEADER' as const, data: { version: 0, lastContainedLogTimestamp: snapshot.lastContainedLogTimestamp } };
-  batches.push(buildRaftControlBatch([header], { baseOffset: offset++, epoch: id.epoch, timestampMs: options.timestampMs }));
+  const header: RaftControlRecord = { type: 'SNAPSHOT_HEADER', data: { version: 0, lastContainedLogTimestamp: snapshot.lastContainedLogTimestamp } };
+  const headerBatch = [header, ...(snapshot.kraftRecords ?? [])];
+  batches.push(buildRaftControlBatch(headerBatch, { baseOffset: offset, epoch: id.epoch, timestampMs: options.timestampMs }));
+  offset += headerBatch.length;
   for (let start = 0; start < snapshot.records.length; start += SNAPSHOT_BATCH_RECORDS_MAX) {
     const chunk = snapshot.records.slice(start, start + SNAPSHOT_BATCH_RECORDS_MAX);
     batches.push(
@@ -110,6 +116,7 @@ export async function readSnapshot<T>(fs: FileSystem, dir: string, id: OffsetAnd
   const path = posix.join(dir, snapshotFileName(id));
   const data = await fs.readFile(path);
   const records: T[] = [];
+  const kraftRecords: RaftControlRecord[] = [];
   let header: number | null = null;
   let footer = false;
   let end = 0;
@@ -133,12 +140,14 @@ export async function readSnapshot<T>(fs: FileSystem, dir: string, id: OffsetAnd
         if (parsed.type === 'SNAPSHOT_HEADER') header = parsed.data.lastContainedLogTimestamp;
       } else if (control.type === 'SNAPSHOT_FOOTER') {
         footer = true;
+      } else if (control.type === 'KRAFT_VERSION' || control.type === 'KRAFT_VOTERS') {
+        kraftRecords.push(decodeControlValue(control.type, record.value ?? Buffer.alloc(0)));
       }
     }
   }
   if (end !== data.length) throw new CorruptSnapshotError(`${path}: ${data.length - end} trailing bytes`);
   if (header === null || !footer) throw new CorruptSnapshotError(`${path}: missing snapshot ${header === null ? 'header' : 'footer'}`);
-  return { id, lastContainedLogTimestamp: header, records };
+  return { id, lastContainedLogTimestamp: header, records, ...(kraftRecords.length > 0 ? { kraftRecords } : {}) };
 }
 
 export async function deleteSnapshot(fs: FileSystem, dir: string, id: OffsetAndEpoch): Promise<void> {

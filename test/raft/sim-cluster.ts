@@ -12,7 +12,10 @@ import { SimNetwork } from '../../src/io/sim-net.js';
 import { QUORUM_CONFIG_DEFAULTS, type QuorumConfig } from '../../src/raft/quorum-config.js';
 import { KafkaRaftClient } from '../../src/raft/raft-client.js';
 import { SimRaftChannel, serveOnSimNetwork, type SimRaftMessage } from '../../src/raft/raft-channel.js';
+import type { RaftControlRecord } from '../../src/raft/control-records.js';
 import { RaftLog } from '../../src/raft/raft-log.js';
+import { writeSnapshot } from '../../src/raft/snapshot.js';
+import { VoterSet } from '../../src/raft/voter-set.js';
 import { LOG_DIR, RecordingListener, textSerde } from './helpers.js';
 
 export const CLUSTER_ID = 'c3Bvb2wtcmFmdC10ZXN0Lg';
@@ -34,8 +37,9 @@ export class SimQuorum {
 
   constructor(
     readonly voters: readonly number[],
-    options: { seed: number; config?: Partial<QuorumConfig>; retentionBytes?: number },
+    options: { seed: number; config?: Partial<QuorumConfig>; retentionBytes?: number; dynamic?: boolean },
   ) {
+    this.dynamic = options.dynamic ?? false;
     this.random = new SeededRandom(options.seed);
     this.network = new SimNetwork({ timers: this.clock, random: this.random, delayMsMin: 1, delayMsMax: 5 });
     this.config = { ...QUORUM_CONFIG_DEFAULTS, ...options.config };
@@ -43,17 +47,30 @@ export class SimQuorum {
   }
 
   private readonly retentionBytes: number;
+  /**
+   * A dynamic quorum (kraft.version 1, KIP-853): every new disk gets a bootstrap snapshot 0-0 with a
+   * KRaftVersionRecord, and for the initial `voters` a VotersRecord naming them; nodes start with no static
+   * voters and find the leader through the initial voters as bootstrap servers.
+   */
+  private readonly dynamic: boolean;
+
+  /** The directory id every node's metadata log has (fixed per node id). */
+  static directoryId(id: number): string {
+    return Buffer.alloc(16, id).toString('base64url');
+  }
 
   /** Starts (or restarts, on the disk it had) node `id`; a voter when it is in `voters`, else an observer. */
   async start(id: number): Promise<SimNode> {
     const previous = this.nodes.get(id);
     const fs = previous?.fs ?? new SimFileSystem(new SeededRandom(this.random.nextInt(1 << 30)), this.clock);
     const env = { fs, clock: this.clock, timers: this.clock, random: new SeededRandom(this.random.nextInt(1 << 30)) };
+    if (this.dynamic && previous === undefined) await this.writeBootstrapSnapshot(fs, { initialVoter: this.voters.includes(id) });
     const log = await RaftLog.open(env, { logDir: LOG_DIR, segmentBytes: 1024 * 1024, segmentMs: 604_800_000, retentionBytes: this.retentionBytes });
     const client = new KafkaRaftClient<string>({
       nodeId: id,
-      voters: this.voters,
-      directoryId: Buffer.alloc(16, id).toString('base64url'),
+      voters: this.dynamic ? [] : this.voters,
+      ...(this.dynamic ? { bootstrapServers: this.voters } : {}),
+      directoryId: SimQuorum.directoryId(id),
       log,
       serde: textSerde,
       env,
@@ -69,6 +86,16 @@ export class SimQuorum {
     this.nodes.set(id, node);
     await client.start();
     return node;
+  }
+
+  /** As `storage format --initial-controllers` (an initial voter) or `--no-initial-controllers` (any other node). */
+  private async writeBootstrapSnapshot(fs: SimFileSystem, options: { initialVoter: boolean }): Promise<void> {
+    const dir = `${LOG_DIR}/__cluster_metadata-0`;
+    await fs.mkdir(dir);
+    const voters = VoterSet.of(this.voters.map((id) => ({ id, directoryId: SimQuorum.directoryId(id), endpoints: [], kraftVersionMin: 0, kraftVersionMax: 1 })));
+    const kraftRecords: RaftControlRecord[] = [{ type: 'KRAFT_VERSION', data: { version: 0, kRaftVersion: 1 } }];
+    if (options.initialVoter) kraftRecords.push({ type: 'KRAFT_VOTERS', data: voters.toVotersRecord() });
+    await writeSnapshot(fs, dir, { id: { offset: 0, epoch: 0 }, lastContainedLogTimestamp: 0, records: [], kraftRecords }, { serde: textSerde, timestampMs: this.clock.nowMs() });
   }
 
   async startAll(ids: readonly number[] = this.voters): Promise<void> {

@@ -3,7 +3,8 @@
  * it (KIP-595): leader, epoch, high watermark, and each voter's and
  * observer's log end offset; v1 adds last fetch and caught-up times
  * (KIP-836); v2 error messages, directory ids and the voters' controller
- * endpoints (KIP-853, from controller.quorum.voters). A node that does not
+ * endpoints (KIP-853: the log's VotersRecord, or controller.quorum.voters
+ * for a static quorum). A node that does not
  * lead answers NOT_LEADER_OR_FOLLOWER, as Kafka's KafkaRaftClient does.
  *
  * Not done: a broker-only node does not forward it to the active controller
@@ -17,7 +18,12 @@ import type { RaftApiContext } from '../api-context.js';
 export function describeQuorumHandler(node: RaftApiContext) {
   return defineHandler({
     api: DescribeQuorum,
-    handle: () => ({ ...node.raft.describeQuorum(), nodes: voterNodes(node) }),
+    handle: () => {
+      const described = node.raft.describeQuorum();
+      // A dynamic quorum's endpoints are the log's VotersRecord's; a static one's, controller.quorum.voters.
+      const nodes = described.nodes ?? [];
+      return { ...described, nodes: nodes.length > 0 ? nodes : voterNodes(node) };
+    },
     errorResponse: (_request, errorCode) => ({ errorCode, errorMessage: null, topics: [] }),
   });
 }

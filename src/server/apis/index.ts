@@ -67,6 +67,9 @@ import { voteHandler } from './52-vote.js';
 import { beginQuorumEpochHandler } from './53-begin-quorum-epoch.js';
 import { endQuorumEpochHandler } from './54-end-quorum-epoch.js';
 import { describeQuorumHandler } from './55-describe-quorum.js';
+import { addRaftVoterHandler } from './80-add-raft-voter.js';
+import { removeRaftVoterHandler } from './81-remove-raft-voter.js';
+import { updateRaftVoterHandler } from './82-update-raft-voter.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
 
 /** APIs both roles serve: ApiVersions, SASL, topic and config admin, reassignments, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
@@ -108,6 +111,9 @@ export function controllerHandlers(node: ControllerApiContext): ApiHandler[] {
     beginQuorumEpochHandler(node),
     endQuorumEpochHandler(node),
     fetchSnapshotHandler(node),
+    addRaftVoterHandler(node),
+    removeRaftVoterHandler(node),
+    updateRaftVoterHandler(node),
   ] as ApiHandler[];
 }
 

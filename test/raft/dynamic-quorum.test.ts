@@ -1,0 +1,134 @@
+/**
+ * Proves KIP-853 dynamic quorums on the simulated network and mock clock
+ * (each test names its seed): a quorum formatted with kraft.version 1 takes
+ * its voters from the bootstrap snapshot's VotersRecord; a new replica that
+ * knows no voter finds the leader through the bootstrap servers, follows the
+ * log as an observer, and once caught up is added as a voter (AddRaftVoter)
+ * everywhere; removing the leader voter commits, the leader resigns, the
+ * others elect a successor and metadata keeps committing; Kafka's refusals:
+ * a replica that is not caught up (REQUEST_TIMED_OUT), a duplicate id
+ * (DUPLICATE_VOTER), an unknown voter (VOTER_NOT_FOUND), a second change
+ * while one is in flight (REQUEST_TIMED_OUT), a static quorum
+ * (UNSUPPORTED_VERSION), a follower (NOT_LEADER_OR_FOLLOWER).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { readQuorumState } from '../../src/raft/quorum-state-file.js';
+import type { VoterNode } from '../../src/raft/voter-set.js';
+import { LOG_DIR } from './helpers.js';
+import { SimQuorum } from './sim-cluster.js';
+
+const VOTERS = [1, 2, 3];
+const ELECTION_LIMIT_MS = 10_000;
+const ADD_TIMEOUT_MS = 30_000;
+const METADATA_DIR = `${LOG_DIR}/__cluster_metadata-0`;
+
+function voterNode(id: number): VoterNode {
+  return { id, directoryId: SimQuorum.directoryId(id), endpoints: [{ name: 'CONTROLLER', host: '127.0.0.1', port: 9000 + id }], kraftVersionMin: 0, kraftVersionMax: 1 };
+}
+
+async function dynamicQuorum(seed: number): Promise<{ quorum: SimQuorum; leader: number }> {
+  const quorum = new SimQuorum(VOTERS, { seed, dynamic: true });
+  await quorum.startAll();
+  await quorum.runUntil(() => quorum.agreedLeader() !== null, ELECTION_LIMIT_MS, 'an agreed leader');
+  const leader = quorum.agreedLeader()!;
+  // The leader's high watermark is established in its epoch once a follower fetched past its LeaderChangeMessage.
+  await quorum.runUntil(() => quorum.client(leader).highWatermark !== null, 5000, 'a high watermark');
+  return { quorum, leader };
+}
+
+/** Starts replica `id` as an observer and waits until it has the leader's whole log. */
+async function caughtUpObserver(quorum: SimQuorum, leader: number, id: number): Promise<void> {
+  await quorum.start(id);
+  const caughtUp = (): boolean => {
+    const observers = quorum.client(leader).describeQuorum().topics![0]!.partitions![0]!.observers ?? [];
+    return observers.some((o) => o.replicaId === id && (o.lastCaughtUpTimestamp ?? -1) > 0);
+  };
+  await quorum.runUntil(caughtUp, 10_000, `the leader sees observer ${id} caught up`);
+}
+
+test('voters come from the bootstrap snapshot; quorum-state is written at data_version 1', async () => {
+  const { quorum, leader } = await dynamicQuorum(11);
+  for (const id of VOTERS) {
+    assert.deepEqual(quorum.client(id).voterSet.ids, VOTERS);
+    assert.equal(quorum.client(id).kraftVersion, 1);
+  }
+  const text = (await quorum.node(leader).fs.readFile(`${METADATA_DIR}/quorum-state`)).toString('utf8');
+  assert.equal(JSON.parse(text).data_version, 1);
+  assert.equal((await readQuorumState(quorum.node(leader).fs, METADATA_DIR))!.votedDirectoryId, SimQuorum.directoryId(leader));
+  await quorum.closeAll();
+});
+
+test('a new replica finds the leader by the bootstrap servers, catches up, and is added as the fourth voter everywhere', async () => {
+  const { quorum, leader } = await dynamicQuorum(12);
+  await caughtUpObserver(quorum, leader, 4);
+  assert.equal(quorum.client(4).voterSet.ids.includes(4), false);
+  const added = await quorum.whileRunning(quorum.client(leader).addVoter(voterNode(4), { timeoutMs: ADD_TIMEOUT_MS, ackWhenCommitted: true }));
+  assert.deepEqual(added, { errorCode: ErrorCode.NONE, errorMessage: null });
+  await quorum.runUntil(() => [1, 2, 3, 4].every((id) => quorum.client(id).voterSet.ids.join() === '1,2,3,4'), 5000, 'every replica sees four voters');
+  const described = quorum.client(leader).describeQuorum().topics![0]!.partitions![0]!;
+  const currentVoters = described.currentVoters!;
+  assert.deepEqual(currentVoters.map((v) => v.replicaId), [1, 2, 3, 4]);
+  assert.equal(currentVoters.find((v) => v.replicaId === 4)!.replicaDirectoryId, SimQuorum.directoryId(4));
+  // Records keep committing with four voters, and reach the new one.
+  await quorum.whileRunning(quorum.client(leader).append(['after-add']));
+  await quorum.runUntil(() => quorum.node(4).listener.records.includes('after-add'), 5000, 'the new voter received the record');
+  await quorum.closeAll();
+});
+
+test('removing the leader voter commits, the leader resigns, the others elect a successor and keep committing', async () => {
+  const { quorum, leader } = await dynamicQuorum(13);
+  const removed = await quorum.whileRunning(quorum.client(leader).removeVoter(leader, SimQuorum.directoryId(leader)));
+  assert.equal(removed.errorCode, ErrorCode.NONE);
+  const rest = VOTERS.filter((id) => id !== leader);
+  await quorum.runUntil(() => {
+    const leaders = quorum.leaders();
+    return leaders.length === 1 && leaders[0] !== leader && rest.every((id) => quorum.client(id).leaderAndEpoch.leaderId === leaders[0]);
+  }, ELECTION_LIMIT_MS, 'a successor among the remaining voters');
+  const successor = quorum.leaders()[0]!;
+  for (const id of rest) assert.deepEqual(quorum.client(id).voterSet.ids, rest);
+  await quorum.runUntil(() => quorum.client(successor).highWatermark !== null, 5000, 'the successor commits');
+  await quorum.whileRunning(quorum.client(successor).append(['after-remove']));
+  // The removed leader follows the log as an observer.
+  await quorum.runUntil(() => quorum.node(leader).listener.records.includes('after-remove'), 10_000, 'the removed leader follows as observer');
+  assert.equal(quorum.client(leader).voterSet.ids.includes(leader), false);
+  await quorum.closeAll();
+});
+
+test('refusals: not caught up, duplicate voter, unknown voter, a change in flight, a follower', async () => {
+  const { quorum, leader } = await dynamicQuorum(14);
+  const client = quorum.client(leader);
+  const notCaughtUp = await quorum.whileRunning(client.addVoter(voterNode(5), { timeoutMs: ADD_TIMEOUT_MS, ackWhenCommitted: true }));
+  assert.equal(notCaughtUp.errorCode, ErrorCode.REQUEST_TIMED_OUT);
+  assert.match(notCaughtUp.errorMessage!, /lagging behind/);
+  const duplicate = await quorum.whileRunning(client.addVoter(voterNode(2), { timeoutMs: ADD_TIMEOUT_MS, ackWhenCommitted: true }));
+  assert.equal(duplicate.errorCode, ErrorCode.DUPLICATE_VOTER);
+  const unknown = await quorum.whileRunning(client.removeVoter(7, SimQuorum.directoryId(7)));
+  assert.equal(unknown.errorCode, ErrorCode.VOTER_NOT_FOUND);
+  const wrongDirectory = await quorum.whileRunning(client.removeVoter(2, SimQuorum.directoryId(9)));
+  assert.equal(wrongDirectory.errorCode, ErrorCode.VOTER_NOT_FOUND);
+  const follower = VOTERS.find((id) => id !== leader)!;
+  const notLeader = await quorum.whileRunning(quorum.client(follower).removeVoter(leader, SimQuorum.directoryId(leader)));
+  assert.equal(notLeader.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  // Two changes at once: the second is refused while the first is uncommitted.
+  const other = VOTERS.find((id) => id !== leader && id !== follower)!;
+  const first = client.removeVoter(other, SimQuorum.directoryId(other));
+  const second = client.removeVoter(follower, SimQuorum.directoryId(follower));
+  const [firstResult, secondResult] = await quorum.whileRunning(Promise.all([first, second]));
+  assert.equal(firstResult.errorCode, ErrorCode.NONE);
+  assert.equal(secondResult.errorCode, ErrorCode.REQUEST_TIMED_OUT);
+  await quorum.closeAll();
+});
+
+test('a static quorum (kraft.version 0) refuses voter changes with UNSUPPORTED_VERSION', async () => {
+  const quorum = new SimQuorum(VOTERS, { seed: 15 });
+  await quorum.startAll();
+  await quorum.runUntil(() => quorum.agreedLeader() !== null, ELECTION_LIMIT_MS, 'an agreed leader');
+  const leader = quorum.agreedLeader()!;
+  await quorum.runUntil(() => quorum.client(leader).highWatermark !== null, 5000, 'a high watermark');
+  const result = await quorum.whileRunning(quorum.client(leader).removeVoter(2, SimQuorum.directoryId(2)));
+  assert.equal(result.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+  assert.equal(quorum.client(leader).kraftVersion, 0);
+  await quorum.closeAll();
+});
