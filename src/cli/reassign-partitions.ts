@@ -144,10 +144,21 @@ function parseJsonObject(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Kafka's formatAsReassignmentJson: partitions sorted by topic then partition, every log dir "any". */
-export function formatAsReassignmentJson(assignments: readonly Assignment[]): string {
-  const partitions = sortedByPartition(assignments).map(({ tp, replicas }) => ({ topic: tp.topic, partition: tp.partition, replicas, log_dirs: replicas.map(() => ANY_LOG_DIR) }));
+/** Kafka's formatAsReassignmentJson: partitions sorted by topic then partition; a log dir not known is "any". */
+export function formatAsReassignmentJson(assignments: readonly Assignment[], logDirs: ReadonlyMap<string, string | null> = new Map()): string {
+  const partitions = sortedByPartition(assignments).map(({ tp, replicas }) => ({
+    topic: tp.topic,
+    partition: tp.partition,
+    replicas,
+    log_dirs: replicas.map((replica) => logDirs.get(`${topicPartitionKey(tp)}-${replica}`) ?? ANY_LOG_DIR),
+  }));
   return JSON.stringify({ version: 1, partitions });
+}
+
+/** Kafka 4.4's getReplicaToLogDir: where each replica on a live broker is now. */
+async function replicaLogDirs(admin: Admin, assignments: readonly Assignment[]): Promise<Map<string, string | null>> {
+  const live = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
+  return admin.describeReplicaLogDirs(assignments.flatMap((a) => a.replicas.filter((id) => live.has(id)).map((brokerId) => ({ ...a.tp, brokerId }))));
 }
 
 function sortedByPartition<T extends { tp: TopicPartition }>(entries: readonly T[]): T[] {
@@ -181,7 +192,7 @@ async function generateAssignment(admin: Admin, options: { topicsJson: string; b
     const replicationFactor = partitions[0]!.replicas.length;
     assignReplicasToBrokers(usable, { partitions: partitions.length, replicationFactor, random: options.random }).forEach((replicas, partition) => proposed.push({ tp: { topic, partition }, replicas }));
   }
-  options.out(`Current partition replica assignment\n${formatAsReassignmentJson(current)}\n\n`);
+  options.out(`Current partition replica assignment\n${formatAsReassignmentJson(current, await replicaLogDirs(admin, current))}\n\n`);
   options.out(`Proposed partition reassignment configuration\n${formatAsReassignmentJson(proposed)}\n`);
 }
 
@@ -241,7 +252,7 @@ async function executeAssignment(admin: Admin, assignments: Assignment[], option
   const unknown = assignments.flatMap((a) => a.replicas).find((id) => !registered.has(id));
   if (unknown !== undefined) throw new CliError(`Error: Unknown broker id ${unknown}`);
   const current = await currentAssignmentsOf(admin, assignments.map((a) => a.tp));
-  options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current)}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
+  options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current, await replicaLogDirs(admin, current))}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
   const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })));
   const failed = sortedByPartition(assignments).filter((a) => results.get(topicPartitionKey(a.tp)) != null);
   if (failed.length > 0) {

@@ -22,6 +22,7 @@ import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
 import { Fetch } from '../protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
+import { DescribeLogDirs } from '../protocol/schemas/35-describe-log-dirs.js';
 import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
 import { ListPartitionReassignments } from '../protocol/schemas/46-list-partition-reassignments.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
@@ -266,6 +267,26 @@ export class Admin {
       }
     }
     return results;
+  }
+
+  /**
+   * The log directory holding each replica (Kafka's describeReplicaLogDirs):
+   * DescribeLogDirs to each replica's broker; null when its broker does not
+   * hold it. Keyed by `topic-partition-brokerId`.
+   */
+  async describeReplicaLogDirs(replicas: readonly (TopicPartition & { brokerId: number })[]): Promise<Map<string, string | null>> {
+    const byBroker = new Map<number, (TopicPartition & { brokerId: number })[]>();
+    for (const r of replicas) byBroker.set(r.brokerId, [...(byBroker.get(r.brokerId) ?? []), r]);
+    const found = new Map<string, string | null>();
+    await Promise.all([...byBroker].map(async ([brokerId, list]) => {
+      const topics = [...new Set(list.map((r) => r.topic))].map((topic) => ({ topic, partitions: list.filter((r) => r.topic === topic).map((r) => r.partition) }));
+      const response = await this.retry(async () => (await this.cluster.connection(brokerId)).send(DescribeLogDirs, { topics }));
+      for (const r of list) {
+        const holder = response.results.find((dir) => dir.errorCode === ErrorCode.NONE && dir.topics.some((t) => t.name === r.topic && t.partitions.some((p) => p.partitionIndex === r.partition && !p.isFutureKey)));
+        found.set(`${topicPartitionKey(r)}-${brokerId}`, holder?.logDir ?? null);
+      }
+    }));
+    return found;
   }
 
   /** The reassignments in progress: of the given partitions, or all (ListPartitionReassignments). */

@@ -9,9 +9,12 @@
  * is the top-level STALE_BROKER_EPOCH, NOT_CONTROLLER when this controller
  * is not active.
  *
+ * On a reassigning partition the ISR change may complete the reassignment
+ * (controller/partition-reassignment.ts); a leader that loses leadership by
+ * it gets NEW_LEADER_ELECTED, as from Kafka's controller.
+ *
  * Not done: leader recovery after an unclean election (the image keeps no
- * leader recovery state: RECOVERING is refused), and the ISR changes that
- * complete a reassignment (no reassignment yet): docs/SKIPPED.md.
+ * leader recovery state: RECOVERING is refused): docs/SKIPPED.md.
  */
 import { AlterPartition } from '../../protocol/schemas/56-alter-partition.js';
 import { defineHandler } from '../handler.js';

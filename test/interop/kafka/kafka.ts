@@ -30,6 +30,7 @@ export const TOOL = {
   metadataQuorum: 'org.apache.kafka.tools.MetadataQuorumCommand',
   brokerApiVersions: 'org.apache.kafka.tools.BrokerApiVersionsCommand',
   transactions: 'org.apache.kafka.tools.TransactionsCommand',
+  reassignPartitions: 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
   storage: 'kafka.tools.StorageTool',
   /** Helpers compiled from java/ by setup.sh. */
   produceRecords: 'ProduceRecords',
