@@ -36,6 +36,8 @@ import { DescribeLogDirs } from '../../src/protocol/schemas/35-describe-log-dirs
 import { CreatePartitions } from '../../src/protocol/schemas/37-create-partitions.js';
 import { DeleteGroups } from '../../src/protocol/schemas/42-delete-groups.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
+import { AlterPartitionReassignments } from '../../src/protocol/schemas/45-alter-partition-reassignments.js';
+import { ListPartitionReassignments } from '../../src/protocol/schemas/46-list-partition-reassignments.js';
 import { DescribeUserScramCredentials } from '../../src/protocol/schemas/50-describe-user-scram-credentials.js';
 import { DescribeProducers } from '../../src/protocol/schemas/61-describe-producers.js';
 import { DescribeTransactions } from '../../src/protocol/schemas/65-describe-transactions.js';
@@ -131,6 +133,9 @@ const TABLE: Row[] = [
   { api: DescribeTransactions, version: 0, body: { transactionalIds: [TXN] }, error: (r) => r.transactionStates[0].errorCode, refusedWith: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, acls: [{ resourceType: Res.TRANSACTIONAL_ID, resourceName: TXN, operation: Op.DESCRIBE }] },
   { api: DescribeLogDirs, version: 4, body: { topics: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: DescribeAcls, version: 3, body: { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
+  // A cancel with nothing to cancel: allowed, it answers NO_REASSIGNMENT_IN_PROGRESS on the partition and changes nothing.
+  { api: AlterPartitionReassignments, version: 0, body: { timeoutMs: 5000, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, replicas: null }] }] }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.ALTER)] },
+  { api: ListPartitionReassignments, version: 0, body: { timeoutMs: 5000, topics: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: DescribeUserScramCredentials, version: 0, body: { users: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: CreateAcls, version: 3, body: { creations: [{ resourceType: Res.TOPIC, resourceName: 'x', resourcePatternType: PatternType.LITERAL, principal: 'User:bob', host: '*', operation: Op.READ, permissionType: AclPermissionType.ALLOW }] }, error: (r) => r.results[0].errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.ALTER)] },
   { api: DeleteTopics, version: 6, body: { topics: [{ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], timeoutMs: 5000 }, error: (r) => r.responses[0].errorCode, refusedWith: ErrorCode.TOPIC_AUTHORIZATION_FAILED, acls: [topicAcl(Op.DELETE)] },
