@@ -5,8 +5,9 @@
  * non-default Configs) followed by one tab-indented line per partition.
  */
 import type { Command } from 'commander';
-import { Admin, type ReplicaOffsets, type TopicDescription } from '../client/admin.js';
-import { errorInfo } from '../protocol/errors.js';
+import { Admin, type PartitionReassignment, type ReplicaOffsets, type TopicDescription } from '../client/admin.js';
+import { ErrorCode, errorInfo } from '../protocol/errors.js';
+import { topicPartitionKey } from '../protocol/topic-partition.js';
 import { KafkaError } from '../client/errors.js';
 import { CliError, collect, DEFAULT_BOOTSTRAP_SERVER, parseKeyValues, type CliIo } from './io.js';
 
@@ -144,10 +145,11 @@ async function describeTopics(admin: Admin, flags: TopicsFlags, io: CliIo): Prom
   if (names.length === 0) return;
   const descriptions = await admin.describeTopics(names);
   const configs = await admin.describeConfigs(names.map((name) => ({ type: 'topic' as const, name })));
+  const reassignments = await reassignmentsOf(admin, descriptions);
   const descriptionTexts: string[] = [];
   descriptions.forEach((description, index) => {
     const overrides = configs[index]!.configs.filter((c) => c.source !== 'DEFAULT_CONFIG' && c.value !== null);
-    const text = formatTopicDescription(description, overrides.map((c) => `${c.name}=${c.isSensitive ? '<sensitive>' : c.value}`));
+    const text = formatTopicDescription(description, overrides.map((c) => `${c.name}=${c.isSensitive ? '<sensitive>' : c.value}`), reassignments);
     descriptionTexts.push(text);
   });
   for (const [index, description] of descriptions.entries()) {
@@ -178,12 +180,35 @@ export function formatReplicaOffsets(offsets: readonly ReplicaOffsets[], leader:
     .join('');
 }
 
-/** kafka-topics --describe text for one topic. */
-export function formatTopicDescription(topic: TopicDescription, configs: readonly string[]): string {
-  const replicationFactor = topic.partitions[0]?.replicas.length ?? 0;
+/** The reassignments in progress of the described partitions; none where the cluster will not say (as Kafka's TopicCommand). */
+async function reassignmentsOf(admin: Admin, descriptions: readonly TopicDescription[]): Promise<Map<string, PartitionReassignment>> {
+  const partitions = descriptions.flatMap((d) => d.partitions.map((p) => ({ topic: d.name, partition: p.partition })));
+  try {
+    return new Map((await admin.listPartitionReassignments(partitions)).map((r) => [topicPartitionKey(r), r]));
+  } catch (error) {
+    if (error instanceof KafkaError && (error.code === ErrorCode.UNSUPPORTED_VERSION || error.code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED)) return new Map();
+    throw error;
+  }
+}
+
+/**
+ * kafka-topics --describe text for one topic. A partition being reassigned
+ * shows its adding and removing replicas, and counts in the replication
+ * factor without the adding ones (Kafka's TopicCommand).
+ */
+export function formatTopicDescription(topic: TopicDescription, configs: readonly string[], reassignments: ReadonlyMap<string, PartitionReassignment> = new Map()): string {
+  const reassigning = (p: TopicDescription['partitions'][number]) => {
+    const r = reassignments.get(topicPartitionKey({ topic: topic.name, partition: p.partition }));
+    return r !== undefined && p.replicas.some((id) => r.addingReplicas.includes(id) || r.removingReplicas.includes(id)) ? r : undefined;
+  };
+  const first = topic.partitions[0];
+  const firstReassignment = first === undefined ? undefined : reassigning(first);
+  const replicationFactor = firstReassignment !== undefined ? firstReassignment.replicas.length - firstReassignment.addingReplicas.length : (first?.replicas.length ?? 0);
   let text = `Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${replicationFactor}\tConfigs: ${configs.join(',')}\n`;
   for (const p of topic.partitions) {
     text += `\tTopic: ${topic.name}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`;
+    const reassignment = reassignments.get(topicPartitionKey({ topic: topic.name, partition: p.partition }));
+    if (reassignment !== undefined) text += `\tAdding Replicas: ${reassignment.addingReplicas.join(',')}\tRemoving Replicas: ${reassignment.removingReplicas.join(',')}`;
     if (p.offlineReplicas.length > 0) text += `\tOffline: ${p.offlineReplicas.join(',')}`;
     text += '\tElr: \tLastKnownElr: \n';
   }

@@ -8,7 +8,9 @@
  * the topic names are swapped: --list with nothing in progress, --generate
  * (its current assignment; the proposal is random), --execute of a move,
  * --verify until done, a reassignment that cannot finish (its new replica's
- * broker is killed, and still registered) shown by --list and --verify and then --cancel'ed.
+ * broker is killed, and still registered) shown by --list, --verify and
+ * kafka-topics.sh --describe (as `spool topics --describe` shows it) and then
+ * --cancel'ed.
  * Skipped when the Kafka jars are missing (not on CI).
  */
 import { after, before, test } from 'node:test';
@@ -126,6 +128,11 @@ test('a reassignment that cannot finish is listed, verified as in progress, and 
     await agree(['--execute', '--additional', '--reassignment-json-file', stuck.k], ['--execute', '--additional', '--reassignment-json-file', stuck.s]);
     const listed = await agree(['--list']);
     assert.equal(listed, 'Current partition reassignments:\nk-0: replicas: 1,0. adding: 0.\nk-1: replicas: 2,0. adding: 0.\ns-0: replicas: 1,0. adding: 0.\ns-1: replicas: 2,0. adding: 0.\n');
+    const describeArgs = ['--bootstrap-server', cluster.bootstrapServers, '--describe', '--topic', 'k'];
+    const kafkaDescribe = await runKafkaTool(TOOL.topics, describeArgs);
+    const ourDescribe = await spool(['topics', ...describeArgs]);
+    assert.equal(ourDescribe.out, kafkaDescribe.stdout, 'kafka-topics --describe shows the adding replicas as Spool\'s does');
+    assert.match(ourDescribe.out, /\tReplicas: 1,0\tIsr: 1\tAdding Replicas: 0\tRemoving Replicas: \t/);
     const verified = await agree(['--verify', '--reassignment-json-file', stuck.k], ['--verify', '--reassignment-json-file', stuck.s]);
     assert.equal(verified, 'Status of partition reassignment:\nReassignment of partition s-0 is still in progress.\nReassignment of partition s-1 is still in progress.\n\n');
     // --preserve-throttles: clearing them would ask the dead broker 0 for its own configs.
