@@ -69,3 +69,10 @@ export function splitConfigList(text: string): string[] {
 }
 
 export const DEFAULT_BOOTSTRAP_SERVER = '127.0.0.1:9092';
+
+/** Kafka's ToolsUtils.prettyPrintTable: each column padded to its widest value, every value followed by a tab. */
+export function prettyPrintTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: readonly string[]): string => row.map((value, i) => `${value.padEnd(widths[i]!)}\t`).join('') + '\n';
+  return line(headers) + rows.map(line).join('');
+}

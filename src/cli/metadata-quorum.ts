@@ -16,7 +16,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ResponseOf } from '../protocol/schema.js';
 import { DescribeQuorum } from '../protocol/schemas/55-describe-quorum.js';
 import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
-import { CliError, DEFAULT_BOOTSTRAP_SERVER, type CliIo } from './io.js';
+import { CliError, DEFAULT_BOOTSTRAP_SERVER, prettyPrintTable, type CliIo } from './io.js';
 
 type QuorumPartition = ResponseOf<typeof DescribeQuorum>['topics'][number]['partitions'][number];
 type ReplicaState = QuorumPartition['currentVoters'][number];
@@ -73,12 +73,6 @@ export function formatQuorumReplication(partition: QuorumPartition, options: { h
   return prettyPrintTable(['NodeId', 'DirectoryId', 'LogEndOffset', 'Lag', 'LastFetchTimestamp', 'LastCaughtUpTimestamp', 'Status'], rows);
 }
 
-/** Kafka's ToolsUtils.prettyPrintTable: each column padded to its widest value, every value followed by a tab. */
-function prettyPrintTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
-  const line = (row: readonly string[]): string => row.map((value, i) => `${value.padEnd(widths[i]!)}\t`).join('') + '\n';
-  return line(headers) + rows.map(line).join('');
-}
 
 function leaderState(partition: QuorumPartition): ReplicaState {
   const leader = partition.currentVoters.find((voter) => voter.replicaId === partition.leaderId);

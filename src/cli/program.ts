@@ -23,6 +23,7 @@ import { registerReassignPartitions } from './reassign-partitions.js';
 import { registerStart } from './start.js';
 import { registerStorage } from './storage.js';
 import { registerTopics } from './topics.js';
+import { registerTransactions } from './transactions.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('spool')
@@ -46,6 +47,7 @@ export function buildProgram(io: CliIo): Command {
   registerFeatures(program, io);
   registerCluster(program, io);
   registerMetadataQuorum(program, io);
+  registerTransactions(program, io);
   const configure = (commands: readonly Command[]): void => {
     for (const command of commands) {
       command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });

@@ -1,6 +1,7 @@
 /**
  * Spool's admin client: topics, partitions, configs, offsets, records,
- * consumer groups (group-admin.ts) and the cluster, in the words of Kafka's
+ * consumer groups (group-admin.ts), transactions (transaction-admin.ts)
+ * and the cluster, in the words of Kafka's
  * Admin API.
  *
  * Metadata-changing requests (CreateTopics, DeleteTopics, CreatePartitions,
@@ -49,8 +50,20 @@ import {
   type ListGroupsOptions,
 } from './group-admin.js';
 import type { OffsetAndMetadata, OffsetToCommit } from './group-coordinator.js';
+import {
+  abortTransaction,
+  describeProducers,
+  describeTransaction,
+  listTransactions,
+  type AbortTransactionSpec,
+  type ListTransactionsOptions,
+  type ProducerState,
+  type TransactionDescription,
+  type TransactionListing,
+} from './transaction-admin.js';
 
 export type { ConsumerGroupDescription, GroupListing, ListGroupsOptions, MemberDescription } from './group-admin.js';
+export type { AbortTransactionSpec, ListTransactionsOptions, ProducerState, TransactionDescription, TransactionListing } from './transaction-admin.js';
 
 export type AdminOptions = ClientOptions;
 
@@ -538,6 +551,28 @@ export class Admin {
     );
     for (const result of response.filterResults) throwIfError(result.errorCode, result.errorMessage ?? 'DeleteAcls');
     return response.filterResults.flatMap((r) => r.matchingAcls.map(({ errorCode: _e, errorMessage: _m, ...acl }) => acl));
+  }
+
+  // ---- transactions ----
+
+  /** Each broker's transactions (ListTransactions), by broker id. */
+  listTransactions(options: ListTransactionsOptions = {}): Promise<Map<number, TransactionListing[]>> {
+    return listTransactions(this.cluster, options);
+  }
+
+  /** A transactional id's state at its coordinator (DescribeTransactions). */
+  describeTransaction(transactionalId: string): Promise<TransactionDescription> {
+    return describeTransaction(this.cluster, transactionalId);
+  }
+
+  /** A partition's active producers (DescribeProducers) at its leader or at replica `brokerId`. */
+  describeProducers(topicPartition: TopicPartition, options: { brokerId?: number } = {}): Promise<ProducerState[]> {
+    return describeProducers(this.cluster, topicPartition, options);
+  }
+
+  /** Aborts one producer's open transaction on one partition (WriteTxnMarkers to its leader). */
+  abortTransaction(spec: AbortTransactionSpec): Promise<void> {
+    return abortTransaction(this.cluster, spec);
   }
 
   /** Deletes empty groups; per group, null or its error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...). */

@@ -339,7 +339,7 @@ export class Consumer {
     if (this.coordinatorLink === null) {
       // A JoinGroup may wait a whole rebalance: Kafka's client gives it rebalance timeout + 5 s.
       const requestTimeoutMs = Math.max(this.cluster.requestTimeoutMs, this.group.rebalanceTimeoutMs + 5_000);
-      this.coordinatorLink = new GroupCoordinator(this.cluster, this.group.groupId, requestTimeoutMs);
+      this.coordinatorLink = new GroupCoordinator(this.cluster, this.group.groupId, { requestTimeoutMs });
     }
     return this.coordinatorLink;
   }

@@ -1,8 +1,10 @@
 /**
  * The client's line to one group's coordinator, and the offset requests
- * every group user needs (consumer and admin alike).
+ * every group user needs (consumer and admin alike). The same link serves
+ * a transactional id's coordinator (key type 1: the producer and the
+ * transactions admin).
  *
- * FindCoordinator (key type 0, batched CoordinatorKeys from v4) names the
+ * FindCoordinator (key type 0 or 1, batched CoordinatorKeys from v4) names the
  * broker; the client then keeps its own connection to it, whose request
  * timeout covers the longest group call (a JoinGroup waits up to the
  * rebalance timeout: Kafka's client allows rebalance timeout + 5 s). A
@@ -41,16 +43,30 @@ export interface CoordinatorNode {
   port: number;
 }
 
+/** FindCoordinator key types: a group, or a transactional id (the transaction coordinator). */
+export const CoordinatorKeyType = { group: 0, transaction: 1 } as const;
+
+export interface CoordinatorLinkOptions {
+  /** Request timeout on the coordinator connection (JoinGroup may wait a whole rebalance). */
+  requestTimeoutMs?: number;
+  /** Default group; `transaction` makes `groupId` a transactional id. */
+  keyType?: (typeof CoordinatorKeyType)[keyof typeof CoordinatorKeyType];
+}
+
 export class GroupCoordinator {
   private link: Promise<{ node: CoordinatorNode; connection: BrokerConnection }> | null = null;
   private closed = false;
+  private readonly requestTimeoutMs: number;
+  private readonly keyType: number;
 
   constructor(
     readonly cluster: Cluster,
     readonly groupId: string,
-    /** Request timeout on the coordinator connection (JoinGroup may wait a whole rebalance). */
-    private readonly requestTimeoutMs: number = cluster.requestTimeoutMs,
-  ) {}
+    options: CoordinatorLinkOptions = {},
+  ) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? cluster.requestTimeoutMs;
+    this.keyType = options.keyType ?? CoordinatorKeyType.group;
+  }
 
   /** The coordinator's connection, found and opened on first use. */
   async connection(): Promise<BrokerConnection> {
@@ -85,14 +101,14 @@ export class GroupCoordinator {
     return this.link;
   }
 
-  /** FindCoordinator for the group, retried while the coordinator is unavailable or loading. */
+  /** FindCoordinator for the group (or transactional id), retried while the coordinator is unavailable or loading. */
   private find(): Promise<CoordinatorNode> {
     return this.cluster.retry(async () => {
       const connection = await this.cluster.anyConnection();
-      const { version, response } = await connection.sendVersioned(FindCoordinator, { key: this.groupId, keyType: 0, coordinatorKeys: [this.groupId] });
+      const { version, response } = await connection.sendVersioned(FindCoordinator, { key: this.groupId, keyType: this.keyType, coordinatorKeys: [this.groupId] });
       if (version >= 4) {
         const entry = response.coordinators.find((c) => c.key === this.groupId);
-        if (entry === undefined) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `FindCoordinator did not answer for group ${this.groupId}`);
+        if (entry === undefined) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `FindCoordinator did not answer for ${this.groupId}`);
         throwIfError(entry.errorCode, entry.errorMessage);
         return { nodeId: entry.nodeId, host: entry.host, port: entry.port };
       }
