@@ -9,7 +9,8 @@
  *               round-robin of AdminUtils.assignReplicasToBrokers).
  *   --execute   --reassignment-json-file: prints the current assignment
  *               (to roll back with) and starts the reassignments; refuses
- *               while others are in progress unless --additional.
+ *               while others are in progress unless --additional;
+ *               --disallow-replication-factor-change (KIP-860).
  *   --verify    the state of each partition of the file; once nothing is in
  *               progress, clears the replication throttles (unless
  *               --preserve-throttles), as Kafka's tool does.
@@ -39,6 +40,7 @@ interface ReassignFlags {
   brokerList?: string;
   additional?: boolean;
   preserveThrottles?: boolean;
+  disallowReplicationFactorChange?: boolean;
   disableRackAware?: boolean;
   throttle?: string;
   timeout?: string;
@@ -67,6 +69,7 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
     .option('--broker-list <ids>', 'with --generate: the brokers to place replicas on, e.g. 1,2,3')
     .option('--additional', 'with --execute: start even while other reassignments are in progress')
     .option('--preserve-throttles', 'with --verify or --cancel: leave the replication throttles as they are')
+    .option('--disallow-replication-factor-change', "with --execute: refuse a target with another replication factor than the partition's (KIP-860)")
     .option('--disable-rack-aware', 'with --generate: ignore racks (Spool\'s --generate never uses them)')
     .option('--throttle <bytes-per-sec>', 'with --execute: a replication throttle (not supported by Spool)')
     .option('--timeout <ms>', 'how long to wait for log directory moves to start (unused: no log directory moves)')
@@ -96,7 +99,9 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
   if (flags.reassignmentJsonFile === undefined) throw new CliError('Missing required argument "[reassignment-json-file]"');
   if (flags.throttle !== undefined) throw new CliError('Error: --throttle is not supported: Spool has no replication throttles');
   const assignments = parseReassignmentJson(await readText(io, flags.reassignmentJsonFile));
-  if (flags.execute === true) return executeAssignment(admin, assignments, { additional: flags.additional === true, out });
+  if (flags.execute === true) {
+    return executeAssignment(admin, assignments, { additional: flags.additional === true, allowReplicationFactorChange: flags.disallowReplicationFactorChange !== true, out });
+  }
   if (flags.verify === true) return verifyAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
   return cancelAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
 }
@@ -245,7 +250,7 @@ async function currentAssignments(admin: Admin, topics: readonly string[]): Prom
 
 // ---- --execute
 
-async function executeAssignment(admin: Admin, assignments: Assignment[], options: { additional: boolean; out: (text: string) => void }): Promise<void> {
+async function executeAssignment(admin: Admin, assignments: Assignment[], options: { additional: boolean; allowReplicationFactorChange: boolean; out: (text: string) => void }): Promise<void> {
   checkExecuteAssignments(assignments);
   if (!options.additional && (await admin.listPartitionReassignments()).length > 0) throw new CliError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
   const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
@@ -253,7 +258,7 @@ async function executeAssignment(admin: Admin, assignments: Assignment[], option
   if (unknown !== undefined) throw new CliError(`Error: Unknown broker id ${unknown}`);
   const current = await currentAssignmentsOf(admin, assignments.map((a) => a.tp));
   options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current, await replicaLogDirs(admin, current))}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
-  const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })));
+  const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })), { allowReplicationFactorChange: options.allowReplicationFactorChange });
   const failed = sortedByPartition(assignments).filter((a) => results.get(topicPartitionKey(a.tp)) != null);
   if (failed.length > 0) {
     throw new CliError(`Error reassigning partition(s):\n${failed.map((a) => `${tpText(a.tp)}: ${results.get(topicPartitionKey(a.tp))!.detail}`).join('\n')}`);

@@ -7,7 +7,8 @@
  * through the same steps, and each step's stdout and exit code agree once
  * the topic names are swapped: --list with nothing in progress, --generate
  * (its current assignment; the proposal is random), --execute of a move,
- * --verify until done, a reassignment that cannot finish (its new replica's
+ * --verify until done, --disallow-replication-factor-change refusing a
+ * replication factor change, a reassignment that cannot finish (its new replica's
  * broker is killed, and still registered) shown by --list, --verify and
  * kafka-topics.sh --describe (as `spool topics --describe` shows it) and then
  * --cancel'ed.
@@ -117,6 +118,18 @@ test('--execute a move, then --verify until done', { skip }, async () => {
   await whenDone('s');
   const verified = await agree(['--verify', '--reassignment-json-file', move.k], ['--verify', '--reassignment-json-file', move.s]);
   assert.match(verified, /Reassignment of partition s-0 is completed\.\nReassignment of partition s-1 is completed\./);
+});
+
+test('--disallow-replication-factor-change: a target with another replication factor is refused by the controller (KIP-860)', { skip }, async () => {
+  const grow = files('grow', moveJson([[1, 2], [2, 1]]));
+  const args = (file: string) => ['--bootstrap-server', cluster.bootstrapServers, '--execute', '--disallow-replication-factor-change', '--reassignment-json-file', file];
+  const kafka = await runKafkaTool(TOOL.reassignPartitions, args(grow.k));
+  const ours = await spool(['reassign-partitions', ...args(grow.s)]);
+  // Kafka's tool prints its errors on stdout, Spool's on stderr.
+  assert.match(kafka.stdout, /Error reassigning partition\(s\):\nk-0: The replication factor is changed from 1 to 2\nk-1: The replication factor is changed from 1 to 2\n$/);
+  assert.match(ours.err, /Error reassigning partition\(s\):\ns-0: The replication factor is changed from 1 to 2\ns-1: The replication factor is changed from 1 to 2\n$/);
+  assert.deepEqual([ours.code, kafka.code], [1, 1]);
+  assert.equal(await agree(['--list']), 'No partition reassignments found.\n', 'nothing was started');
 });
 
 test('a reassignment that cannot finish is listed, verified as in progress, and cancelled', { skip }, async () => {
