@@ -5,8 +5,9 @@
  * move as {"version":1,"topics":[{"topic"}]}) and its output text.
  *
  *   --generate  --topics-to-move-json-file --broker-list: the current
- *               assignment and a proposed one (Kafka's rack-unaware
- *               round-robin of AdminUtils.assignReplicasToBrokers).
+ *               assignment and a proposed one (Kafka's round robin of
+ *               AdminUtils.assignReplicasToBrokers, rack-aware unless
+ *               --disable-rack-aware).
  *   --execute   --reassignment-json-file: prints the current assignment
  *               (to roll back with) and starts the reassignments; refuses
  *               while others are in progress unless --additional;
@@ -19,7 +20,7 @@
  *
  * Not done (docs/SKIPPED.md): log_dirs other than "any" (AlterReplicaLogDirs),
  * --throttle and --replica-alter-log-dirs-throttle (no replication
- * throttles), rack-aware --generate, --bootstrap-controller.
+ * throttles), --bootstrap-controller.
  */
 import type { Command } from 'commander';
 import { Admin, type PartitionReassignment } from '../client/admin.js';
@@ -70,7 +71,7 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
     .option('--additional', 'with --execute: start even while other reassignments are in progress')
     .option('--preserve-throttles', 'with --verify or --cancel: leave the replication throttles as they are')
     .option('--disallow-replication-factor-change', "with --execute: refuse a target with another replication factor than the partition's (KIP-860)")
-    .option('--disable-rack-aware', 'with --generate: ignore racks (Spool\'s --generate never uses them)')
+    .option('--disable-rack-aware', 'with --generate: place replicas without regard to racks')
     .option('--throttle <bytes-per-sec>', 'with --execute: a replication throttle (not supported by Spool)')
     .option('--timeout <ms>', 'how long to wait for log directory moves to start (unused: no log directory moves)')
     .action(async (flags: ReassignFlags) => {
@@ -94,7 +95,8 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
   if (flags.generate === true) {
     if (flags.topicsToMoveJsonFile === undefined) throw new CliError('Missing required argument "[topics-to-move-json-file]"');
     if (flags.brokerList === undefined) throw new CliError('Missing required argument "[broker-list]"');
-    return generateAssignment(admin, { topicsJson: await readText(io, flags.topicsToMoveJsonFile), brokerList: flags.brokerList, random: io.env.random, out });
+    const topicsJson = await readText(io, flags.topicsToMoveJsonFile);
+    return generateAssignment(admin, { topicsJson, brokerList: flags.brokerList, rackAware: flags.disableRackAware !== true, random: io.env.random, out });
   }
   if (flags.reassignmentJsonFile === undefined) throw new CliError('Missing required argument "[reassignment-json-file]"');
   if (flags.throttle !== undefined) throw new CliError('Error: --throttle is not supported: Spool has no replication throttles');
@@ -180,7 +182,7 @@ function listText(values: readonly number[]): string {
 
 // ---- --generate
 
-async function generateAssignment(admin: Admin, options: { topicsJson: string; brokerList: string; random: Random; out: (text: string) => void }): Promise<void> {
+async function generateAssignment(admin: Admin, options: { topicsJson: string; brokerList: string; rackAware: boolean; random: Random; out: (text: string) => void }): Promise<void> {
   const brokers = options.brokerList.split(',').map((id) => Number(id.trim()));
   if (brokers.some((id) => !Number.isInteger(id))) throw new CliError(`Error: invalid --broker-list ${options.brokerList}`);
   const duplicateBrokers = duplicates(brokers);
@@ -189,8 +191,13 @@ async function generateAssignment(admin: Admin, options: { topicsJson: string; b
   const duplicateTopics = duplicates(topics);
   if (duplicateTopics.length > 0) throw new CliError(`Error: List of topics to reassign contains duplicate entries: [${duplicateTopics.join(', ')}]`);
   const current = await currentAssignments(admin, topics);
-  const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
-  const usable = brokers.filter((id) => registered.has(id));
+  const usable = (await admin.describeCluster()).brokers
+    .filter((broker) => brokers.includes(broker.nodeId))
+    .map((broker) => ({ id: broker.nodeId, rack: options.rackAware ? broker.rack : null }));
+  const rackless = usable.filter((broker) => broker.rack === null).length;
+  if (rackless !== 0 && rackless !== usable.length) {
+    throw new CliError('Error: Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.');
+  }
   const proposed: Assignment[] = [];
   for (const topic of [...new Set(current.map((a) => a.tp.topic))]) {
     const partitions = current.filter((a) => a.tp.topic === topic);
@@ -218,26 +225,68 @@ function duplicates<T>(values: readonly T[]): T[] {
   return [...new Set(values.filter((value, index) => values.indexOf(value) !== index))];
 }
 
+/** A broker --generate may place replicas on, with its rack unless --disable-rack-aware. */
+export interface BrokerPlacement {
+  id: number;
+  rack: string | null;
+}
+
 /**
- * Kafka's AdminUtils.assignReplicasToBrokersRackUnaware: the first replica
- * of partition p on broker (p + start) mod n, the others shifted by a
- * per-round offset, both drawn at random.
+ * Kafka's AdminUtils.assignReplicasToBrokers: the first replica of
+ * partition p on broker (p + start) mod n, the others shifted by a per-round
+ * offset, start and offset drawn at random; when the brokers have racks, over
+ * the brokers alternated by rack, skipping a broker whose rack (or itself)
+ * already holds a replica while another does not.
  */
-export function assignReplicasToBrokers(brokers: readonly number[], options: { partitions: number; replicationFactor: number; random: Random }): number[][] {
+export function assignReplicasToBrokers(brokers: readonly BrokerPlacement[], options: { partitions: number; replicationFactor: number; random: Random }): number[][] {
   const n = brokers.length;
   if (options.replicationFactor <= 0) throw new CliError('Error: Replication factor must be larger than 0.');
   if (options.replicationFactor > n) throw new CliError(`Error: Replication factor: ${options.replicationFactor} larger than available brokers: ${n}.`);
+  const racked = brokers.some((broker) => broker.rack !== null);
+  const rackOf = new Map(brokers.map((broker) => [broker.id, broker.rack]));
+  const arranged = racked ? rackAlternatedBrokerList(brokers) : brokers.map((broker) => broker.id);
+  const numRacks = new Set(brokers.map((broker) => broker.rack)).size;
   const startIndex = options.random.nextInt(n);
   let nextReplicaShift = options.random.nextInt(n);
+  const replicaIndex = (first: number, shift: number, index: number) => (first + 1 + ((shift + index) % (n - 1))) % n;
   const assignment: number[][] = [];
   for (let partition = 0; partition < options.partitions; partition++) {
     if (partition > 0 && partition % n === 0) nextReplicaShift += 1;
     const first = (partition + startIndex) % n;
-    const replicas = [brokers[first]!];
-    for (let j = 0; j < options.replicationFactor - 1; j++) replicas.push(brokers[(first + 1 + ((nextReplicaShift + j) % (n - 1))) % n]!);
+    const replicas = [arranged[first]!];
+    if (!racked) {
+      for (let j = 0; j < options.replicationFactor - 1; j++) replicas.push(arranged[replicaIndex(first, nextReplicaShift, j)]!);
+    } else {
+      const racks = new Set([rackOf.get(arranged[first]!)]);
+      for (let k = 0; replicas.length < options.replicationFactor; k++) {
+        const broker = arranged[replicaIndex(first, nextReplicaShift * numRacks, k)]!;
+        const rack = rackOf.get(broker);
+        const rackFree = !racks.has(rack) || racks.size === numRacks;
+        const brokerFree = !replicas.includes(broker) || replicas.length === n;
+        if (!rackFree || !brokerFree) continue;
+        replicas.push(broker);
+        racks.add(rack);
+      }
+    }
     assignment.push(replicas);
   }
   return assignment;
+}
+
+/** Kafka's getRackAlternatedBrokerList: one broker of each rack in turn (racks sorted, brokers by id). */
+function rackAlternatedBrokerList(brokers: readonly BrokerPlacement[]): number[] {
+  const byRack = new Map<string, number[]>();
+  for (const broker of brokers) byRack.set(broker.rack!, [...(byRack.get(broker.rack!) ?? []), broker.id]);
+  const racks = [...byRack.keys()].sort();
+  for (const ids of byRack.values()) ids.sort((a, b) => a - b);
+  const arranged: number[] = [];
+  for (let round = 0; arranged.length < brokers.length; round++) {
+    for (const rack of racks) {
+      const id = byRack.get(rack)![round];
+      if (id !== undefined) arranged.push(id);
+    }
+  }
+  return arranged;
 }
 
 async function currentAssignments(admin: Admin, topics: readonly string[]): Promise<Assignment[]> {
