@@ -9,8 +9,11 @@
  *
  * Node ids follow Kafka's KafkaClusterTestKit: brokers and combined nodes
  * from 0, controller-only nodes from 3000. Controllers form one static
- * KRaft quorum (controller.quorum.voters); broker-only nodes follow the
- * metadata log as observers. Every node talks to the active controller
+ * KRaft quorum (controller.quorum.voters), or with `dynamicQuorum` a
+ * dynamic one (KIP-853: formatted as `--initial-controllers`, found by
+ * controller.quorum.bootstrap.servers), which addController() grows by a
+ * controller that follows the log as an observer until AddRaftVoter makes
+ * it a voter; broker-only nodes follow the metadata log as observers. Every node talks to the active controller
  * over Kafka's wire, except a lone combined node (in-process).
  *
  * Settings differ from Kafka's defaults only where a test cluster wants it:
@@ -27,7 +30,7 @@ import { silentLogger, type Logger } from '../common/logger.js';
 import { realEnv, type Env } from '../io/env.js';
 import { randomUuid } from '../metadata/meta-properties.js';
 import type { ListenerRole } from '../server/handler.js';
-import { formatStorage } from './formatter.js';
+import { formatStorage, type InitialVoters } from './formatter.js';
 import { killableEnv, type KillableEnv } from './killable-env.js';
 import { SpoolNode } from './node.js';
 
@@ -49,6 +52,12 @@ export interface StartClusterOptions {
   controllers?: number;
   /** Broker-only nodes. */
   brokers?: number;
+  /**
+   * A dynamic quorum (kraft.version 1, KIP-853): the controllers are formatted as
+   * `kafka-storage.sh format --initial-controllers` and every node finds them by
+   * controller.quorum.bootstrap.servers. Default: static voters (controller.quorum.voters).
+   */
+  dynamicQuorum?: boolean;
   /** Kafka properties for every node, over the cluster's own (ports, directories, quorum). */
   config?: Record<string, string | number | boolean>;
   env?: Env;
@@ -62,6 +71,8 @@ interface NodePlan {
   brokerPort: number | null;
   controllerPort: number | null;
   logDir: string;
+  /** directory.id of its metadata log directory (a dynamic quorum's voters are named by it). */
+  directoryId: string;
 }
 
 /** One node of an embedded cluster, across its restarts. */
@@ -138,6 +149,14 @@ export interface RunningCluster {
   node(nodeId: number): EmbeddedNode;
   /** The node whose controller is active (the Raft leader, as a running controller knows it), or null while none is known. */
   activeController(): EmbeddedNode | null;
+  /**
+   * Dynamic quorum only: formats a new controller-only node as
+   * `kafka-storage.sh format --no-initial-controllers` and starts it; it
+   * follows the log as an observer until an AddRaftVoter names it.
+   */
+  addController(): Promise<EmbeddedNode>;
+  /** The directory.id of a started node's metadata log directory (what AddRaftVoter and RemoveRaftVoter name). */
+  directoryId(nodeId: number): string;
   /** Stops every running node (brokers first), then deletes the directories. */
   stop(): Promise<void>;
 }
@@ -149,12 +168,17 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   const plans = await planNodes(env, counts, root);
   const brokers = Math.max(1, counts.combined + counts.brokers);
   const clusterId = randomUuid(env.random);
+  const dynamic = options.dynamicQuorum === true;
+  const initialControllers = plans.filter((p) => p.controllerPort !== null);
   const nodes: EmbeddedNode[] = [];
-  for (const plan of plans) {
-    const config = nodeConfig(plan, plans, { brokers, overrides: options.config ?? {} });
-    await formatStorage(env, config, { clusterId, initialVoters: { kind: 'static' }, ignoreFormatted: false });
-    nodes.push(new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger }));
-  }
+  const addNode = async (plan: NodePlan, initialVoters: InitialVoters): Promise<EmbeddedNode> => {
+    const config = nodeConfig(plan, initialControllers, { brokers, overrides: options.config ?? {}, dynamic });
+    await formatStorage(env, config, { clusterId, initialVoters, ignoreFormatted: false });
+    const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger });
+    nodes.push(node);
+    return node;
+  };
+  for (const plan of plans) await addNode(plan, initialVotersOf(plan, initialControllers, dynamic));
   const cluster: RunningCluster = {
     clusterId,
     bootstrapServers: nodes.map((node) => node.bootstrapServer).filter((address) => address !== null).join(','),
@@ -172,6 +196,19 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
         if (leader?.running) return leader;
       }
       return null;
+    },
+    async addController() {
+      if (!dynamic) throw new Error('addController needs a dynamic quorum (startCluster({ dynamicQuorum: true }))');
+      const nodeId = Math.max(CONTROLLER_ID_BASE - 1, ...plans.map((p) => p.nodeId)) + 1;
+      const plan = await planNode(env, { nodeId, roles: ['controller'], root });
+      plans.push(plan);
+      const node = await addNode(plan, { kind: 'none' });
+      await node.start();
+      return node;
+    },
+    directoryId(nodeId) {
+      // The metadata log directory is log.dirs' only one; its meta.properties names it.
+      return cluster.node(nodeId).node.shared.logDirIds[0]!;
     },
     async stop() {
       // Every broker's controlled shutdown while the whole quorum serves, then broker-only nodes, then the rest.
@@ -216,14 +253,29 @@ function nodeCounts(options: StartClusterOptions): { combined: number; controlle
 async function planNodes(env: Env, counts: { combined: number; controllers: number; brokers: number }, root: string): Promise<NodePlan[]> {
   const plans: NodePlan[] = [];
   const add = async (nodeId: number, roles: readonly ListenerRole[]) => {
-    const brokerPort = roles.includes('broker') ? await reservePort(env) : null;
-    const controllerPort = roles.includes('controller') ? await reservePort(env) : null;
-    plans.push({ nodeId, roles, brokerPort, controllerPort, logDir: posix.join(root, `node-${nodeId}`) });
+    plans.push(await planNode(env, { nodeId, roles, root }));
   };
   for (let i = 0; i < counts.combined; i++) await add(i, ['broker', 'controller']);
   for (let i = 0; i < counts.brokers; i++) await add(counts.combined + i, ['broker']);
   for (let i = 0; i < counts.controllers; i++) await add(CONTROLLER_ID_BASE + i, ['controller']);
   return plans;
+}
+
+async function planNode(env: Env, options: { nodeId: number; roles: readonly ListenerRole[]; root: string }): Promise<NodePlan> {
+  const { nodeId, roles } = options;
+  const brokerPort = roles.includes('broker') ? await reservePort(env) : null;
+  const controllerPort = roles.includes('controller') ? await reservePort(env) : null;
+  return { nodeId, roles, brokerPort, controllerPort, logDir: posix.join(options.root, `node-${nodeId}`), directoryId: randomUuid(env.random) };
+}
+
+/** How kafka-storage.sh format is told the quorum: static, or the initial controllers (a controller) or none (a broker). */
+function initialVotersOf(plan: NodePlan, initialControllers: readonly NodePlan[], dynamic: boolean): InitialVoters {
+  if (!dynamic) return { kind: 'static' };
+  if (plan.controllerPort === null) return { kind: 'none' };
+  return {
+    kind: 'initial',
+    controllers: initialControllers.map((p) => ({ id: p.nodeId, host: '127.0.0.1', port: p.controllerPort!, directoryId: p.directoryId })),
+  };
 }
 
 /** A free loopback port: bound, then released for the node to bind. */
@@ -234,12 +286,17 @@ async function reservePort(env: Env): Promise<number> {
   return port;
 }
 
-function nodeConfig(plan: NodePlan, plans: readonly NodePlan[], options: { brokers: number; overrides: Record<string, string | number | boolean> }): BrokerConfig {
+function nodeConfig(
+  plan: NodePlan,
+  controllers: readonly NodePlan[],
+  options: { brokers: number; overrides: Record<string, string | number | boolean>; dynamic: boolean },
+): BrokerConfig {
   const listeners = [
     ...(plan.brokerPort === null ? [] : [`PLAINTEXT://127.0.0.1:${plan.brokerPort}`]),
     ...(plan.controllerPort === null ? [] : [`CONTROLLER://127.0.0.1:${plan.controllerPort}`]),
   ];
-  const voters = plans.filter((p) => p.controllerPort !== null).map((p) => `${p.nodeId}@127.0.0.1:${p.controllerPort}`);
+  const voters = controllers.map((p) => `${p.nodeId}@127.0.0.1:${p.controllerPort}`);
+  const bootstrapServers = controllers.map((p) => `127.0.0.1:${p.controllerPort}`);
   const replicationFactor = Math.min(INTERNAL_TOPIC_REPLICATION_FACTOR, options.brokers);
   return BrokerConfig.fromObject({
     'controller.quorum.election.timeout.ms': ELECTION_TIMEOUT_MS,
@@ -252,7 +309,7 @@ function nodeConfig(plan: NodePlan, plans: readonly NodePlan[], options: { broke
     'node.id': plan.nodeId,
     listeners: listeners.join(','),
     'controller.listener.names': 'CONTROLLER',
-    'controller.quorum.voters': voters.join(','),
+    ...(options.dynamic ? { 'controller.quorum.bootstrap.servers': bootstrapServers.join(',') } : { 'controller.quorum.voters': voters.join(',') }),
     'log.dirs': plan.logDir,
   });
 }

@@ -96,7 +96,7 @@ export class SpoolNode {
     this.voters = kraft.voters;
     this.halted = new Promise((resolve) => (this.resolveHalted = resolve));
     this.logDirFailureChannel = new LogDirFailureChannel(log);
-    this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel, voters: kraft.voters });
+    this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel, voters: kraft.voters, bootstrapServers: kraft.bootstrapServers });
     this.controllerServer = this.roles.has('controller') ? new ControllerServer(this.shared) : null;
     this.brokerServer = this.roles.has('broker') ? new BrokerServer(this.shared, this.controllerChannel()) : null;
     // After the replica manager's listener: its partitions are offline before the node decides to stop.
@@ -138,7 +138,8 @@ export class SpoolNode {
         candidates: controllerCandidates(this.config),
         requestTimeoutMs: this.config.int('request.timeout.ms'),
         // With static voters the node's own Raft client names the active controller (Kafka's RaftControllerNodeProvider).
-        ...(this.voters.length > 0 ? { activeController: () => this.raftLeaderAddress() } : {}),
+        // With a dynamic quorum (KIP-853) the log's VotersRecord gives the leader's endpoint.
+        ...(this.voters.length > 0 || this.shared.dynamicQuorum ? { activeController: () => this.raftLeaderAddress() } : {}),
       });
       return this.rpcChannel;
     }
@@ -149,13 +150,20 @@ export class SpoolNode {
   /** The Raft leader's controller address among the static voters, or null while no leader is known. */
   private raftLeaderAddress(): { host: string; port: number } | null {
     const leaderId = this.shared.raftLeaderId;
-    const voter = leaderId === null ? undefined : this.voters.find((v) => v.id === leaderId);
+    if (leaderId === null) return null;
+    if (this.shared.dynamicQuorum) {
+      // This node leading: its own controller listener as bound (the VotersRecord has what it was formatted with).
+      const own = leaderId === this.nodeId ? this.bound.find((l) => this.config.list('controller.listener.names').includes(l.name)) : undefined;
+      if (own !== undefined) return { host: own.advertisedHost, port: own.advertisedPort };
+      return this.shared.raftRequests.voterEndpoint(leaderId) ?? null;
+    }
+    const voter = this.voters.find((v) => v.id === leaderId);
     return voter === undefined ? null : { host: voter.host, port: voter.port };
   }
 
   /** A controller whose quorum is itself alone (no controller.quorum.voters, or only itself), as SharedServer runs Raft. */
   private get standalone(): boolean {
-    return this.roles.has('controller') && this.voters.every((v) => v.id === this.nodeId);
+    return this.roles.has('controller') && !this.shared.dynamicQuorum && this.voters.every((v) => v.id === this.nodeId);
   }
 
   private createHandlers() {

@@ -15,11 +15,12 @@
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { Env } from '../io/env.js';
-import type { QuorumVoter } from '../common/quorum-config.js';
+import type { HostAndPort, QuorumVoter } from '../common/quorum-config.js';
+import { parseListeners } from '../common/config.js';
 import { ensureMetaProperties } from '../metadata/meta-properties.js';
 import { decodeMetadataRecord, encodeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
 import { KafkaRaftClient, type RaftRequestServer } from '../raft/raft-client.js';
-import { KafkaRaftChannel } from '../raft/raft-channel.js';
+import { KafkaRaftChannel, bootstrapServerIds } from '../raft/raft-channel.js';
 import { quorumConfigFrom } from '../raft/quorum-config.js';
 import { RaftLog } from '../raft/raft-log.js';
 import { isIoError } from '../storage/errors.js';
@@ -35,8 +36,10 @@ export interface SharedServerOptions {
   env: Env;
   log: Logger;
   logDirFailureChannel: LogDirFailureChannel;
-  /** controller.quorum.voters, parsed; empty for a standalone node. */
+  /** controller.quorum.voters, parsed; empty for a standalone node or a dynamic quorum. */
   voters: readonly QuorumVoter[];
+  /** controller.quorum.bootstrap.servers, parsed: with no static voters, the quorum is dynamic (KIP-853). */
+  bootstrapServers?: readonly HostAndPort[];
 }
 
 export class SharedServer {
@@ -47,6 +50,7 @@ export class SharedServer {
   readonly logDirFailureChannel: LogDirFailureChannel;
   readonly loader: MetadataLoader;
   private readonly configuredVoters: readonly QuorumVoter[];
+  private readonly bootstrapServers: readonly HostAndPort[];
   private raftValue: KafkaRaftClient<MetadataRecord> | null = null;
   private clusterIdValue: string | null = null;
   private directoryIds = new Map<string, string>();
@@ -58,6 +62,7 @@ export class SharedServer {
     this.log = options.log;
     this.logDirFailureChannel = options.logDirFailureChannel;
     this.configuredVoters = options.voters;
+    this.bootstrapServers = options.bootstrapServers ?? [];
     this.loader = new MetadataLoader({
       nodeId: this.nodeId,
       config: this.config,
@@ -134,10 +139,22 @@ export class SharedServer {
     });
     const voters = this.voters();
     const quorumConfig = quorumConfigFrom(config);
-    const alone = voters.length === 1 && voters[0] === nodeId;
+    const alone = !this.dynamicQuorum && voters.length === 1 && voters[0] === nodeId;
+    const listenerName = config.list('controller.listener.names')[0] ?? 'CONTROLLER';
+    const localEndpoint = this.localControllerEndpoint(listenerName);
+    const channel = new KafkaRaftChannel({
+      env,
+      voters: this.configuredVoters,
+      bootstrapServers: this.bootstrapServers,
+      requestTimeoutMs: quorumConfig.requestTimeoutMs,
+      clientId: `raft-client-${nodeId}`,
+    });
     const raft = new KafkaRaftClient<MetadataRecord>({
       nodeId,
       voters,
+      listenerName,
+      ...(localEndpoint === null ? {} : { localEndpoint }),
+      ...(this.dynamicQuorum ? { bootstrapServers: bootstrapServerIds(this.bootstrapServers.length) } : {}),
       directoryId: formatted.directoryIds.get(metadataDir)!,
       log: raftLog,
       serde: { encode: encodeMetadataRecord, decode: decodeMetadataRecord },
@@ -145,9 +162,7 @@ export class SharedServer {
       quorumConfig,
       clusterId: formatted.clusterId,
       logger: this.log,
-      ...(alone
-        ? {}
-        : { channel: new KafkaRaftChannel({ env, voters: this.configuredVoters, requestTimeoutMs: quorumConfig.requestTimeoutMs, clientId: `raft-client-${nodeId}` }) }),
+      ...(alone ? {} : { channel }),
     });
     this.raftValue = raft;
     this.loader.open(formatted.clusterId, raft);
@@ -165,8 +180,21 @@ export class SharedServer {
     await this.raft.awaitCaughtUp();
   }
 
-  /** controller.quorum.voters ids, or this node alone (a standalone node). */
+  /** KIP-853: no controller.quorum.voters but bootstrap servers; the voters are the log's. */
+  get dynamicQuorum(): boolean {
+    return this.configuredVoters.length === 0 && this.bootstrapServers.length > 0;
+  }
+
+  /** This controller's advertised endpoint on the controller listener (what it announces as leader); null on a broker-only node. */
+  private localControllerEndpoint(listenerName: string): { name: string; host: string; port: number } | null {
+    const advertised = parseListeners(this.config.list('advertised.listeners')).find((l) => l.name === listenerName);
+    const listener = advertised ?? parseListeners(this.config.list('listeners')).find((l) => l.name === listenerName);
+    return listener === undefined ? null : { name: listenerName, host: listener.host, port: listener.port };
+  }
+
+  /** controller.quorum.voters ids; this node alone (a standalone node); none for a dynamic quorum (the log names them). */
   private voters(): number[] {
+    if (this.dynamicQuorum) return [];
     if (this.configuredVoters.length === 0) return [this.nodeId];
     return this.configuredVoters.map((voter) => voter.id);
   }

@@ -1034,12 +1034,14 @@ export class KafkaRaftClient<T> {
 
   /** A new leader's endpoints (BeginQuorumEpoch's leaderEndpoints), on this node's controller listener. */
   private learnEndpoint(nodeId: number, endpoints: readonly { name: string; host: string; port: number }[]): void {
+    if (this.options.voters.length > 0) return; // static voters: their addresses are controller.quorum.voters'
     const endpoint = endpoints.find((e) => this.options.listenerName === undefined || e.name === this.options.listenerName);
     if (endpoint !== undefined && nodeId >= 0) this.options.channel?.updateEndpoints?.([{ nodeId, host: endpoint.host, port: endpoint.port }]);
   }
 
   /** A response's nodeEndpoints (KIP-853): how to reach the leader it names. */
   private learnNodeEndpoints(nodes: readonly { nodeId: number; host: string; port: number }[] | undefined): void {
+    if (this.options.voters.length > 0) return; // static voters: their addresses are controller.quorum.voters'
     if (nodes !== undefined && nodes.length > 0) this.options.channel?.updateEndpoints?.(nodes.map(({ nodeId, host, port }) => ({ nodeId, host, port })));
   }
 
