@@ -18,9 +18,15 @@ export interface ConfigDef {
   default: string | number | boolean | null;
   /** Returns an error message for an invalid value, or null. */
   validate?: (value: unknown) => string | null;
+  /**
+   * Kafka defines it among the dynamic broker configs only (DynamicConfig.Broker,
+   * QuotaConfig.brokerQuotaConfigs): server.properties does not set it, and
+   * DescribeConfigs shows it only where AlterConfigs set it.
+   */
+  dynamicOnly?: boolean;
 }
 
-const atLeast = (min: number) => (value: unknown) => (typeof value === 'number' && value >= min ? null : `must be at least ${min}`);
+const atLeast = (min: number) => (value: unknown) => (typeof value === 'number' && value >= min ? null : `Value must be at least ${min}`);
 
 /** The broker configs Spool reads. Defaults are Kafka 4.x's. */
 export const BROKER_CONFIGS: readonly ConfigDef[] = [
@@ -67,6 +73,13 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'replica.fetch.backoff.ms', type: 'int', default: 1000, validate: atLeast(0) },
   { name: 'replica.socket.timeout.ms', type: 'int', default: 30000 },
   { name: 'num.replica.fetchers', type: 'int', default: 1 },
+  // KIP-392: null serves consumers from the leader only; see src/replication/replica-selector.ts.
+  { name: 'replica.selector.class', type: 'class', default: null },
+  // Replication throttles (KIP-73): the rates are set through AlterConfigs only.
+  { name: 'leader.replication.throttled.rate', type: 'long', default: Infinity, validate: atLeast(0), dynamicOnly: true },
+  { name: 'follower.replication.throttled.rate', type: 'long', default: Infinity, validate: atLeast(0), dynamicOnly: true },
+  { name: 'replication.quota.window.num', type: 'int', default: 11, validate: atLeast(1) },
+  { name: 'replication.quota.window.size.seconds', type: 'int', default: 1, validate: atLeast(1) },
   { name: 'fetch.max.bytes', type: 'int', default: 57671680 },
   { name: 'max.incremental.fetch.session.cache.slots', type: 'int', default: 1000 },
   { name: 'fetch.purgatory.purge.interval.requests', type: 'int', default: 1000 },
@@ -160,7 +173,7 @@ export class BrokerConfig {
 
   constructor(readonly explicit: ReadonlyMap<string, string>) {
     for (const def of BROKER_CONFIGS) {
-      const raw = explicit.get(def.name);
+      const raw = def.dynamicOnly === true ? undefined : explicit.get(def.name);
       if (raw === undefined) {
         this.values.set(def.name, def.default);
         continue;

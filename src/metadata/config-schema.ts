@@ -48,6 +48,8 @@ export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
   'num.replica.fetchers',
   'background.threads',
   ...LOG_CLEANER_RECONFIGURABLE_CONFIGS,
+  'leader.replication.throttled.rate',
+  'follower.replication.throttled.rate',
 ]);
 
 export function brokerLayers(config: StaticConfig, image: MetadataImage, brokerId: number): BrokerConfigLayers {
@@ -180,7 +182,7 @@ function brokerValues(def: ConfigDef, layers: BrokerConfigLayers): BrokerValue[]
   if (perBroker !== undefined) out.push({ value: perBroker, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
   const clusterDefault = layers.clusterDefault.get(def.name);
   if (clusterDefault !== undefined) out.push({ value: clusterDefault, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
-  const fromFile = layers.static.get(def.name);
+  const fromFile = def.dynamicOnly === true ? undefined : layers.static.get(def.name);
   if (fromFile !== undefined) out.push({ value: fromFile, source: ConfigSource.STATIC_BROKER_CONFIG });
   if (def.default !== null) out.push({ value: brokerValueText(def, def.default), source: ConfigSource.DEFAULT_CONFIG });
   return out;
@@ -210,6 +212,7 @@ export function describeBrokerConfigs(layers: BrokerConfigLayers, options: Descr
       : brokerValues(def, layers);
     const chosen = values[0];
     if (options.clusterDefault && chosen === undefined) continue;
+    if (def.dynamicOnly === true && (chosen === undefined || chosen.source === ConfigSource.DEFAULT_CONFIG)) continue;
     const synonyms = options.includeSynonyms
       ? brokerSynonymNames(def.name).flatMap((name) => {
           const synonymDef = brokerConfigDef(name);

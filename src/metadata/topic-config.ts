@@ -64,11 +64,12 @@ const listOf = (...allowed: string[]) => (value: TopicConfigValue) => {
 const gzipLevel = (value: TopicConfigValue) =>
   value === -1 || ((value as number) >= 1 && (value as number) <= 9) ? null : 'Value must be between 1 and 9 or equal to -1';
 
-const THROTTLED_REPLICAS = /^\d+:\d+$/;
+/** Kafka's ThrottledReplicaListValidator: each item `partition:broker` (or empty), or the items together spell `*`. */
+const THROTTLED_REPLICA = /^(\d+:\d+)?$/;
 const throttledReplicas = (name: string) => (value: TopicConfigValue) => {
   const items = value as readonly string[];
-  if (items.length === 1 && items[0] === '*') return null;
-  if (items.every((item) => THROTTLED_REPLICAS.test(item))) return null;
+  if (items.join('') === '*') return null;
+  if (items.every((item) => THROTTLED_REPLICA.test(item))) return null;
   return `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`;
 };
 

@@ -60,6 +60,8 @@ export interface StartClusterOptions {
   dynamicQuorum?: boolean;
   /** Kafka properties for every node, over the cluster's own (ports, directories, quorum). */
   config?: Record<string, string | number | boolean>;
+  /** Kafka properties of one node, over `config` (broker.rack, say). */
+  nodeConfig?: (nodeId: number) => Record<string, string | number | boolean>;
   env?: Env;
   /** Each node's logger; default silent. */
   logger?: (nodeId: number) => Logger;
@@ -172,7 +174,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   const initialControllers = plans.filter((p) => p.controllerPort !== null);
   const nodes: EmbeddedNode[] = [];
   const addNode = async (plan: NodePlan, initialVoters: InitialVoters): Promise<EmbeddedNode> => {
-    const config = nodeConfig(plan, initialControllers, { brokers, overrides: options.config ?? {}, dynamic });
+    const overrides = { ...options.config, ...options.nodeConfig?.(plan.nodeId) };
+    const config = nodeConfig(plan, initialControllers, { brokers, overrides, dynamic });
     await formatStorage(env, config, { clusterId, initialVoters, ignoreFormatted: false });
     const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger });
     nodes.push(node);

@@ -21,6 +21,19 @@ export interface FetchParams {
   maxBytes: number;
   isolation: FetchIsolation;
   fetchOnlyFromLeader: boolean;
+  /**
+   * A v11+ consumer that named its rack (KIP-392, Kafka's ClientMetadata):
+   * the leader may answer with a preferred read replica. Null otherwise, and
+   * while no replica.selector.class is set (no object per fetch then).
+   */
+  clientMetadata?: ClientMetadata | null;
+}
+
+/** What the replica selector knows of a consumer (Kafka's ClientMetadata, less what no selector here reads). */
+export interface ClientMetadata {
+  rackId: string;
+  /** The listener the fetch came on: replicas are offered with their endpoints there. */
+  listenerName: string;
 }
 
 /** One partition of a waiting fetch, as it stood at the first read. */

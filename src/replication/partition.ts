@@ -7,8 +7,9 @@
  * replica set and the state of every remote replica, and advances the high
  * watermark to the smallest log end offset among the ISR. With RF=1 the ISR
  * is this broker alone, so the high watermark follows the log end offset
- * right after each append. As follower (the fetcher arrives with
- * multi-broker replication) it only holds the log.
+ * right after each append. As follower it appends what the replica fetcher
+ * copies, takes the leader's high watermark, and serves consumers below it
+ * (fetch from follower, KIP-392).
  *
  * Reads check the fetcher's view of the leader epoch first: an older epoch
  * gets FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH (KIP-320).
@@ -308,8 +309,13 @@ export class Partition {
     if (newHighWatermark <= this.log.highWatermark) return false;
     const kept = this.log.updateHighWatermark(newHighWatermark);
     this.producerState.onHighWatermarkUpdated(kept);
-    while (this.pendingVisible.length > 0 && this.pendingVisible[0]!.lastOffset < kept) this.visibleBytes += this.pendingVisible.shift()!.sizeBytes;
+    this.countVisibleBytes(kept);
     return true;
+  }
+
+  /** Batches now below the high watermark count as readable (fetch.min.bytes of waiting consumer fetches). */
+  private countVisibleBytes(highWatermark: number): void {
+    while (this.pendingVisible.length > 0 && this.pendingVisible[0]!.lastOffset < highWatermark) this.visibleBytes += this.pendingVisible.shift()!.sizeBytes;
   }
 
   /** Whether acks=all can be answered for an append ending before `requiredOffset` (Kafka's checkEnoughReplicasReachOffset). */
@@ -604,14 +610,20 @@ export class Partition {
       for (const appendInfo of infos) this.producerState.update(appendInfo);
       for (const txn of completed) await this.completeTxn(txn);
       this.producerState.updateMapEndOffset(info.lastOffset + 1);
+      this.pendingVisible.push({ lastOffset: info.lastOffset, sizeBytes: records.length });
+      this.appendedBytes += records.length;
       return { lastOffset: info.lastOffset };
     });
   }
 
-  /** A follower's high watermark: the leader's, bounded by what this log holds. */
-  updateFollowerHighWatermark(leaderHighWatermark: number): void {
-    const kept = this.log.updateHighWatermark(Math.max(this.log.highWatermark, Math.min(leaderHighWatermark, this.log.logEndOffset)));
+  /** A follower's high watermark: the leader's, bounded by what this log holds. Returns true when it moved. */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    const before = this.log.highWatermark;
+    const kept = this.log.updateHighWatermark(Math.max(before, Math.min(leaderHighWatermark, this.log.logEndOffset)));
     this.producerState.onHighWatermarkUpdated(kept);
+    if (kept === before) return false;
+    this.countVisibleBytes(kept);
+    return true;
   }
 
   /** The leader's log start offset moved (retention, DeleteRecords): follow it, up to the high watermark. */
@@ -627,6 +639,7 @@ export class Partition {
   async truncateTo(offset: number): Promise<void> {
     await this.serialized(async () => {
       if (!(await this.log.truncateTo(offset))) return;
+      this.forgetPendingFrom(offset);
       await rebuildProducerState(this.log, this.producerState, { nowMs: this.nowMs(), hadCleanShutdown: false });
     });
   }
@@ -636,7 +649,13 @@ export class Partition {
     await this.serialized(async () => {
       await this.log.truncateFullyAndStartAt(offset);
       await this.producerState.truncateFullyAndStartAt(offset);
+      this.forgetPendingFrom(0);
     });
+  }
+
+  /** Truncated batches will never become readable. */
+  private forgetPendingFrom(offset: number): void {
+    while (this.pendingVisible.length > 0 && this.pendingVisible.at(-1)!.lastOffset >= offset) this.pendingVisible.pop();
   }
 
   // ---- read ----------------------------------------------------------------------------

@@ -67,8 +67,8 @@ export interface ReplicaFetcherManagerOptions {
   brokerEpoch: () => number;
   /** Opens a connection to a leader; default a BrokerConnection. */
   connect?: (address: { host: string; port: number }) => Promise<LeaderConnection>;
-  /** Called after appends or a high-watermark move on a follower (delayed requests re-check). */
-  onFollowerProgress?: (partition: Partition) => void;
+  /** Called when a follower's high watermark moved (consumer fetches waiting on it re-check, KIP-392). */
+  onFollowerHighWatermark?: (partition: Partition) => void;
 }
 
 /** One partition a fetcher copies. */
@@ -331,9 +331,9 @@ class ReplicaFetcherThread {
         const appended = await partition.appendRecordsAsFollower(whole);
         if (appended !== null) state.fetchOffset = appended.lastOffset + 1;
       }
-      partition.updateFollowerHighWatermark(answer.highWatermark);
+      const highWatermarkMoved = partition.updateFollowerHighWatermark(answer.highWatermark);
       if (answer.logStartOffset >= 0) await partition.maybeIncrementLogStartOffset(answer.logStartOffset);
-      this.options.onFollowerProgress?.(partition);
+      if (highWatermarkMoved) this.options.onFollowerHighWatermark?.(partition);
     } catch (error) {
       this.options.logger.warn(`replica fetcher ${this.name}: ${partition.name} failed: ${(error as Error).message}`);
       state.delayedUntilMs = this.options.env.clock.monotonicMs() + this.options.config.fetchBackoffMs;

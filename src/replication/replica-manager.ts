@@ -47,12 +47,13 @@ import { rebuildProducerState } from '../storage/producer-state-loader.js';
 import type { AbortedTxn } from '../storage/transaction-index.js';
 import { DelayedOperationPurgatory } from './purgatory.js';
 import { DelayedProduce, type ProducePartitionStatus } from './delayed-produce.js';
-import { DelayedFetch, endOffsetFor, type FetchParams, type FetchPartitionStatus } from './delayed-fetch.js';
+import { DelayedFetch, endOffsetFor, type ClientMetadata, type FetchParams, type FetchPartitionStatus } from './delayed-fetch.js';
 import { FetchManager, FetchSessionCache, FETCH_SESSION_EVICTION_MS } from './fetch-session.js';
 import { Partition, type PartitionError } from './partition.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata-file.js';
 import type { RecordError } from './record-validator.js';
 import { ReplicaFetcherManager, type ReplicaFetcherManagerOptions } from './replica-fetcher.js';
+import { replicaSelectorFor, type ReplicaSelector, type ReplicaView } from './replica-selector.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
 import type { IsrChangeContext, IsrChangeOutcome, IsrChangeProposal } from './partition.js';
 
@@ -163,6 +164,10 @@ export class ReplicaManager implements MetadataPublisher {
   /** Copies the partitions this broker follows from their leaders. */
   readonly replicaFetcherManager: ReplicaFetcherManager;
   private isrExpirationTimer: TimerHandle | null = null;
+  /** replica.selector.class: null serves consumers from the leader only (KIP-392). */
+  private readonly replicaSelector: ReplicaSelector | null;
+  /** Record bytes this broker returned to consumers from partitions it follows (KIP-392; for tests and tools). */
+  consumerBytesServedAsFollower = 0;
 
   constructor(private readonly context: ReplicaManagerContext) {
     const { env, config } = context;
@@ -174,6 +179,7 @@ export class ReplicaManager implements MetadataPublisher {
       random: env.random,
     });
     this.fetchManager = new FetchManager(cache, () => env.clock.monotonicMs());
+    this.replicaSelector = replicaSelectorFor(config.string('replica.selector.class'));
     this.logDirFailureChannel = context.logDirFailureChannel ?? new LogDirFailureChannel(context.log);
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.handleLogDirFailure(logDir));
     this.replicaFetcherManager = new ReplicaFetcherManager({
@@ -191,8 +197,15 @@ export class ReplicaManager implements MetadataPublisher {
       },
       leaderAddress: (leaderId) => this.leaderAddress(leaderId),
       brokerEpoch: () => context.brokerEpoch?.() ?? -1,
+      // A consumer's fetch waiting on a follower (KIP-392) completes once the follower's high watermark moves.
+      onFollowerHighWatermark: (partition) => this.fetchPurgatory.checkAndComplete(topicPartitionKey(partition.topicPartition)),
       ...(context.connectToLeader === undefined ? {} : { connect: context.connectToLeader }),
     });
+  }
+
+  /** Whether consumers may be sent to another replica (replica.selector.class is set): the Fetch handler then passes client metadata. */
+  get selectsReplicas(): boolean {
+    return this.replicaSelector !== null;
   }
 
   /** A leader's endpoint on the inter-broker listener, from the metadata image. */
@@ -741,7 +754,9 @@ export class ReplicaManager implements MetadataPublisher {
     // KIP-1166: a follower whose high watermark is behind the leader's learns it now rather than after max.wait.ms.
     const followerBehind = (data: FetchPartitionData, index: number) =>
       params.replicaId >= 0 && data.errorCode === ErrorCode.NONE && data.highWatermark > (infos[index]!.replicaHighWatermark ?? Infinity);
-    const mustAnswer = first.some((data, index) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null || followerBehind(data, index));
+    const mustAnswer = first.some(
+      (data, index) => data.errorCode !== ErrorCode.NONE || data.divergingEpoch !== null || data.preferredReadReplica >= 0 || followerBehind(data, index),
+    );
     if (params.maxWaitMs <= 0 || infos.length === 0 || bytesReadable >= params.minBytes || mustAnswer || this.shuttingDown) return first;
     return new Promise((resolve, reject) => {
       const statuses: FetchPartitionStatus[] = infos.map((info, index) => {
@@ -820,6 +835,10 @@ export class ReplicaManager implements MetadataPublisher {
     // Kafka refuses a replica outside the assignment (NotLeaderOrFollowerException).
     if (fromFollower && partition.isLeader && !partition.remoteReplicas.has(params.replicaId)) return { ...read, data: fetchError(ErrorCode.NOT_LEADER_OR_FOLLOWER), drained: true };
     const fetchTimeMs = this.context.env.clock.nowMs();
+    if (params.clientMetadata != null) {
+      const preferred = this.findPreferredReadReplica(partition, params.clientMetadata, info.fetchOffset, fetchTimeMs);
+      if (preferred >= 0) return { ...read, data: this.preferredReadReplicaAnswer(partition, info, preferred), drained: true };
+    }
     const result = await partition.readRecords({
       fetchOffset: info.fetchOffset,
       currentLeaderEpoch: info.currentLeaderEpoch,
@@ -848,6 +867,7 @@ export class ReplicaManager implements MetadataPublisher {
       if (moved) this.completeDelayedRequests(topicPartitionKey(info.topicPartition));
     }
     const bytes = got.records.length;
+    if (!fromFollower && !partition.isLeader) this.consumerBytesServedAsFollower += bytes;
     const nothingToRead = got.divergingEpoch !== null || info.fetchOffset >= endOffsetFor(params.isolation, got);
     const data: FetchPartitionData = {
       errorCode: ErrorCode.NONE,
@@ -860,6 +880,54 @@ export class ReplicaManager implements MetadataPublisher {
       preferredReadReplica: -1,
     };
     return { ...read, data, drained: nothingToRead || (bytes > 0 && bytes < maxBytes) };
+  }
+
+  /**
+   * Kafka's findPreferredReadReplica: as leader, the replica the selector
+   * picks for this consumer among the in-sync replicas holding
+   * `fetchOffset` and the leader itself; -1 to serve the fetch here.
+   */
+  private findPreferredReadReplica(partition: Partition, client: ClientMetadata, fetchOffset: number, nowMs: number): number {
+    const selector = this.replicaSelector;
+    if (selector === null || !partition.isLeader) return -1;
+    const candidates: ReplicaView[] = [];
+    for (const remote of partition.remoteReplicas.values()) {
+      // Out-of-sync followers may lag without end; Kafka never offers them.
+      if (!partition.isr.has(remote.brokerId) || remote.logEndOffset < fetchOffset || remote.logStartOffset > fetchOffset) continue;
+      candidates.push({
+        brokerId: remote.brokerId,
+        rack: this.rackOnListener(remote.brokerId, client.listenerName),
+        logEndOffset: remote.logEndOffset,
+        timeSinceLastCaughtUpMs: nowMs - remote.lastCaughtUpTimeMs,
+      });
+    }
+    const leader: ReplicaView = { brokerId: this.nodeId, rack: this.rackOnListener(this.nodeId, client.listenerName), logEndOffset: partition.log.logEndOffset, timeSinceLastCaughtUpMs: 0 };
+    candidates.push(leader);
+    const selected = selector(client.rackId, candidates, leader);
+    return selected === null || selected === leader ? -1 : selected.brokerId;
+  }
+
+  /** A broker's rack when it has an endpoint on `listenerName` (else null, as Kafka's Node.noNode()). */
+  private rackOnListener(brokerId: number, listenerName: string): string | null {
+    const broker = this.image.brokers.get(brokerId);
+    if (broker === undefined || !broker.listeners.some((listener) => listener.name === listenerName)) return null;
+    return broker.rack;
+  }
+
+  /** The leader's answer naming a preferred read replica: no records, the leader's offsets (Kafka skips the read). */
+  private preferredReadReplicaAnswer(partition: Partition, info: FetchPartitionInfo, preferredReadReplica: number): FetchPartitionData {
+    const snapshot = partition.fetchOffsetSnapshot(info.currentLeaderEpoch, false);
+    if ('error' in snapshot) return fetchError(snapshot.error.errorCode);
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: snapshot.snapshot.highWatermark,
+      lastStableOffset: snapshot.snapshot.lastStableOffset,
+      logStartOffset: snapshot.snapshot.logStartOffset,
+      records: EMPTY_RECORDS,
+      abortedTransactions: null,
+      divergingEpoch: null,
+      preferredReadReplica,
+    };
   }
 
   // ---- offsets ---------------------------------------------------------------------------------
@@ -1006,13 +1074,15 @@ function sameAsSequential(read: SpeculativeRead, targetBytes: number, minOneMess
   return read.minOneMessage === minOneMessage || (bytes > 0 && bytes <= targetBytes);
 }
 
+const EMPTY_RECORDS = Buffer.alloc(0);
+
 export function fetchError(errorCode: number): FetchPartitionData {
   return {
     errorCode,
     highWatermark: -1,
     lastStableOffset: -1,
     logStartOffset: -1,
-    records: Buffer.alloc(0),
+    records: EMPTY_RECORDS,
     abortedTransactions: null,
     divergingEpoch: null,
     preferredReadReplica: -1,

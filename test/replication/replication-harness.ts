@@ -34,6 +34,8 @@ export interface HarnessOptions {
   replicas: number[];
   topicConfigs?: Record<string, string>;
   brokerConfig?: Record<string, string | number>;
+  /** broker.rack of each broker, as registered (KIP-392). */
+  racks?: Record<number, string>;
 }
 
 export class ReplicationHarness {
@@ -56,7 +58,7 @@ export class ReplicationHarness {
   }
 
   static async start(options: HarnessOptions): Promise<ReplicationHarness> {
-    let image = clusterWith(options.brokers);
+    let image = clusterWith(options.brokers, new Map(Object.entries(options.racks ?? {}).map(([id, rack]) => [Number(id), rack])));
     const configs = Object.entries(options.topicConfigs ?? {}).map(([name, value]) => ({ name, value }));
     image = commit(image, (context) =>
       createTopics(context, [{ name: TOPIC, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: options.replicas }], configs }], { validateOnly: false }),

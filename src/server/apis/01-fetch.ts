@@ -4,7 +4,7 @@
  * v4 isolation level and lastStableOffset / abortedTransactions; v5
  * logStartOffset; v7 incremental fetch sessions (KIP-227); v9
  * currentLeaderEpoch fencing (KIP-320); v11 rackId and preferredReadReplica
- * (KIP-392, always -1 here: one replica); v12 flexible, lastFetchedEpoch and
+ * (KIP-392, below); v12 flexible, lastFetchedEpoch and
  * divergingEpoch (KIP-595); v13 topic ids (KIP-516, unknown id ->
  * UNKNOWN_TOPIC_ID); v15 replicaState; v16 currentLeader / nodeEndpoints on
  * NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH (KIP-951); v17
@@ -26,6 +26,14 @@
  * (src/replication/partition.ts). The leader answers the records and its
  * high watermark; a diverging epoch when the follower's last fetched epoch
  * ended earlier here (KIP-595).
+ * Fetch from follower (KIP-392): with replica.selector.class set, the
+ * leader answers a v11+ consumer that sent its rack (client.rack) with the
+ * replica to fetch from instead (preferredReadReplica, no records, at once);
+ * v11+ consumers may read from followers, up to the follower's high
+ * watermark (an offset between it and the follower's log end reads nothing
+ * and waits; past the log end is OFFSET_OUT_OF_RANGE, on which Kafka's
+ * clients go back to the leader). Older consumers read from the leader only.
+ * ListOffsets stays at the leader (02-list-offsets.ts).
  * Served on broker listeners only: on the controller listener Fetch is
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
  * No quotas (throttleTimeMs 0).
@@ -167,6 +175,11 @@ async function readPartitions(
     isolation: fromFollower ? 'logEnd' : request.isolationLevel === 1 ? 'txnCommitted' : 'highWatermark',
     // Followers fetch from the leader only; v11+ consumers may read from followers (KIP-392), older ones not.
     fetchOnlyFromLeader: fromFollower || context.apiVersion < 11,
+    // Built only when a selector could use it, so the usual fetch allocates nothing for KIP-392.
+    clientMetadata:
+      !fromFollower && context.apiVersion >= 11 && request.rackId !== '' && broker.replicaManager.selectsReplicas
+        ? { rackId: request.rackId, listenerName: context.listenerName }
+        : null,
   };
   const read = await broker.replicaManager.fetchMessages(params, interesting);
   let next = 0;
