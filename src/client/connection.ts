@@ -91,6 +91,7 @@ export class BrokerConnection {
   private readonly closeListeners: ((error: Error) => void)[] = [];
   /** Broker's version span per API key, after negotiation. */
   private brokerVersions = new Map<number, VersionSpan>();
+  private brokerFeatures = new Map<string, number>();
 
   constructor(options: ConnectionOptions) {
     this.host = options.host;
@@ -120,6 +121,11 @@ export class BrokerConnection {
 
   get inFlightCount(): number {
     return this.inFlight.length + this.waiting.length;
+  }
+
+  /** The features the broker's ApiVersions (v3+) names finalized, with their max levels (KIP-584). */
+  get finalizedFeatures(): ReadonlyMap<string, number> {
+    return this.brokerFeatures;
   }
 
   /** The broker's advertised version spans, by API key. */
@@ -164,6 +170,7 @@ export class BrokerConnection {
       }
       if (response.errorCode !== ErrorCode.NONE) throw new KafkaError(response.errorCode, `ApiVersions from ${this.address}`);
       this.brokerVersions = new Map(response.apiKeys.map((entry) => [entry.apiKey, { min: entry.minVersion, max: entry.maxVersion }]));
+      this.brokerFeatures = new Map((response.finalizedFeatures ?? []).map((feature) => [feature.name, feature.maxVersionLevel]));
       return;
     }
     throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `no ApiVersions version in common with ${this.address}`);

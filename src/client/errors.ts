@@ -43,6 +43,15 @@ export class TimeoutError extends KafkaError {
   }
 }
 
+/** A transactional record dropped unsent because its transaction was aborted (Kafka's TransactionAbortedException). */
+export class TransactionAbortedError extends Error {
+  override readonly name = 'TransactionAbortedError';
+
+  constructor() {
+    super('Failing batch since transaction was aborted');
+  }
+}
+
 /** Errors that mean "the metadata we hold is stale": refresh it before retrying. */
 const STALE_METADATA = new Set<number>([
   ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,

@@ -16,8 +16,17 @@
  * else of its partition is in flight, so retries keep order and the broker
  * deduplicates them. OUT_OF_ORDER_SEQUENCE_NUMBER for a batch behind a
  * failed one is retried as well; for the oldest batch it is fatal.
+ *
+ * Transactions (transactional.id, KIP-98; V2 of KIP-890 where the cluster
+ * finalizes transaction.version 2): initTransactions, beginTransaction,
+ * send, sendOffsetsToTransaction, commitTransaction, abortTransaction, as
+ * Kafka's producer names them; the protocol is in transaction-manager.ts.
+ * A transactional producer sends a partition's batches only once the
+ * partition is in the transaction (V1), or with its transactional id on
+ * Produce v12+ (V2). Fencing (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH) is
+ * fatal: every call afterwards fails with it.
  * Not done: splitting a batch after MESSAGE_TOO_LARGE, epoch bumps after
- * UNKNOWN_PRODUCER_ID (KIP-360), transactions.
+ * UNKNOWN_PRODUCER_ID (KIP-360) and after an abortable error in V1.
  */
 import { realEnv } from '../io/env.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -30,7 +39,9 @@ import type { ResponseOf } from '../protocol/schema.js';
 import { Produce } from '../protocol/schemas/00-produce.js';
 import { InitProducerId } from '../protocol/schemas/22-init-producer-id.js';
 import { Cluster, type ClientOptions, type TopicInfo, type TopicPartition } from './cluster.js';
-import { KafkaError, TimeoutError, needsMetadataRefresh, throwIfError } from './errors.js';
+import { KafkaError, TimeoutError, TransactionAbortedError, needsMetadataRefresh, throwIfError } from './errors.js';
+import type { OffsetToCommit } from './group-coordinator.js';
+import { TransactionManager, type ProducerIdAndEpoch, type TransactionGroupMetadata } from './transaction-manager.js';
 import { partitionForKey, StickyPartitioner, type Partitioner } from './partitioner.js';
 import { RecordAccumulator, recordBytesUpperBound, type AccumulatedRecord, type ProducerBatch, type RecordMetadata } from './record-accumulator.js';
 import { topicPartitionKey } from '../protocol/topic-partition.js';
@@ -68,6 +79,10 @@ export interface ProducerOptions extends ClientOptions {
   partitionerIgnoreKeys?: boolean;
   /** allow.auto.create.topics (metadata requests). Default true. */
   allowAutoTopicCreation?: boolean;
+  /** transactional.id: makes the producer transactional (and idempotent). */
+  transactionalId?: string;
+  /** transaction.timeout.ms. Default 60000. */
+  transactionTimeoutMs?: number;
 }
 
 export type HeaderValue = Buffer | string | null;
@@ -91,6 +106,7 @@ export const PRODUCER_DEFAULTS = {
   bufferMemory: 33_554_432,
   maxBlockMs: 60_000,
   inFlightRequestsMax: 5,
+  transactionTimeoutMs: 60_000,
 } as const;
 
 /** Kafka's limit on in-flight batches per partition with idempotence. */
@@ -118,14 +134,17 @@ function resolveSettings(options: ProducerOptions): ResolvedSettings {
   if (compression === null) throw new Error(`Invalid value ${options.compression} for configuration compression.type`);
   const inFlightRequestsMax = options.inFlightRequestsMax ?? PRODUCER_DEFAULTS.inFlightRequestsMax;
   const compatible = acks === -1 && retries > 0 && inFlightRequestsMax <= IDEMPOTENT_IN_FLIGHT_MAX;
-  if (options.idempotence === true && !compatible) {
+  if (options.transactionalId !== undefined && options.idempotence === false) {
+    throw new Error('Cannot set a transactional.id without also enabling idempotence.');
+  }
+  if ((options.idempotence === true || options.transactionalId !== undefined) && !compatible) {
     throw new Error('enable.idempotence requires acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5');
   }
   return {
     acks,
     compression,
     compressionLevel: options.compressionLevel,
-    idempotence: options.idempotence ?? compatible,
+    idempotence: options.idempotence ?? (compatible || options.transactionalId !== undefined),
     retries,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? PRODUCER_DEFAULTS.deliveryTimeoutMs,
     maxRequestSize: options.maxRequestSize ?? PRODUCER_DEFAULTS.maxRequestSize,
@@ -174,6 +193,7 @@ export class Producer {
    */
   private nextExpiryCheckMs = 0;
   private readonly preparing = new Set<Promise<void>>();
+  private readonly txn: TransactionManager | null;
 
   constructor(options: ProducerOptions) {
     this.settings = resolveSettings(options);
@@ -186,12 +206,75 @@ export class Producer {
     });
     this.partitioner = options.partitioner;
     this.partitionerIgnoreKeys = options.partitionerIgnoreKeys ?? false;
+    this.txn = options.transactionalId === undefined ? null : new TransactionManager(this.cluster, options.transactionalId, options.transactionTimeoutMs ?? PRODUCER_DEFAULTS.transactionTimeoutMs);
+  }
+
+  // ---- transactions
+
+  /** Registers the transactional id with its coordinator: fences older producers of the id and ends their open transaction. */
+  async initTransactions(): Promise<void> {
+    this.setProducerIdAndEpoch(await this.transactions().initProducerId());
+    this.scheduleDrain();
+  }
+
+  beginTransaction(): void {
+    this.transactions().begin();
+  }
+
+  /** Commits these consumer offsets in the transaction (consume-transform-produce, KIP-447's group metadata). */
+  async sendOffsetsToTransaction(offsets: readonly OffsetToCommit[], group: TransactionGroupMetadata): Promise<void> {
+    await this.transactions().sendOffsets(offsets, group, this.producerIdAndEpoch());
+  }
+
+  /** Flushes the transaction's records, then commits it; a failed record fails the commit (abort, then retry the work). */
+  async commitTransaction(): Promise<void> {
+    const txn = this.transactions();
+    txn.expect('commit a transaction', 'inTransaction');
+    txn.state = 'committing';
+    await this.flush();
+    // A record that failed during the flush made the transaction abortable (or the producer fenced).
+    if (txn.failed()) throw txn.lastError!;
+    this.setProducerIdAndEpoch(await txn.end(true, this.producerIdAndEpoch()));
+  }
+
+  /** Drops the transaction's records not yet sent, waits for those in flight, then aborts it. */
+  async abortTransaction(): Promise<void> {
+    const txn = this.transactions();
+    txn.expect('abort a transaction', 'inTransaction', 'abortableError');
+    txn.state = 'aborting';
+    for (const batch of this.accumulator.allBatches()) {
+      if (batch.encoded === null && !batch.inFlight) this.failBatch(batch, new TransactionAbortedError());
+    }
+    await this.flush();
+    if (txn.fenced()) throw txn.lastError!;
+    this.setProducerIdAndEpoch(await txn.end(false, this.producerIdAndEpoch()));
+  }
+
+  private transactions(): TransactionManager {
+    if (this.txn === null) throw new KafkaError(ErrorCode.INVALID_TXN_STATE, 'Transactional method invoked on a non-transactional producer.');
+    return this.txn;
+  }
+
+  private producerIdAndEpoch(): ProducerIdAndEpoch {
+    return { producerId: this.producerId, producerEpoch: this.producerEpoch };
+  }
+
+  /** A new producer id or epoch starts every partition's sequences again at 0. */
+  private setProducerIdAndEpoch(id: ProducerIdAndEpoch): void {
+    if (id.producerId !== this.producerId || id.producerEpoch !== this.producerEpoch) this.nextSequence.clear();
+    this.producerId = id.producerId;
+    this.producerEpoch = id.producerEpoch;
   }
 
   /** Sends a record; resolves once the broker acknowledged it (per acks). */
   send(record: ProducerRecord): Promise<RecordMetadata> {
     if (this.closing) return Promise.reject(new Error('Cannot send after the producer is closed.'));
     if (this.fatalError !== null) return Promise.reject(this.fatalError);
+    try {
+      this.txn?.expect('send', 'inTransaction');
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     // Until the record is in the accumulator, flush() must wait for this send too.
     let appended!: () => void;
     const preparing = new Promise<void>((resolve) => { appended = resolve; });
@@ -265,6 +348,7 @@ export class Producer {
     await this.flush();
     this.closing = true;
     this.wakeTimer?.cancel();
+    await this.txn?.close();
     await this.cluster.close();
   }
 
@@ -352,14 +436,16 @@ export class Producer {
 
   private drain(): void {
     if (this.settings.idempotence && this.producerId === NO_PRODUCER_ID) {
-      this.ensureProducerId();
+      // A transactional producer gets its id from initTransactions().
+      if (this.txn === null) this.ensureProducerId();
       return;
     }
     this.expireBatches();
-    const ready = this.accumulator.readyBatches({
+    const readyAll = this.accumulator.readyBatches({
       flushing: this.flushing > 0 || this.closing,
       inFlightPerPartitionMax: this.settings.idempotence ? IDEMPOTENT_IN_FLIGHT_MAX : Number.MAX_SAFE_INTEGER,
     });
+    const ready = this.txn === null ? readyAll : this.txn.sendable(readyAll, this.producerIdAndEpoch(), () => this.scheduleDrain());
     const byNode = this.groupByLeader(ready);
     for (const [nodeId, batches] of byNode) {
       if ((this.inFlightByNode.get(nodeId) ?? 0) >= this.settings.inFlightRequestsMax) continue;
@@ -434,6 +520,7 @@ export class Producer {
       producerId: this.settings.idempotence ? this.producerId : NO_PRODUCER_ID,
       producerEpoch: this.settings.idempotence ? this.producerEpoch : NO_PRODUCER_EPOCH,
       baseSequence,
+      isTransactional: this.txn !== null,
     });
   }
 
@@ -497,7 +584,7 @@ export class Producer {
       const connection = await this.cluster.connection(nodeId);
       const useTopicIds = batches.every((b) => (this.cluster.topics.get(b.topicPartition.topic)?.topicId ?? ZERO_UUID) !== ZERO_UUID);
       const { version, response } = await connection.sendVersioned(Produce, this.produceRequest(batches), {
-        versionMax: useTopicIds ? Infinity : 12,
+        versionMax: Math.min(useTopicIds ? Infinity : 12, this.txn?.produceVersionMax ?? Infinity),
         expectResponse: this.settings.acks !== 0,
       });
       if (this.settings.acks === 0) {
@@ -522,7 +609,7 @@ export class Producer {
       byTopic.set(batch.topicPartition.topic, list);
     }
     return {
-      transactionalId: null,
+      transactionalId: this.txn?.transactionalId ?? null,
       acks: this.settings.acks,
       timeoutMs: this.cluster.requestTimeoutMs,
       topicData: [...byTopic].map(([name, list]) => ({
@@ -563,6 +650,13 @@ export class Producer {
       return;
     }
     this.failBatch(batch, error);
+    if (this.txn !== null) {
+      this.txn.onBatchFailed(error);
+      if (this.txn.fenced()) {
+        this.fatalError ??= this.txn.lastError;
+        for (const waiting of this.accumulator.allBatches()) if (!waiting.inFlight) this.failBatch(waiting, this.fatalError!);
+      }
+    }
   }
 
   private canRetry(batch: ProducerBatch, code: number): boolean {
