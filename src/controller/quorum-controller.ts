@@ -28,7 +28,7 @@ import type { Random } from '../io/random.js';
 import { emptyImage, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { MetadataRecord } from '../metadata/records.js';
-import type { Batch, LeaderAndEpoch, RaftListener } from '../raft/raft-client.js';
+import { NotLeaderError, type Batch, type LeaderAndEpoch, type RaftListener } from '../raft/raft-client.js';
 import type { SnapshotContent } from '../raft/snapshot.js';
 import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import {
@@ -303,7 +303,12 @@ export class QuorumController implements RaftListener<MetadataRecord> {
         afterWrite?.(outcome.response, this.options.raft.logEndOffset - 1, sessions);
         return { response: outcome.response, lastOffset: null };
       }
-      const appended = await this.options.raft.append(outcome.records);
+      const appended = await this.options.raft.append(outcome.records).catch((error: unknown) => {
+        // Raft resigned since this controller became active (check quorum, or a leader removed from the voters):
+        // NOT_CONTROLLER, so the client finds the next active controller.
+        if (error instanceof NotLeaderError) throw new NotControllerError(`node ${this.options.nodeId} is no longer the active controller: ${error.message}`);
+        throw error;
+      });
       afterWrite?.(outcome.response, appended.lastOffset, sessions);
       return { response: outcome.response, lastOffset: appended.lastOffset };
     });

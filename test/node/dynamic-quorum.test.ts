@@ -16,16 +16,15 @@ import { join } from 'node:path';
 import { Admin } from '../../src/client/admin.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 import { spool } from '../cli/cli-io.js';
+import { until as untilProbe } from '../interop/cluster/until.js';
 
 /** Generous bound for a condition on real time (elections take ~100-300 ms here). */
 const WAIT_MS = 30_000;
+const POLL_MS = 10;
 
+/** Waits for a condition on the running nodes, polling (the nodes change it on their own timers). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${WAIT_MS} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  await untilProbe(what, async () => (condition() ? true : null), { waitMs: WAIT_MS, pollMs: POLL_MS });
 }
 
 function voterIds(cluster: RunningCluster, nodeId: number): number[] {
@@ -42,13 +41,25 @@ async function createTopic(cluster: RunningCluster, name: string): Promise<void>
   try {
     const [created] = await admin.createTopics([{ name, numPartitions: 1, replicationFactor: 1 }]);
     assert.equal(created!.name, name);
-    assert.ok((await admin.listTopics()).includes(name));
   } finally {
     await admin.close();
   }
+  const brokers = cluster.nodes.filter((node) => node.running && node.roles.includes('broker'));
+  await until(() => brokers.every((node) => node.node.metadata.image.topicsByName.has(name)), `topic ${name} on every broker`);
 }
 
+/** What an operator waits for before add-controller: the leader reports the new controller caught up (describe --replication). */
+function caughtUp(cluster: RunningCluster, nodeId: number): boolean {
+  const active = cluster.activeController();
+  if (active === null) return false;
+  const described = active.node.shared.raft.describeQuorum().topics?.[0]?.partitions?.[0];
+  return (described?.observers ?? []).some((o) => o.replicaId === nodeId && (o.lastCaughtUpTimestamp ?? -1) > 0);
+}
+
+
 test('a fourth controller is added with add-controller and the active one removed with remove-controller; metadata keeps committing', { timeout: 120_000 }, async () => {
+  // Spool's real timers are unref'd: the test holds its event loop open while the nodes' clients retry.
+  const hold = setInterval(() => undefined, 1000);
   const cluster = await startCluster({ combined: 3, dynamicQuorum: true });
   const dir = mkdtempSync(join(tmpdir(), 'spool-dynamic-quorum-'));
   try {
@@ -57,6 +68,7 @@ test('a fourth controller is added with add-controller and the active one remove
 
     const added = await cluster.addController();
     assert.equal(voterIds(cluster, added.nodeId).includes(added.nodeId), false);
+    await until(() => caughtUp(cluster, added.nodeId), 'the new controller caught up as an observer');
     const config = added.node.config;
     const properties = join(dir, 'controller.properties');
     writeFileSync(properties, [
@@ -93,5 +105,6 @@ test('a fourth controller is added with add-controller and the active one remove
   } finally {
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
+    clearInterval(hold);
   }
 });
