@@ -17,8 +17,9 @@ import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
 import { TRANSACTION_VERSION_FEATURE, defaultTransactionVersion } from '../metadata/features.js';
 import { BrokerControlState, stateFlags, type BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import type { ControllerContext } from './context.js';
-import { NO_LEADER, generateLeaderAndIsrUpdates, hasLeaderships, partitionsWithBrokerInIsr, partitionsWithNoLeader } from './replication-control.js';
+import { NO_LEADER, generateLeaderAndIsrUpdates, hasLeaderships, partitionsWithBrokerInElr, partitionsWithBrokerInIsr, partitionsWithNoLeader } from './replication-control.js';
 import { result, type ApiError, type ControllerResult } from './result.js';
+import { brokerShutdownRecords } from './elections.js';
 
 export interface FeatureRange {
   name: string;
@@ -35,6 +36,8 @@ export interface BrokerRegistrationRequest {
   features: readonly FeatureRange[];
   logDirs: readonly string[];
   isMigratingZkBroker?: boolean;
+  /** The broker epoch its last clean shutdown recorded (BrokerRegistration v3+, KIP-966); -1 after an unclean one. */
+  previousBrokerEpoch?: number;
 }
 
 export interface BrokerRegistrationReply extends ApiError {
@@ -68,7 +71,8 @@ export function registerBroker(
   if (unsupported !== null) return registrationError(ErrorCode.UNSUPPORTED_VERSION, unsupported);
   const newIncarnation = existing?.incarnationId !== request.incarnationId;
   // A new incarnation may follow an unclean shutdown: its old leaderships go first.
-  const records = newIncarnation ? generateLeaderAndIsrUpdates(context, { brokerToRemove: request.brokerId, brokerToAdd: NO_LEADER }, partitionsWithBrokerInIsr(image, request.brokerId)) : [];
+  const cleanShutdown = existing !== undefined && existing.epoch === (request.previousBrokerEpoch ?? -1);
+  const records = newIncarnation ? brokerShutdownRecords(context, request.brokerId, { cleanShutdown }) : [];
   const brokerEpoch = newIncarnation || existing === undefined ? context.nextWriteOffset : existing.epoch;
   records.push(
     metadataRecord('RegisterBrokerRecord', {
@@ -241,7 +245,11 @@ function controlledShutdownRecords(context: ControllerContext, brokerId: number,
 export function unregisterBroker(context: ControllerContext, brokerId: number): ControllerResult<ApiError> {
   const broker = context.image.brokers.get(brokerId);
   if (broker === undefined) return result([], { errorCode: ErrorCode.BROKER_ID_NOT_REGISTERED, errorMessage: `Broker ID ${brokerId} is not currently registered` });
-  const records = generateLeaderAndIsrUpdates(context, { brokerToRemove: brokerId, brokerToAdd: NO_LEADER }, partitionsWithBrokerInIsr(context.image, brokerId));
+  const removal = { brokerToRemove: brokerId, brokerToAdd: NO_LEADER };
+  const records = [
+    ...generateLeaderAndIsrUpdates(context, removal, partitionsWithBrokerInIsr(context.image, brokerId)),
+    ...generateLeaderAndIsrUpdates(context, removal, partitionsWithBrokerInElr(context.image, brokerId)),
+  ];
   records.push(metadataRecord('UnregisterBrokerRecord', { brokerId, brokerEpoch: broker.epoch }));
   return result(records, { errorCode: ErrorCode.NONE, errorMessage: null });
 }

@@ -17,6 +17,8 @@ import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError
 import { hasCollisionChars, reservedTopicNameError, topicNameError, unifyTopicName } from './topic-names.js';
 import { InvalidReplicationFactorError, placeReplicas } from './replica-placement.js';
 import { alterIsrOfReassigningPartition, isReassignmentInProgress } from './partition-reassignment.js';
+import { Election, LeaderRecoveryState, buildPartitionChange, leaderRecoveryStateOf } from './partition-change.js';
+import { alterPartitionChange, partitionChangeOptions, partitionChangeRecord } from './elections.js';
 
 /** Kafka's Uuid.METADATA_TOPIC_ID (0, 1), reserved for `__cluster_metadata`. */
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -384,50 +386,39 @@ function createPartitionsOfTopic(context: ControllerContext, request: CreatePart
  * Which broker leaves the ISR and leadership of the partitions (brokerToRemove,
  * never an acceptable leader) and which may lead although the image still
  * shows it fenced (brokerToAdd, being unfenced by the same records).
- * NO_LEADER for neither.
+ * brokerWithUncleanShutdown leaves the ISR, the ELR and leadership (KIP-966).
+ * NO_LEADER for none.
  */
 export interface LeaderAndIsrChange {
   brokerToRemove: number;
   brokerToAdd: number;
+  brokerWithUncleanShutdown?: number;
 }
 
 /**
  * Kafka's generateLeaderAndIsrUpdates: one PartitionChangeRecord per
- * partition whose ISR or leader changes. Eligible leader replicas (KIP-966)
- * are not enabled, so the ISR never becomes empty: the last member stays in
- * it, leaderless, so it can lead again cleanly.
+ * partition whose ISR, ELR or leader changes (partition-change.ts).
  */
 export function generateLeaderAndIsrUpdates(context: ControllerContext, change: LeaderAndIsrChange, partitions: Iterable<PartitionRegistration>): MetadataRecord[] {
   const records: MetadataRecord[] = [];
+  const unclean = change.brokerWithUncleanShutdown ?? NO_LEADER;
+  const isAcceptableLeader = (replica: number): boolean =>
+    replica !== change.brokerToRemove && replica !== unclean && (replica === change.brokerToAdd || isActive(context.image, replica));
   for (const partition of partitions) {
-    const record = partitionChange(context, partition, change);
-    if (record !== null) records.push(record);
+    const data = buildPartitionChange(partition, {
+      ...partitionChangeOptions(context, partition),
+      isAcceptableLeader,
+      election: uncleanLeaderElectionEnabled(context, partition.topicName) ? Election.UNCLEAN : Election.ONLINE,
+      targetIsr: partition.isr.filter((replica) => replica !== change.brokerToRemove && replica !== unclean),
+      ...(unclean !== NO_LEADER ? { uncleanShutdownReplicas: [unclean] } : {}),
+    });
+    if (data !== null) records.push(partitionChangeRecord(data));
   }
   return records;
 }
 
-/** Kafka's PartitionChangeBuilder for an ISR change plus an ONLINE (or UNCLEAN, per topic config) election. */
-function partitionChange(context: ControllerContext, partition: PartitionRegistration, change: LeaderAndIsrChange): MetadataRecord | null {
-  const { image } = context;
-  const acceptable = (replica: number): boolean => replica !== change.brokerToRemove && (replica === change.brokerToAdd || isActive(image, replica));
-  const targetIsr = partition.isr.filter((replica) => replica !== change.brokerToRemove);
-  const valid = (replica: number): boolean => targetIsr.includes(replica) && acceptable(replica);
-  const fields: { leader?: number; isr?: number[]; leaderRecoveryState?: number } = {};
-  const leader = valid(partition.leader) ? partition.leader : partition.replicas.find(valid);
-  if (leader !== undefined) {
-    if (leader !== partition.leader) fields.leader = leader;
-  } else {
-    const unclean = uncleanLeaderElectionEnabled(context, partition.topicName) ? partition.replicas.find(acceptable) : undefined;
-    if (unclean !== undefined) Object.assign(fields, { leader: unclean, isr: [unclean], leaderRecoveryState: LEADER_RECOVERY_RECOVERING });
-    else if (partition.leader !== NO_LEADER) fields.leader = NO_LEADER;
-  }
-  if (fields.isr === undefined && targetIsr.length > 0 && targetIsr.length !== partition.isr.length) fields.isr = targetIsr;
-  if (Object.keys(fields).length === 0) return null;
-  return metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, ...fields });
-}
-
 /** Kafka's LeaderRecoveryState.RECOVERING: an unclean leader recovers before it takes followers. */
-export const LEADER_RECOVERY_RECOVERING = 1;
+export const LEADER_RECOVERY_RECOVERING = LeaderRecoveryState.RECOVERING;
 
 /** unclean.leader.election.enable of a topic: its override, else the cluster's dynamic default, else the static config. */
 export function uncleanLeaderElectionEnabled(context: ControllerContext, topicName: string): boolean {
@@ -439,6 +430,11 @@ export function uncleanLeaderElectionEnabled(context: ControllerContext, topicNa
 /** The partitions whose ISR holds the broker (Kafka's BrokersToIsrs.partitionsWithBrokerInIsr). */
 export function partitionsWithBrokerInIsr(image: MetadataImage, brokerId: number): PartitionRegistration[] {
   return [...allPartitions(image)].filter((partition) => partition.isr.includes(brokerId));
+}
+
+/** The partitions whose ELR holds the broker (Kafka's BrokersToElrs.partitionsWithBrokerInElr). */
+export function partitionsWithBrokerInElr(image: MetadataImage, brokerId: number): PartitionRegistration[] {
+  return [...allPartitions(image)].filter((partition) => partition.elr.includes(brokerId));
 }
 
 /** The partitions without a leader. */
@@ -527,22 +523,13 @@ export function alterPartition(context: ControllerContext, request: AlterPartiti
         partitions.push(alterPartitionError(data.partitionIndex, errorCode));
         continue;
       }
-      const newIsr = data.newIsrWithEpochs.map((member) => member.brokerId);
       if (isReassignmentInProgress(partition)) {
-        partitions.push(alterReassigningPartition(context, partition, newIsr, records));
+        partitions.push(alterReassigningPartition(context, partition, data.newIsrWithEpochs.map((member) => member.brokerId), records));
         continue;
       }
-      const changed = !sameMembers(newIsr, partition.isr);
-      if (changed) records.push(metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, isr: newIsr }));
-      partitions.push({
-        partitionIndex: data.partitionIndex,
-        errorCode: ErrorCode.NONE,
-        leaderId: partition.leader,
-        leaderEpoch: partition.leaderEpoch,
-        isr: changed ? newIsr : [...partition.isr],
-        leaderRecoveryState: 0,
-        partitionEpoch: changed ? partition.partitionEpoch + 1 : partition.partitionEpoch,
-      });
+      const outcome = alterPartitionChange(context, partition, data);
+      records.push(...outcome.records);
+      partitions.push(outcome.response);
     }
   }
   return result(records, { errorCode: ErrorCode.NONE, topics });
@@ -563,9 +550,9 @@ function validateAlterPartitionData(
   const newIsr = data.newIsrWithEpochs.map((member) => member.brokerId);
   if (new Set(newIsr).size !== newIsr.length || !newIsr.every((replica) => partition.replicas.includes(replica))) return ErrorCode.INVALID_REQUEST;
   if (!newIsr.includes(partition.leader)) return ErrorCode.INVALID_REQUEST;
-  if (data.leaderRecoveryState === LEADER_RECOVERY_RECOVERING && newIsr.length > 1) return ErrorCode.INVALID_REQUEST;
-  // The image keeps no leader recovery state: a partition is RECOVERED, which may not go back to RECOVERING.
-  if (data.leaderRecoveryState === LEADER_RECOVERY_RECOVERING) return ErrorCode.INVALID_REQUEST;
+  if (data.leaderRecoveryState === LeaderRecoveryState.RECOVERING && newIsr.length > 1) return ErrorCode.INVALID_REQUEST;
+  // A RECOVERED partition may not go back to RECOVERING.
+  if (data.leaderRecoveryState === LeaderRecoveryState.RECOVERING && leaderRecoveryStateOf(partition) === LeaderRecoveryState.RECOVERED) return ErrorCode.INVALID_REQUEST;
   const ineligible = data.newIsrWithEpochs.some((member) => {
     const registration = image.brokers.get(member.brokerId);
     if (registration === undefined || registration.fenced || registration.inControlledShutdown) return true;
@@ -585,8 +572,4 @@ function alterReassigningPartition(context: ControllerContext, partition: Partit
 
 function alterPartitionError(partitionIndex: number, errorCode: number): AlterPartitionPartitionResult {
   return { partitionIndex, errorCode, leaderId: -1, leaderEpoch: -1, isr: [], leaderRecoveryState: 0, partitionEpoch: -1 };
-}
-
-function sameMembers(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((member) => b.includes(member));
 }

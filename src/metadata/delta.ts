@@ -183,6 +183,7 @@ export class ImageBuilder {
       removingReplicas: data.removingReplicas,
       addingReplicas: data.addingReplicas,
       leader: data.leader,
+      ...leaderRecoveryState(data.leaderRecoveryState),
       leaderEpoch: data.leaderEpoch,
       partitionEpoch: data.partitionEpoch,
       directories: data.directories,
@@ -196,8 +197,9 @@ export class ImageBuilder {
     const previous = topic.partitions.get(data.partitionId);
     if (previous === undefined) throw new MetadataReplayError(`PartitionChangeRecord for unknown partition ${topic.name}-${data.partitionId}`);
     const leaderChanged = data.leader !== NO_LEADER_CHANGE;
+    const { leaderRecoveryState: previousRecoveryState, ...unchanged } = previous;
     const registration: PartitionRegistration = {
-      ...previous,
+      ...unchanged,
       replicas: data.replicas ?? previous.replicas,
       isr: data.isr ?? previous.isr,
       elr: data.eligibleLeaderReplicas ?? previous.elr,
@@ -205,6 +207,7 @@ export class ImageBuilder {
       removingReplicas: data.removingReplicas ?? previous.removingReplicas,
       addingReplicas: data.addingReplicas ?? previous.addingReplicas,
       leader: leaderChanged ? data.leader : previous.leader,
+      ...leaderRecoveryState(data.leaderRecoveryState === -1 ? (previousRecoveryState ?? 0) : data.leaderRecoveryState),
       // Kafka bumps the leader epoch whenever the record names a leader, even the same one.
       leaderEpoch: leaderChanged ? previous.leaderEpoch + 1 : previous.leaderEpoch,
       partitionEpoch: previous.partitionEpoch + 1,
@@ -400,6 +403,11 @@ export function fullDelta(image: MetadataImage): MetadataDelta {
     changedFeatures: new Map(image.features),
     offset: image.offset,
   };
+}
+
+/** A registration's leader recovery state: kept only while RECOVERING (absent means RECOVERED). */
+function leaderRecoveryState(state: number): { leaderRecoveryState?: number } {
+  return state === 0 ? {} : { leaderRecoveryState: state };
 }
 
 /** Applies records to an image in one step (tests, snapshot loading). */

@@ -23,6 +23,21 @@ const METADATA_VERSION_4_0_IV2 = 24;
 export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
 
 /**
+ * eligible.leader.replicas.version (KIP-966): 1 keeps eligible leader
+ * replicas. Needs metadata.version 4.0-IV1 or later; Kafka's new clusters
+ * start at 1 from 4.1-IV0, beyond Spool's latest level, so a Spool cluster
+ * starts at 0 unless formatted with `--feature eligible.leader.replicas.version=1`.
+ */
+export const ELR_FEATURE = 'eligible.leader.replicas.version';
+/** metadata.version 4.0-IV1, the first with eligible leader replicas (Kafka's isElrSupported). */
+export const METADATA_VERSION_4_0_IV1 = 23;
+
+/** True when the cluster keeps eligible leader replicas (Kafka's FeatureControlManager.isElrFeatureEnabled). */
+export function isElrEnabled(features: ReadonlyMap<string, number>): boolean {
+  return (features.get(ELR_FEATURE) ?? 0) >= 1 && (features.get('metadata.version') ?? 0) >= METADATA_VERSION_4_0_IV1;
+}
+
+/**
  * Kafka 4.4's metadata.version names by level (MetadataVersion), from 3.3-IV3
  * (7) to 4.5-IV0 (34, not yet production in 4.4): for naming the levels a
  * Kafka node reports. Spool supports up to METADATA_VERSION_LATEST.
@@ -45,12 +60,13 @@ export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'metadata.version', minVersion: METADATA_VERSION_MIN, maxVersion: METADATA_VERSION_LATEST },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
   // group.version 1 is the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Spool serves;
-  // transaction.version 2 is Transactions V2 (KIP-890 part 2). Kafka's other features
-  // (eligible.leader.replicas.version, share.version, streams.version) are not implemented, so a
+  // transaction.version 2 is Transactions V2 (KIP-890 part 2); eligible.leader.replicas.version 1
+  // is KIP-966. Kafka's other features (share.version, streams.version) are not implemented, so a
   // Kafka controller refuses a Spool broker in a cluster that finalized them, as it refuses any
   // broker without them.
   { name: 'group.version', minVersion: 0, maxVersion: 1 },
   { name: TRANSACTION_VERSION_FEATURE, minVersion: 0, maxVersion: 2 },
+  { name: ELR_FEATURE, minVersion: 0, maxVersion: 1 },
 ];
 
 /** The transaction.version a new cluster starts at (Kafka's defaultLevel for the metadata.version). */

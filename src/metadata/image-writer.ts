@@ -11,7 +11,7 @@
  */
 import type { MetadataImage, PartitionRegistration } from './image.js';
 import { ConfigResourceType } from './delta.js';
-import { metadataRecord, type MetadataRecord } from './records.js';
+import { ELR_RECORD_VERSION, metadataRecord, type MetadataRecord } from './records.js';
 import { ZERO_UUID } from '../protocol/reader.js';
 
 export function imageToRecords(image: MetadataImage): MetadataRecord[] {
@@ -62,7 +62,8 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
 }
 
 export function partitionRecord(partition: PartitionRegistration): MetadataRecord {
-  return metadataRecord('PartitionRecord', {
+  const eligibleLeaders = partition.elr.length > 0 || partition.lastKnownElr.length > 0;
+  const record = metadataRecord('PartitionRecord', {
     partitionId: partition.partition,
     topicId: partition.topicId,
     replicas: [...partition.replicas],
@@ -70,10 +71,14 @@ export function partitionRecord(partition: PartitionRegistration): MetadataRecor
     removingReplicas: [...partition.removingReplicas],
     addingReplicas: [...partition.addingReplicas],
     leader: partition.leader,
+    leaderRecoveryState: partition.leaderRecoveryState ?? 0,
     leaderEpoch: partition.leaderEpoch,
     partitionEpoch: partition.partitionEpoch,
     directories: partition.directories !== undefined && partition.directories.length === partition.replicas.length
       ? [...partition.directories]
       : partition.replicas.map(() => ZERO_UUID),
+    ...(eligibleLeaders ? { eligibleLeaderReplicas: [...partition.elr], lastKnownElr: [...partition.lastKnownElr] } : {}),
   });
+  // ELR fields exist from PartitionRecord v2 (KIP-966).
+  return eligibleLeaders ? { ...record, version: ELR_RECORD_VERSION } : record;
 }

@@ -22,6 +22,8 @@ export interface PartitionRegistration {
   addingReplicas: number[];
   /** -1 when the partition has no leader. */
   leader: number;
+  /** KIP-704: 1 (RECOVERING) after an unclean election until the leader reports 0 (RECOVERED); absent means 0. */
+  leaderRecoveryState?: number;
   leaderEpoch: number;
   partitionEpoch: number;
   /** Log directory id of each replica, in `replicas` order (KIP-858); absent when unassigned. */

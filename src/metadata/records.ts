@@ -336,6 +336,14 @@ export const WRITE_VERSION: { readonly [N in MetadataRecordName]: number } = {
   RemoveAccessControlEntryRecord: 0,
 };
 
+/**
+ * PartitionRecord and PartitionChangeRecord carry eligible leader replicas
+ * from v2 (KIP-966). Spool writes v2 only where the ELR fields are set
+ * (eligible.leader.replicas.version 1); Kafka writes v2 from metadata.version
+ * 4.0-IV1 on, and reads both.
+ */
+export const ELR_RECORD_VERSION = 2;
+
 /** A record at the version Spool writes; fields left out take Kafka's defaults. */
 export function metadataRecord<N extends MetadataRecordName>(type: N, data: globalThis.Partial<RecordData<N>>): MetadataRecord {
   const def = METADATA_RECORD_TYPES[type] as RecordDef;

@@ -46,6 +46,8 @@ export interface BrokerRegistrationData {
   listeners: readonly BrokerEndpoint[];
   rack: string | null;
   logDirs: readonly string[];
+  /** The epoch the last clean shutdown recorded in every log directory, -1 after an unclean one (KIP-966). */
+  previousBrokerEpoch?: number;
 }
 
 export const BrokerState = {
@@ -228,8 +230,7 @@ export class BrokerLifecycleManager {
       logDirs: [...registration.logDirs],
       features: supportedFeatureRanges(),
       isMigratingZkBroker: false,
-      // KIP-966's clean-shutdown epoch is not kept yet: every start registers as after an unclean one.
-      previousBrokerEpoch: -1,
+      previousBrokerEpoch: registration.previousBrokerEpoch ?? -1,
     });
     if (this.stateValue === BrokerState.SHUTTING_DOWN) return 0;
     if (response.errorCode !== ErrorCode.NONE) {

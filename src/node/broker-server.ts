@@ -113,7 +113,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       metadataOffset: () => loader.image.offset,
     });
     this.lifecycle = lifecycle;
-    lifecycle.start({ brokerId: nodeId, clusterId: this.shared.clusterId, incarnationId: randomUuid(env.random), listeners, rack: config.string('broker.rack'), logDirs: this.shared.logDirIds });
+    lifecycle.start({ brokerId: nodeId, clusterId: this.shared.clusterId, incarnationId: randomUuid(env.random), listeners, rack: config.string('broker.rack'), logDirs: this.shared.logDirIds, previousBrokerEpoch: this.replicaManager.previousBrokerEpoch });
     await lifecycle.whenCaughtUp();
   }
 

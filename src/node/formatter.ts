@@ -18,14 +18,23 @@
  * The features: metadata.version from --release-version (default Spool's
  * latest), transaction.version at Kafka's default for that metadata.version
  * (2 from 4.0-IV2), and --feature overrides for the features Spool
- * implements. Kafka's other features (group.version, ...) are not
- * finalized: Spool does not advertise them.
+ * implements (eligible.leader.replicas.version stays 0 unless set: Kafka
+ * starts it at 1 only from 4.1-IV0, beyond Spool's latest level). Kafka's
+ * other features (group.version, ...) are not finalized.
  */
 import { posix } from 'node:path';
 import type { BrokerConfig } from '../common/config.js';
 import { parseListeners } from '../common/config.js';
 import type { Env } from '../io/env.js';
-import { METADATA_VERSION_LATEST, METADATA_VERSION_MIN, SUPPORTED_METADATA_VERSIONS, TRANSACTION_VERSION_FEATURE, defaultTransactionVersion } from '../metadata/features.js';
+import {
+  ELR_FEATURE,
+  METADATA_VERSION_4_0_IV1,
+  METADATA_VERSION_LATEST,
+  METADATA_VERSION_MIN,
+  SUPPORTED_METADATA_VERSIONS,
+  TRANSACTION_VERSION_FEATURE,
+  defaultTransactionVersion,
+} from '../metadata/features.js';
 import { readMetaProperties, randomUuid, writeMetaProperties } from '../metadata/meta-properties.js';
 import { encodeMetadataRecord, metadataRecord } from '../metadata/records.js';
 import { buildBatch } from '../protocol/records/records.js';
@@ -40,6 +49,7 @@ const FORMATTABLE_FEATURES: ReadonlyMap<string, { min: number; max: number }> = 
   ['kraft.version', { min: 0, max: 1 }],
   ['metadata.version', { min: METADATA_VERSION_MIN, max: METADATA_VERSION_LATEST }],
   [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
+  [ELR_FEATURE, { min: 0, max: 1 }],
 ]);
 const METADATA_PARTITION_DIR = '__cluster_metadata-0';
 const BOOTSTRAP_SNAPSHOT_ID = { offset: 0, epoch: 0 };
@@ -106,6 +116,12 @@ export function bootstrapFeatures(options: Pick<FormatOptions, 'releaseVersion' 
     }
     if (level < range.min || level > range.max) throw new FormatterError(`Unsupported value ${level} for ${name}: Spool supports levels ${range.min} to ${range.max}`);
     levels.set(name, level);
+  }
+  if ((levels.get(ELR_FEATURE) ?? 0) > 0 && metadataVersion < METADATA_VERSION_4_0_IV1) {
+    // Kafka's FeatureVersion dependencies: ELR needs metadata.version 4.0-IV1.
+    throw new FormatterError(
+      `Invalid feature level ${levels.get(ELR_FEATURE)} for ${ELR_FEATURE}: it depends on metadata.version ${metadataVersionName(METADATA_VERSION_4_0_IV1)} or later, not ${metadataVersionName(metadataVersion)}.`,
+    );
   }
   return levels;
 }

@@ -285,6 +285,7 @@ export class ReplicaManager implements MetadataPublisher {
         logger: this.context.log,
         failureChannel: this.logDirFailureChannel,
         retentionCheckIntervalMs: config.int('log.retention.check.interval.ms'),
+        brokerEpoch: () => this.context.brokerEpoch?.() ?? -1,
       });
       this.logManagers.push(manager);
       for (const log of manager.allLogs()) {
@@ -613,6 +614,16 @@ export class ReplicaManager implements MetadataPublisher {
   /** Hosted partitions (read-only view for DescribeLogDirs, tools and tests). */
   hostedPartitions(): readonly Partition[] {
     return [...this.partitions.values()];
+  }
+
+  /**
+   * The broker epoch of the last clean shutdown, when every log directory
+   * shut down cleanly with the same one; else -1 (KIP-966: the controller
+   * then takes this broker out of every ELR).
+   */
+  get previousBrokerEpoch(): number {
+    const epochs = new Set(this.logManagers.map((manager) => (manager.hadCleanShutdown ? manager.previousBrokerEpoch : -1)));
+    return epochs.size === 1 ? [...epochs][0]! : -1;
   }
 
   get logDirManagers(): readonly LogManager[] {

@@ -65,8 +65,8 @@ export interface LogManagerOptions {
   logger?: StorageLogger;
   /** Where I/O errors are reported; default a channel of this directory alone. */
   failureChannel?: LogDirFailureChannel;
-  /** Written into the clean-shutdown marker. Default -1. */
-  brokerEpoch?: number;
+  /** Written into the clean-shutdown marker (the broker's epoch at shutdown). Default -1. */
+  brokerEpoch?: number | (() => number);
   flushOffsetCheckpointIntervalMs?: number;
   flushStartOffsetCheckpointIntervalMs?: number;
   retentionCheckIntervalMs?: number;
@@ -103,6 +103,8 @@ export class LogManager {
   private readonly failureChannel: LogDirFailureChannel;
   /** Set when the log dir had a clean-shutdown marker at start. */
   hadCleanShutdown = false;
+  /** The broker epoch the clean-shutdown marker held (KIP-966's previousBrokerEpoch); -1 after an unclean shutdown. */
+  previousBrokerEpoch = -1;
 
   private constructor(
     private readonly env: LogEnv,
@@ -323,7 +325,8 @@ export class LogManager {
       this.logger.warn(`${this.options.logDir}: the log directory is offline; not marking the shutdown clean`);
       return;
     }
-    const marker = JSON.stringify({ version: 0, brokerEpoch: this.options.brokerEpoch ?? -1 });
+    const epoch = this.options.brokerEpoch;
+    const marker = JSON.stringify({ version: 0, brokerEpoch: (typeof epoch === 'function' ? epoch() : epoch) ?? -1 });
     await this.maybeHandleIOException('writing the clean-shutdown marker', async () => {
       await this.env.fs.writeFileAtomic(posix.join(this.options.logDir, CLEAN_SHUTDOWN_FILE), Buffer.from(marker));
       await this.env.fs.syncDir(this.options.logDir);
@@ -338,6 +341,7 @@ export class LogManager {
     const markerPath = posix.join(dir, CLEAN_SHUTDOWN_FILE);
     this.hadCleanShutdown = (await this.env.fs.stat(markerPath)) !== null;
     if (this.hadCleanShutdown) {
+      this.previousBrokerEpoch = brokerEpochOfMarker(await this.env.fs.readFile(markerPath));
       await this.env.fs.unlink(markerPath);
       await this.env.fs.syncDir(dir);
     }
@@ -394,5 +398,15 @@ export class LogManager {
       this.logger.warn(`${error.message}; ignoring it`);
       return new Map();
     }
+  }
+}
+
+/** The brokerEpoch of a clean-shutdown marker, -1 when it does not parse (Kafka's CleanShutdownFileHandler reads it so). */
+function brokerEpochOfMarker(content: Buffer): number {
+  try {
+    const parsed = JSON.parse(content.toString('utf8')) as { brokerEpoch?: unknown };
+    return typeof parsed.brokerEpoch === 'number' && Number.isSafeInteger(parsed.brokerEpoch) ? parsed.brokerEpoch : -1;
+  } catch {
+    return -1;
   }
 }

@@ -73,7 +73,11 @@ test('--release-version picks the metadata.version; --feature sets the features 
   const v1 = await format(simEnv(2), STATIC, { features: new Map([['transaction.version', 1]]) });
   assert.ok(v1[0]!.includes("FeatureLevelRecord(name='transaction.version', featureLevel=1)"));
   await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '4.4-IV2' }), /^FormatterError: Unknown metadata.version '4.4-IV2'. Supported metadata.version are: 3.3-IV3, .*, 4.0-IV3$/);
-  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version, transaction.version' });
+  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version, transaction.version, eligible.leader.replicas.version' });
+  const elr = await format(simEnv(2), STATIC, { features: new Map([['eligible.leader.replicas.version', 1]]) });
+  assert.ok(elr[0]!.includes("FeatureLevelRecord(name='eligible.leader.replicas.version', featureLevel=1)"));
+  assert.ok(!lines[0]!.includes('eligible.leader.replicas.version'), 'a 4.0 cluster starts without ELR, as Kafka before 4.1-IV0');
+  await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '3.9', features: new Map([['eligible.leader.replicas.version', 1]]) }), /depends on metadata.version 4.0-IV1/);
   await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '4.0', features: new Map([['metadata.version', 25]]) }), {
     message: 'Use --release-version instead of --feature metadata.version=X to avoid ambiguity.',
   });

@@ -47,6 +47,7 @@ describe('LogManager', () => {
 
     const restarted = await open(env);
     assert.equal(restarted.hadCleanShutdown, true);
+    assert.equal(restarted.previousBrokerEpoch, 42, 'the epoch the marker held, for KIP-966 registration');
     assert.equal(await env.fs.stat(`${LOG_DIR}/.kafka_cleanshutdown`), null);
     const a2 = restarted.getLog(A)!;
     const b2 = restarted.getLog(B)!;

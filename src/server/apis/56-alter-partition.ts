@@ -13,8 +13,9 @@
  * (controller/partition-reassignment.ts); a leader that loses leadership by
  * it gets NEW_LEADER_ELECTED, as from Kafka's controller.
  *
- * Not done: leader recovery after an unclean election (the image keeps no
- * leader recovery state: RECOVERING is refused): docs/SKIPPED.md.
+ * With eligible.leader.replicas.version 1, an ISR shrinking below
+ * min.insync.replicas keeps its members in the ELR (KIP-966); a leader
+ * reporting RECOVERED ends the RECOVERING state of an unclean election.
  */
 import { AlterPartition } from '../../protocol/schemas/56-alter-partition.js';
 import { defineHandler } from '../handler.js';

@@ -36,6 +36,7 @@ export function brokerRegistrationHandler(node: ControllerApiContext) {
               rack: request.rack,
               logDirs: request.logDirs,
               isMigratingZkBroker: request.isMigratingZkBroker,
+              previousBrokerEpoch: request.previousBrokerEpoch,
             });
           return { throttleTimeMs: 0, errorCode: reply.errorCode, brokerEpoch: reply.brokerEpoch };
         },

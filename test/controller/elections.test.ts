@@ -1,0 +1,154 @@
+/**
+ * Proves the controller's partition state machine for KIP-966 (eligible
+ * leader replicas) and leader recovery, through the controller's own
+ * operations and replay: an ISR shrinking below min.insync.replicas moves
+ * members into the ELR, an ELR member is elected cleanly when the ISR is
+ * empty (where without ELR the partition stays leaderless), an unclean
+ * shutdown takes a broker out of the ELR while a clean one keeps it, an ISR
+ * back at min.insync.replicas clears the ELR, and an unclean election's
+ * RECOVERING state ends when the leader reports RECOVERED.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fencingRecords, registerBroker } from '../../src/controller/cluster-control.js';
+import { alterPartition, createTopics } from '../../src/controller/replication-control.js';
+import { buildPartitionChange, Election } from '../../src/controller/partition-change.js';
+import { ELR_FEATURE } from '../../src/metadata/features.js';
+import type { MetadataImage, PartitionRegistration } from '../../src/metadata/image.js';
+import { decodeMetadataRecord, encodeMetadataRecord, metadataRecord } from '../../src/metadata/records.js';
+import { imageToRecords } from '../../src/metadata/image-writer.js';
+import { applyRecords, emptyImage } from '../../src/metadata/delta.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { CLUSTER_ID, NO_SESSIONS, clusterWith, commit, registrationOf, replay, unfence, uuidOf } from './helpers.js';
+
+function cluster(options: { elr: boolean }): MetadataImage {
+  const image = clusterWith([1, 2, 3]);
+  return options.elr ? replay(image, [metadataRecord('FeatureLevelRecord', { name: ELR_FEATURE, featureLevel: 1 })]) : image;
+}
+
+function withTopic(image: MetadataImage, configs: Record<string, string> = {}): MetadataImage {
+  const topic = {
+    name: 't',
+    numPartitions: -1,
+    replicationFactor: -1,
+    assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }],
+    configs: Object.entries({ 'min.insync.replicas': '2', ...configs }).map(([name, value]) => ({ name, value })),
+  };
+  const created = commit(image, (context) => createTopics(context, [topic], { validateOnly: false }));
+  assert.equal(created.response[0]!.errorCode, ErrorCode.NONE);
+  return created.image;
+}
+
+function fence(image: MetadataImage, id: number): MetadataImage {
+  return commit(image, (context) => ({ records: fencingRecords(context, id), response: null })).image;
+}
+
+function partitionOf(image: MetadataImage): PartitionRegistration {
+  return image.topicsByName.get('t')!.partitions.get(0)!;
+}
+
+/** 3 then 2 then the leader 1 are fenced: the ISR empties into the ELR. */
+function allFenced(options: { elr: boolean }): MetadataImage {
+  return fence(fence(fence(withTopic(cluster(options)), 3), 2), 1);
+}
+
+test('an ISR shrinking below min.insync.replicas keeps its members as eligible leaders, and may become empty', () => {
+  let image = fence(withTopic(cluster({ elr: true })), 3);
+  assert.deepEqual({ isr: partitionOf(image).isr, elr: partitionOf(image).elr }, { isr: [1, 2], elr: [] });
+  image = fence(image, 2);
+  assert.deepEqual({ isr: partitionOf(image).isr, elr: partitionOf(image).elr, leader: partitionOf(image).leader }, { isr: [1], elr: [2], leader: 1 });
+  image = fence(image, 1);
+  const leaderless = partitionOf(image);
+  assert.deepEqual(leaderless.isr, []);
+  assert.deepEqual([...leaderless.elr].sort(), [1, 2]);
+  assert.equal(leaderless.leader, -1);
+  assert.deepEqual(leaderless.lastKnownElr, [1], 'the last leader is remembered');
+});
+
+test('an ELR member coming back leads cleanly; without ELR the same partition stays leaderless', () => {
+  const withElr = unfence(allFenced({ elr: true }), 2).image;
+  const elected = partitionOf(withElr);
+  assert.equal(elected.leader, 2);
+  assert.deepEqual(elected.isr, [2]);
+  assert.deepEqual(elected.elr, [1]);
+  assert.deepEqual(elected.lastKnownElr, []);
+  assert.equal(elected.leaderRecoveryState ?? 0, 0, 'a clean election does not recover');
+
+  const withoutElr = unfence(allFenced({ elr: false }), 2).image;
+  assert.equal(partitionOf(withoutElr).leader, -1);
+  assert.deepEqual(partitionOf(withoutElr).isr, [1], 'the last ISR member waits to lead again');
+});
+
+test('a broker restarting after an unclean shutdown leaves the ELR; after a clean one it stays', () => {
+  const image = allFenced({ elr: true });
+  const epochOf2 = image.brokers.get(2)!.epoch;
+  const restart = (previousBrokerEpoch: number) =>
+    commit(image, (context) => registerBroker(context, registrationOf(2, { incarnationId: uuidOf(52), previousBrokerEpoch }), NO_SESSIONS)).image;
+  assert.deepEqual(partitionOf(restart(-1)).elr, [1]);
+  assert.deepEqual([...partitionOf(restart(epochOf2)).elr].sort(), [1, 2]);
+  // After the unclean restart, 2 is not eligible: unfencing it elects nobody.
+  assert.equal(partitionOf(unfence(restart(-1), 2).image).leader, -1);
+});
+
+test('an ISR expanding back to min.insync.replicas clears the ELR', () => {
+  let image = fence(fence(withTopic(cluster({ elr: true })), 3), 2);
+  image = unfence(image, 2).image;
+  const before = partitionOf(image);
+  assert.deepEqual(before.elr, [2]);
+  const leaderEpoch = image.brokers.get(1)!.epoch;
+  const expanded = commit(image, (context) =>
+    alterPartition(context, {
+      brokerId: 1,
+      brokerEpoch: leaderEpoch,
+      topics: [{ topicId: before.topicId, partitions: [{ partitionIndex: 0, leaderEpoch: before.leaderEpoch, partitionEpoch: before.partitionEpoch, leaderRecoveryState: 0, newIsrWithEpochs: [{ brokerId: 1, brokerEpoch: -1 }, { brokerId: 2, brokerEpoch: -1 }] }] }],
+    }),
+  );
+  assert.equal(expanded.response.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  assert.deepEqual(partitionOf(expanded.image).isr, [1, 2]);
+  assert.deepEqual(partitionOf(expanded.image).elr, []);
+});
+
+test('an unclean election leaves the leader RECOVERING until it reports RECOVERED; RECOVERING cannot come back', () => {
+  let image = withTopic(cluster({ elr: false }), { 'unclean.leader.election.enable': 'true' });
+  image = fence(fence(image, 3), 2);
+  image = fence(image, 1);
+  image = unfence(image, 3).image;
+  const recovering = partitionOf(image);
+  assert.equal(recovering.leader, 3);
+  assert.deepEqual(recovering.isr, [3]);
+  assert.equal(recovering.leaderRecoveryState, 1);
+  const request = (state: number, at: PartitionRegistration) => ({
+    brokerId: 3,
+    brokerEpoch: image.brokers.get(3)!.epoch,
+    topics: [{ topicId: at.topicId, partitions: [{ partitionIndex: 0, leaderEpoch: at.leaderEpoch, partitionEpoch: at.partitionEpoch, leaderRecoveryState: state, newIsrWithEpochs: [{ brokerId: 3, brokerEpoch: -1 }] }] }],
+  });
+  const recovered = commit(image, (context) => alterPartition(context, request(0, recovering)));
+  assert.equal(recovered.response.topics[0]!.partitions[0]!.leaderRecoveryState, 0);
+  assert.equal(partitionOf(recovered.image).leaderRecoveryState ?? 0, 0);
+  const back = commit(recovered.image, (context) => alterPartition(context, request(1, partitionOf(recovered.image))));
+  assert.equal(back.response.topics[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_REQUEST);
+});
+
+test('ELR records are written at v2 and survive encoding and a snapshot', () => {
+  const image = allFenced({ elr: true });
+  const records = imageToRecords(image).filter((record) => record.type === 'PartitionRecord');
+  assert.equal(records[0]!.version, 2);
+  const decoded = decodeMetadataRecord(encodeMetadataRecord(records[0]!));
+  assert.deepEqual(decoded, records[0]);
+  const rebuilt = applyRecords(emptyImage(CLUSTER_ID), imageToRecords(image).map((record, offset) => ({ record, offset }))).image;
+  assert.deepEqual(partitionOf(rebuilt).elr, partitionOf(image).elr);
+  assert.deepEqual(partitionOf(rebuilt).lastKnownElr, [1]);
+});
+
+test('PREFERRED moves leadership to the first replica when it is in the ISR; UNCLEAN takes any live replica', () => {
+  const base: PartitionRegistration = {
+    topicId: uuidOf(9), topicName: 't', partition: 0, replicas: [1, 2, 3], isr: [2, 3], elr: [], lastKnownElr: [],
+    removingReplicas: [], addingReplicas: [], leader: 2, leaderEpoch: 4, partitionEpoch: 6,
+  };
+  const options = { isAcceptableLeader: () => true, minIsr: 1, elrEnabled: true };
+  assert.equal(buildPartitionChange(base, { ...options, election: Election.PREFERRED }), null, '1 is not in the ISR');
+  assert.equal(buildPartitionChange({ ...base, isr: [1, 2, 3] }, { ...options, election: Election.PREFERRED })?.leader, 1);
+  assert.equal(buildPartitionChange({ ...base, isr: [1, 2, 3] }, { ...options, election: Election.ONLINE }), null, 'ONLINE keeps a valid leader');
+  const unclean = buildPartitionChange({ ...base, leader: -1, isr: [] }, { ...options, isAcceptableLeader: (r) => r === 3, election: Election.UNCLEAN, elrEnabled: false });
+  assert.deepEqual({ leader: unclean?.leader, isr: unclean?.isr, leaderRecoveryState: unclean?.leaderRecoveryState }, { leader: 3, isr: [3], leaderRecoveryState: 1 });
+});
