@@ -219,7 +219,7 @@ async function removeController(io: CliIo, target: { address: string; controller
       await connection.close();
     }
   }
-  io.stdout(`${options.dryRun ? 'DRY RUN of removing ' : 'Removed '} KRaft controller ${controllerId} with directory id ${options.directoryId}\n`);
+  io.stdout(`${options.dryRun ? 'DRY RUN of removing' : 'Removed'} KRaft controller ${controllerId} with directory id ${options.directoryId}\n`);
 }
 
 export function registerMetadataQuorum(program: Command, io: CliIo): void {

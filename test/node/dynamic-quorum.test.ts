@@ -92,7 +92,7 @@ test('a fourth controller is added with add-controller and the active one remove
     const leader = cluster.activeController()!.nodeId;
     const remove = await spool(['metadata-quorum', '--bootstrap-controller', bootstrap, 'remove-controller', '--controller-id', String(leader), '--controller-directory-id', cluster.directoryId(leader)]);
     assert.equal(remove.code, 0, remove.err);
-    assert.equal(remove.out, `Removed  KRaft controller ${leader} with directory id ${cluster.directoryId(leader)}\n`);
+    assert.equal(remove.out, `Removed KRaft controller ${leader} with directory id ${cluster.directoryId(leader)}\n`);
     const rest = [0, 1, 2, added.nodeId].filter((id) => id !== leader);
     await until(() => {
       const active = cluster.activeController();
