@@ -5,7 +5,9 @@
  * when a partition is no longer led here or is gone (cases A-C), its log is
  * offline (D), its leader epoch changed (E), or the fetch position lies past
  * the readable end (F, a truncated leader); otherwise once the bytes that
- * became readable since the first read reach minBytes (G). On completion the
+ * became readable since the first read reach minBytes (G); bytes of a
+ * partition the leader throttles for this follower do not count (Kafka's
+ * shouldLeaderThrottle, asked at each check). On completion the
  * partitions are read again and the response is built from that read.
  */
 import { DelayedOperation } from './purgatory.js';
@@ -57,6 +59,8 @@ export class DelayedFetch extends DelayedOperation {
     readonly statuses: readonly FetchPartitionStatus[],
     private readonly partitionOf: (key: string) => Partition | null,
     private readonly complete: () => void,
+    /** Whether the leader throttles this follower on the partition now; null when no partition is throttled. */
+    private readonly leaderThrottled: ((partition: Partition) => boolean) | null = null,
   ) {
     super(params.maxWaitMs);
   }
@@ -72,7 +76,7 @@ export class DelayedFetch extends DelayedOperation {
       const endOffset = endOffsetFor(this.params.isolation, snapshot.snapshot);
       if (status.fetchOffset > endOffset) return this.forceComplete();
       if (snapshot.snapshot.highWatermark > status.replicaHighWatermark) return this.forceComplete();
-      if (status.fetchOffset < endOffset) {
+      if (status.fetchOffset < endOffset && this.leaderThrottled?.(partition) !== true) {
         const available = status.bytesRead + (partition.readableBytes(this.params.isolation) - status.visibleBytesAtRead);
         accumulatedBytes += Math.min(available, status.partitionMaxBytes);
       }

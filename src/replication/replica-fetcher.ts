@@ -23,6 +23,14 @@
  * other errors back the partition off for replica.fetch.backoff.ms, as a
  * lost connection backs off the whole fetcher. A partition whose leader or
  * epoch changes is removed and added again by the replica manager.
+ *
+ * Follower throttle (Kafka's shouldFollowerThrottle): a partition of
+ * follower.replication.throttled.replicas that is not caught up (its lag
+ * behind the leader's high watermark at the last answer is not 0, or no
+ * answer came yet) is left out of the fetch while the follower quota's rate
+ * is over follower.replication.throttled.rate; the bytes appended for
+ * throttled partitions are recorded against it. A fetcher with only such
+ * partitions waits replica.fetch.backoff.ms, as Kafka's does.
  */
 import type { Env } from '../io/env.js';
 import type { TimerHandle } from '../io/clock.js';
@@ -35,6 +43,7 @@ import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../storage/leader-epoch-cache.js';
 import type { Partition } from './partition.js';
+import type { ReplicaQuota } from './replication-quota.js';
 
 /** The replica.* settings of the fetchers, with Kafka's defaults where the broker gives none. */
 export interface ReplicaFetcherConfig {
@@ -69,6 +78,8 @@ export interface ReplicaFetcherManagerOptions {
   connect?: (address: { host: string; port: number }) => Promise<LeaderConnection>;
   /** Called when a follower's high watermark moved (consumer fetches waiting on it re-check, KIP-392). */
   onFollowerHighWatermark?: (partition: Partition) => void;
+  /** The follower side's replication throttle; default none. */
+  quota?: ReplicaQuota;
 }
 
 /** One partition a fetcher copies. */
@@ -79,6 +90,8 @@ interface PartitionFetchState {
   currentLeaderEpoch: number;
   /** Monotonic time before which the partition is not fetched (after an error). */
   delayedUntilMs: number;
+  /** The leader's high watermark less the fetch offset at the last answer; null before one (Kafka's PartitionFetchState.lag). */
+  lag: number | null;
 }
 
 /** Kafka's Java String.hashCode, for Kafka's fetcher id rule. */
@@ -96,7 +109,14 @@ export function fetcherIdFor(topicPartition: TopicPartition, numReplicaFetchers:
   return abs % Math.max(1, numReplicaFetchers);
 }
 
+/** What the fetchers count, for tests and tools. */
+export interface ReplicaFetcherStats {
+  /** Times a partition was left out of a fetch by the follower throttle. */
+  throttledPartitionSkips: number;
+}
+
 export class ReplicaFetcherManager {
+  readonly stats: ReplicaFetcherStats = { throttledPartitionSkips: 0 };
   private readonly fetchers = new Map<string, ReplicaFetcherThread>();
   private readonly fetcherOf = new Map<string, ReplicaFetcherThread>();
 
@@ -109,7 +129,7 @@ export class ReplicaFetcherManager {
     const fetcherKey = `${leaderId}:${fetcherIdFor(partition.topicPartition, this.options.config.numReplicaFetchers)}`;
     let fetcher = this.fetchers.get(fetcherKey);
     if (fetcher === undefined) {
-      fetcher = new ReplicaFetcherThread(this.options, leaderId, fetcherKey);
+      fetcher = new ReplicaFetcherThread(this.options, leaderId, fetcherKey, this.stats);
       this.fetchers.set(fetcherKey, fetcher);
     }
     fetcher.add({
@@ -118,6 +138,7 @@ export class ReplicaFetcherManager {
       fetchOffset: partition.log.logEndOffset,
       currentLeaderEpoch: partition.leaderEpoch,
       delayedUntilMs: 0,
+      lag: null,
     });
     this.fetcherOf.set(key, fetcher);
   }
@@ -164,6 +185,7 @@ class ReplicaFetcherThread {
     private readonly options: ReplicaFetcherManagerOptions,
     private readonly leaderId: number,
     readonly name: string,
+    private readonly stats: ReplicaFetcherStats,
   ) {
     this.loop = this.run().catch((error: unknown) => this.options.logger.error(`replica fetcher ${this.name} stopped: ${(error as Error).stack ?? String(error)}`));
   }
@@ -218,7 +240,14 @@ class ReplicaFetcherThread {
   private async run(): Promise<void> {
     while (!this.stopped) {
       const nowMs = this.options.env.clock.monotonicMs();
-      const ready = [...this.partitions.values()].filter((state) => state.delayedUntilMs <= nowMs && !state.partition.log.isOffline);
+      const fetchable = [...this.partitions.values()].filter((state) => state.delayedUntilMs <= nowMs && !state.partition.log.isOffline);
+      const quota = this.options.quota;
+      const ready = quota?.hasThrottledPartitions === true ? fetchable.filter((state) => !shouldFollowerThrottle(quota, state)) : fetchable;
+      this.stats.throttledPartitionSkips += fetchable.length - ready.length;
+      if (ready.length === 0 && fetchable.length > 0) {
+        await this.sleep(this.options.config.fetchBackoffMs);
+        continue;
+      }
       if (ready.length === 0) {
         const next = Math.min(...[...this.partitions.values()].map((state) => state.delayedUntilMs));
         await this.sleep(Number.isFinite(next) ? Math.max(1, next - nowMs) : null);
@@ -330,7 +359,10 @@ class ReplicaFetcherThread {
       if (whole.length > 0) {
         const appended = await partition.appendRecordsAsFollower(whole);
         if (appended !== null) state.fetchOffset = appended.lastOffset + 1;
+        const quota = this.options.quota;
+        if (quota?.hasThrottledPartitions === true && quota.isThrottled(state.topicPartition)) quota.record(whole.length);
       }
+      state.lag = Math.max(0, answer.highWatermark - state.fetchOffset);
       const highWatermarkMoved = partition.updateFollowerHighWatermark(answer.highWatermark);
       if (answer.logStartOffset >= 0) await partition.maybeIncrementLogStartOffset(answer.logStartOffset);
       if (highWatermarkMoved) this.options.onFollowerHighWatermark?.(partition);
@@ -390,6 +422,12 @@ class ReplicaFetcherThread {
     if (answer === undefined || answer.errorCode !== ErrorCode.NONE) throw new Error(`ListOffsets ${timestamp} for ${state.partition.name} failed with error ${answer?.errorCode}`);
     return answer.offset;
   }
+}
+
+/** Kafka's shouldFollowerThrottle: caught-up replicas are never throttled. */
+function shouldFollowerThrottle(quota: ReplicaQuota, state: PartitionFetchState): boolean {
+  const inSync = state.lag !== null && state.lag <= 0;
+  return !inSync && quota.isThrottled(state.topicPartition) && quota.isQuotaExceeded();
 }
 
 /** The leading whole batches of a fetch answer (a leader may end it with a partial batch). */

@@ -24,6 +24,14 @@
  * purgatory for the high watermark), fetches with fetch.min.bytes /
  * max.wait.ms (the fetch purgatory, woken by appends), offsets by timestamp,
  * OffsetForLeaderEpoch, DeleteRecords, DescribeLogDirs, DescribeProducers.
+ *
+ * Fetch from follower (KIP-392): with replica.selector.class set, a v11+
+ * consumer's fetch on a leader may be answered with a preferred read
+ * replica (findPreferredReadReplica); followers serve consumers below their
+ * own high watermark. Replication throttles (KIP-73, replication-quota.ts):
+ * the leader quota empties throttled fetches of out-of-sync followers, the
+ * follower quota is the fetchers'; both follow the topic and broker configs
+ * in the metadata image.
  */
 import { posix } from 'node:path';
 import type { Env } from '../io/env.js';
@@ -32,6 +40,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher, PartitionRegistration, TopicImage } from '../metadata/image.js';
 import { brokerConfigLayers, resolveTopicConfig, staticBrokerLayers, type TopicConfig } from '../metadata/topic-config.js';
 import { BrokerConfig } from '../common/config.js';
+import { parseConfigValue } from '../common/config-value.js';
 import { LOG_CLEANER_RECONFIGURABLE_CONFIGS } from '../metadata/config-schema.js';
 import type { Logger } from '../common/logger.js';
 import { LogManager, MetadataLogDirError } from '../storage/log-manager.js';
@@ -54,6 +63,7 @@ import { readPartitionMetadata, writePartitionMetadata } from './partition-metad
 import type { RecordError } from './record-validator.js';
 import { ReplicaFetcherManager, type ReplicaFetcherManagerOptions } from './replica-fetcher.js';
 import { replicaSelectorFor, type ReplicaSelector, type ReplicaView } from './replica-selector.js';
+import { ReplicationQuotaManager, type ReplicationQuotaConfig } from './replication-quota.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
 import type { IsrChangeContext, IsrChangeOutcome, IsrChangeProposal } from './partition.js';
 
@@ -168,6 +178,9 @@ export class ReplicaManager implements MetadataPublisher {
   private readonly replicaSelector: ReplicaSelector | null;
   /** Record bytes this broker returned to consumers from partitions it follows (KIP-392; for tests and tools). */
   consumerBytesServedAsFollower = 0;
+  /** Replication throttles (KIP-73): what this broker sends as leader, and fetches as follower. */
+  readonly leaderQuota: ReplicationQuotaManager;
+  readonly followerQuota: ReplicationQuotaManager;
 
   constructor(private readonly context: ReplicaManagerContext) {
     const { env, config } = context;
@@ -180,6 +193,12 @@ export class ReplicaManager implements MetadataPublisher {
     });
     this.fetchManager = new FetchManager(cache, () => env.clock.monotonicMs());
     this.replicaSelector = replicaSelectorFor(config.string('replica.selector.class'));
+    const quotaConfig: ReplicationQuotaConfig = {
+      windowCount: config.int('replication.quota.window.num'),
+      windowSizeMs: config.int('replication.quota.window.size.seconds') * 1000,
+    };
+    this.leaderQuota = new ReplicationQuotaManager(quotaConfig, () => env.clock.monotonicMs());
+    this.followerQuota = new ReplicationQuotaManager(quotaConfig, () => env.clock.monotonicMs());
     this.logDirFailureChannel = context.logDirFailureChannel ?? new LogDirFailureChannel(context.log);
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.handleLogDirFailure(logDir));
     this.replicaFetcherManager = new ReplicaFetcherManager({
@@ -199,6 +218,7 @@ export class ReplicaManager implements MetadataPublisher {
       brokerEpoch: () => context.brokerEpoch?.() ?? -1,
       // A consumer's fetch waiting on a follower (KIP-392) completes once the follower's high watermark moves.
       onFollowerHighWatermark: (partition) => this.fetchPurgatory.checkAndComplete(topicPartitionKey(partition.topicPartition)),
+      quota: this.followerQuota,
       ...(context.connectToLeader === undefined ? {} : { connect: context.connectToLeader }),
     });
   }
@@ -419,7 +439,10 @@ export class ReplicaManager implements MetadataPublisher {
 
   private async applyDelta(delta: MetadataDelta, image: MetadataImage): Promise<void> {
     if (this.state !== 'started') return;
+    if (delta.brokersChanged || !this.firstImageApplied) this.updateReplicationQuotas(image);
     for (const topic of delta.deletedTopics) {
+      this.leaderQuota.removeThrottle(topic.name);
+      this.followerQuota.removeThrottle(topic.name);
       for (const registration of topic.partitions.values()) await this.stopPartition(registration, { deleteLog: true });
     }
     for (const registration of delta.changedPartitions) {
@@ -587,6 +610,24 @@ export class ReplicaManager implements MetadataPublisher {
     for (const partitionIndex of topic.partitions.keys()) {
       this.partitions.get(topicPartitionKey({ topic: topic.name, partition: partitionIndex }))?.updateConfig(config);
     }
+    this.leaderQuota.markThrottled(topic.name, config.leaderReplicationThrottledReplicas, this.nodeId);
+    this.followerQuota.markThrottled(topic.name, config.followerReplicationThrottledReplicas, this.nodeId);
+  }
+
+  /**
+   * leader/follower.replication.throttled.rate: this broker's dynamic
+   * value, else the cluster default, else Long.MAX_VALUE (Kafka's
+   * DynamicReplicationQuota; the controller validated them).
+   */
+  private updateReplicationQuotas(image: MetadataImage): void {
+    const layers = brokerConfigLayers(this.context.config, image.brokerConfigs, this.nodeId);
+    const rateOf = (name: string) => {
+      const text = layers.perBroker.get(name) ?? layers.clusterDefault.get(name);
+      const parsed = text === undefined ? null : parseConfigValue(name, 'long', text);
+      return parsed !== null && 'value' in parsed ? (parsed.value as number) : Infinity;
+    };
+    this.leaderQuota.updateQuota(rateOf('leader.replication.throttled.rate'));
+    this.followerQuota.updateQuota(rateOf('follower.replication.throttled.rate'));
   }
 
   /** The effective config of a topic: its overrides over the broker's dynamic and static configs. */
@@ -759,6 +800,12 @@ export class ReplicaManager implements MetadataPublisher {
    * in the fetch purgatory until enough bytes arrive or maxWaitMs passes.
    */
   async fetchMessages(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
+    const results = await this.readOrWait(params, infos);
+    if (params.replicaId >= 0 && this.leaderQuota.hasThrottledPartitions) this.recordLeaderThrottledBytes(infos, results);
+    return results;
+  }
+
+  private async readOrWait(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
     const visibleBytesAtRead = infos.map((info) => this.partitions.get(topicPartitionKey(info.topicPartition))?.readableBytes(params.isolation) ?? 0);
     const first = await this.readFromLog(params, infos);
     const bytesReadable = first.reduce((sum, data) => sum + data.records.length, 0);
@@ -783,9 +830,16 @@ export class ReplicaManager implements MetadataPublisher {
           replicaHighWatermark: params.replicaId >= 0 ? (info.replicaHighWatermark ?? Infinity) : Infinity,
         };
       });
-      const operation = new DelayedFetch(params, statuses, (key) => this.partitions.get(key) ?? null, () => {
-        this.readFromLog(params, infos).then(resolve, reject);
-      });
+      const leaderThrottled = params.replicaId >= 0 && this.leaderQuota.hasThrottledPartitions ? (partition: Partition) => this.shouldLeaderThrottle(partition, params.replicaId) : null;
+      const operation = new DelayedFetch(
+        params,
+        statuses,
+        (key) => this.partitions.get(key) ?? null,
+        () => {
+          this.readFromLog(params, infos).then(resolve, reject);
+        },
+        leaderThrottled,
+      );
       this.fetchPurgatory.tryCompleteElseWatch(operation, statuses.map((status) => status.key));
     });
   }
@@ -877,6 +931,8 @@ export class ReplicaManager implements MetadataPublisher {
       });
       if (moved) this.completeDelayedRequests(topicPartitionKey(info.topicPartition));
     }
+    // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while the rate is over the bound.
+    if (fromFollower && this.leaderQuota.hasThrottledPartitions && this.shouldLeaderThrottle(partition, params.replicaId)) got.records = EMPTY_RECORDS;
     const bytes = got.records.length;
     if (!fromFollower && !partition.isLeader) this.consumerBytesServedAsFollower += bytes;
     const nothingToRead = got.divergingEpoch !== null || info.fetchOffset >= endOffsetFor(params.isolation, got);
@@ -891,6 +947,20 @@ export class ReplicaManager implements MetadataPublisher {
       preferredReadReplica: -1,
     };
     return { ...read, data, drained: nothingToRead || (bytes > 0 && bytes < maxBytes) };
+  }
+
+  /** Kafka's shouldLeaderThrottle: in-sync followers are never throttled (no ISR thrashing). */
+  private shouldLeaderThrottle(partition: Partition, replicaId: number): boolean {
+    return !partition.isr.has(replicaId) && this.leaderQuota.isThrottled(partition.topicPartition) && this.leaderQuota.isQuotaExceeded();
+  }
+
+  /** The bytes of throttled partitions a follower's fetch returned count against the leader's rate (Kafka's KafkaApis). */
+  private recordLeaderThrottledBytes(infos: readonly FetchPartitionInfo[], results: readonly FetchPartitionData[]): void {
+    let bytes = 0;
+    infos.forEach((info, index) => {
+      if (this.leaderQuota.isThrottled(info.topicPartition)) bytes += results[index]!.records.length;
+    });
+    this.leaderQuota.record(bytes);
   }
 
   /**
