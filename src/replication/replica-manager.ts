@@ -799,10 +799,14 @@ export class ReplicaManager implements MetadataPublisher {
    * there, or a partition had an error or a diverging epoch; otherwise waits
    * in the fetch purgatory until enough bytes arrive or maxWaitMs passes.
    */
-  async fetchMessages(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
-    const results = await this.readOrWait(params, infos);
-    if (params.replicaId >= 0 && this.leaderQuota.hasThrottledPartitions) this.recordLeaderThrottledBytes(infos, results);
-    return results;
+  fetchMessages(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {
+    const pending = this.readOrWait(params, infos);
+    // No extra promise on a fetch the throttles cannot concern.
+    if (params.replicaId < 0 || !this.leaderQuota.hasThrottledPartitions) return pending;
+    return pending.then((results) => {
+      this.recordLeaderThrottledBytes(infos, results);
+      return results;
+    });
   }
 
   private async readOrWait(params: FetchParams, infos: readonly FetchPartitionInfo[]): Promise<FetchPartitionData[]> {

@@ -14,9 +14,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
+import { startCluster } from '../../src/node/cluster.js';
 import { RACK_AWARE_REPLICA_SELECTOR } from '../../src/replication/replica-selector.js';
 import { until } from '../interop/cluster/until.js';
+import { hosted, partitionOf } from './cluster-topic.js';
 
 const TOPIC = 'rack-aware';
 const RECORDS = 200;
@@ -40,15 +41,6 @@ function kcat(args: readonly string[], timeoutMs = 120_000): Promise<string> {
   });
 }
 
-function partitionOf(cluster: RunningCluster) {
-  const images = cluster.nodes.filter((node) => node.running).map((node) => node.node.metadata.image).sort((a, b) => b.offset - a.offset);
-  return images[0]?.topicsByName.get(TOPIC)?.partitions.get(0);
-}
-
-function hosted(cluster: RunningCluster, nodeId: number) {
-  return cluster.node(nodeId).node.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === TOPIC) ?? null;
-}
-
 test('kcat with client.rack reads every record from the follower in its rack', async () => {
   const cluster = await startCluster({
     combined: 3,
@@ -62,16 +54,16 @@ test('kcat with client.rack reads every record from the follower in its rack', a
     } finally {
       await admin.close();
     }
-    await until('the ISR holds all three', async () => (partitionOf(cluster)?.isr.length === 3 ? true : null), WAIT);
+    await until('the ISR holds all three', async () => (partitionOf(cluster, TOPIC)?.isr.length === 3 ? true : null), WAIT);
     const producer = new Producer({ bootstrapServers: cluster.bootstrapServers, acks: -1 });
     try {
       for (let i = 0; i < RECORDS; i++) await producer.send({ topic: TOPIC, partition: 0, value: `v${i}` });
     } finally {
       await producer.close();
     }
-    const leader = partitionOf(cluster)!.leader;
+    const leader = partitionOf(cluster, TOPIC)!.leader;
     const [follower, other] = [0, 1, 2].filter((id) => id !== leader) as [number, number];
-    await until('every replica has the high watermark', async () => ([0, 1, 2].every((id) => hosted(cluster, id)?.highWatermark === RECORDS) ? true : null), WAIT);
+    await until('every replica has the high watermark', async () => ([0, 1, 2].every((id) => hosted(cluster, id, TOPIC)?.highWatermark === RECORDS) ? true : null), WAIT);
     const servedBefore = cluster.node(follower).node.replicaManager.consumerBytesServedAsFollower;
 
     const output = await kcat(['-b', cluster.bootstrapServers, '-C', '-t', TOPIC, '-p', '0', '-o', 'beginning', '-c', String(RECORDS), '-f', '%o %s\n', '-X', `client.rack=rack-${follower}`]);

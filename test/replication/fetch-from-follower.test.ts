@@ -17,19 +17,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/records.js';
 import { iterateBatches } from '../../src/protocol/records/batch.js';
 import type { FetchPartitionData, ReplicaManager } from '../../src/replication/replica-manager.js';
 import { RACK_AWARE_REPLICA_SELECTOR } from '../../src/replication/replica-selector.js';
-import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
+import { ReplicationHarness, produceTo, tp, until } from './replication-harness.js';
 
 const RACKS = { 1: 'a', 2: 'b', 3: 'c' };
 const SELECTOR = { 'replica.selector.class': RACK_AWARE_REPLICA_SELECTOR };
-
-function produce(manager: ReplicaManager, value: string, acks: number) {
-  const records = buildBatch({ records: [{ value, timestamp: Date.now() }] });
-  return manager.appendRecords({ timeoutMs: 15_000, requiredAcks: acks, internalTopicsAllowed: false, entries: [{ topicPartition: tp, records: Buffer.from(records) }] }).then((r) => r.get(`${TOPIC}-0`)!);
-}
 
 /** A consumer's fetch as the Fetch handler builds it for v11+ (rack null: no client metadata). */
 function consumerFetch(manager: ReplicaManager, fetchOffset: number, options: { rack?: string | null; maxWaitMs?: number; fetchOnlyFromLeader?: boolean } = {}): Promise<FetchPartitionData> {
@@ -62,7 +56,7 @@ test('the leader sends a consumer to the in-sync replica in its rack; the follow
   const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], racks: RACKS, brokerConfig: SELECTOR });
   t.after(() => harness.close());
   const leader = harness.managers.get(1)!;
-  for (let i = 0; i < 3; i++) assert.equal((await produce(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
+  for (let i = 0; i < 3; i++) assert.equal((await produceTo(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
   await until('the followers learn the high watermark', () => [2, 3].every((id) => partitionOn(harness, id).highWatermark === 3));
 
   // A long max.wait.ms: the answer naming a preferred replica does not wait for data.
@@ -96,9 +90,9 @@ test('replicas out of step are not offered; a follower reads nothing above its h
   const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], racks: RACKS, brokerConfig: { ...SELECTOR, 'replica.lag.time.max.ms': 600_000 } });
   t.after(() => harness.close());
   const leader = harness.managers.get(1)!;
-  for (let i = 0; i < 2; i++) assert.equal((await produce(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
+  for (let i = 0; i < 2; i++) assert.equal((await produceTo(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
   harness.cut.add(3);
-  for (let i = 2; i < 5; i++) assert.equal((await produce(leader, `v${i}`, 1)).errorCode, ErrorCode.NONE);
+  for (let i = 2; i < 5; i++) assert.equal((await produceTo(leader, `v${i}`, 1)).errorCode, ErrorCode.NONE);
   await until('follower 2 copies the log end', () => partitionOn(harness, 2).log.logEndOffset === 5);
   await until('follower 2 learns the high watermark', () => partitionOn(harness, 2).highWatermark === 2);
   assert.equal(partitionOn(harness, 1).highWatermark, 2, 'broker 3, still in the ISR, holds the high watermark back');
@@ -130,7 +124,7 @@ test('without replica.selector.class every consumer reads from the leader', asyn
   const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], racks: RACKS });
   t.after(() => harness.close());
   const leader = harness.managers.get(1)!;
-  assert.equal((await produce(leader, 'v', -1)).errorCode, ErrorCode.NONE);
+  assert.equal((await produceTo(leader, 'v', -1)).errorCode, ErrorCode.NONE);
   assert.equal(leader.selectsReplicas, false);
   const served = await consumerFetch(leader, 0, { rack: 'b' });
   assert.equal(served.preferredReadReplica, -1);

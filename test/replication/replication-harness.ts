@@ -23,6 +23,7 @@ import { applyRecords } from '../../src/metadata/delta.js';
 import type { MetadataImage } from '../../src/metadata/image.js';
 import { metadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
 import { ReplicaManager, type FetchPartitionInfo } from '../../src/replication/replica-manager.js';
+import { buildBatch } from '../../src/protocol/records/records.js';
 import type { LeaderConnection } from '../../src/replication/replica-fetcher.js';
 import { clusterWith, commit, contextFor } from '../controller/helpers.js';
 
@@ -251,6 +252,12 @@ async function listOffsetsAnswer(leader: ReplicaManager, body: any) {
     fetchOnlyFromLeader: true,
   });
   return { topics: [{ name: topic.name, partitions: [{ partitionIndex: request.partitionIndex, errorCode: found.errorCode, offset: found.offset }] }] };
+}
+
+/** Appends one record to the harness topic on `manager` (a client's produce), with `acks`. */
+export function produceTo(manager: ReplicaManager, value: string, acks: number) {
+  const records = buildBatch({ records: [{ value, timestamp: Date.now() }] });
+  return manager.appendRecords({ timeoutMs: 15_000, requiredAcks: acks, internalTopicsAllowed: false, entries: [{ topicPartition: tp, records: Buffer.from(records) }] }).then((r) => r.get(`${TOPIC}-0`)!);
 }
 
 /** Waits until `predicate` holds (checked every 10 ms), failing after `timeoutMs`. */

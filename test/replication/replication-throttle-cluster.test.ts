@@ -15,23 +15,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
+import { startCluster } from '../../src/node/cluster.js';
 import { until } from '../interop/cluster/until.js';
+import { hosted, partitionOf } from './cluster-topic.js';
 
 const TOPIC = 'throttled';
 const RECORDS = 60;
 const LEADER_RATE_BYTES_PER_SECOND = 200_000;
 const FOLLOWER_RATE_BYTES_PER_SECOND = 50_000;
 const WAIT = { waitMs: 120_000, pollMs: 25 };
-
-function partitionOf(cluster: RunningCluster) {
-  const images = cluster.nodes.filter((node) => node.running).map((node) => node.node.metadata.image).sort((a, b) => b.offset - a.offset);
-  return images[0]?.topicsByName.get(TOPIC)?.partitions.get(0);
-}
-
-function hosted(cluster: RunningCluster, nodeId: number) {
-  return cluster.node(nodeId).node.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === TOPIC) ?? null;
-}
 
 test('a throttled follower still catches up and rejoins the ISR', async () => {
   const cluster = await startCluster({
@@ -42,11 +34,11 @@ test('a throttled follower still catches up and rejoins the ISR', async () => {
   try {
     const throttleAll = { 'leader.replication.throttled.replicas': '*', 'follower.replication.throttled.replicas': '*' };
     await admin.createTopics([{ name: TOPIC, numPartitions: 1, replicationFactor: 3, configs: throttleAll }]);
-    await until('the ISR holds all three', async () => (partitionOf(cluster)?.isr.length === 3 ? true : null), WAIT);
-    const leader = partitionOf(cluster)!.leader;
+    await until('the ISR holds all three', async () => (partitionOf(cluster, TOPIC)?.isr.length === 3 ? true : null), WAIT);
+    const leader = partitionOf(cluster, TOPIC)!.leader;
     const follower = [0, 1, 2].find((id) => id !== leader)!;
     await cluster.node(follower).stop();
-    await until('the stopped follower leaves the ISR', async () => (partitionOf(cluster)?.isr.includes(follower) === false ? true : null), WAIT);
+    await until('the stopped follower leaves the ISR', async () => (partitionOf(cluster, TOPIC)?.isr.includes(follower) === false ? true : null), WAIT);
 
     const producer = new Producer({ bootstrapServers: cluster.bootstrapServers, acks: -1 });
     try {
@@ -68,11 +60,11 @@ test('a throttled follower still catches up and rejoins the ISR', async () => {
     await cluster.node(follower).start();
     const manager = cluster.node(follower).node.replicaManager;
     await until('the follower applies the rate', async () => (manager.followerQuota.upperBound === FOLLOWER_RATE_BYTES_PER_SECOND ? true : null), WAIT);
-    await until('the throttled follower rejoins the ISR', async () => (partitionOf(cluster)?.isr.includes(follower) === true ? true : null), WAIT);
+    await until('the throttled follower rejoins the ISR', async () => (partitionOf(cluster, TOPIC)?.isr.includes(follower) === true ? true : null), WAIT);
     assert.ok(manager.replicaFetcherManager.stats.throttledPartitionSkips > 0, 'the follower throttle held the partition back at times');
-    const leaderLog = hosted(cluster, leader)!.log;
-    await until('the follower has the leader\'s log end', async () => (hosted(cluster, follower)?.log.logEndOffset === leaderLog.logEndOffset ? true : null), WAIT);
-    const read = async (id: number) => (await hosted(cluster, id)!.log.read(0, { maxBytes: 1 << 24 })).records;
+    const leaderLog = hosted(cluster, leader, TOPIC)!.log;
+    await until('the follower has the leader\'s log end', async () => (hosted(cluster, follower, TOPIC)?.log.logEndOffset === leaderLog.logEndOffset ? true : null), WAIT);
+    const read = async (id: number) => (await hosted(cluster, id, TOPIC)!.log.read(0, { maxBytes: 1 << 24 })).records;
     assert.deepEqual(await read(follower), await read(leader));
   } finally {
     await admin.close();

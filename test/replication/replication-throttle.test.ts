@@ -17,18 +17,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrokerConfig } from '../../src/common/config.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/records.js';
 import { ConfigResourceType } from '../../src/metadata/delta.js';
 import { KafkaConfigSchema, describeBrokerConfigs } from '../../src/metadata/config-schema.js';
 import { validateTopicConfigs } from '../../src/metadata/topic-config.js';
 import { metadataRecord } from '../../src/metadata/records.js';
 import type { ReplicaManager } from '../../src/replication/replica-manager.js';
-import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
-
-function produce(manager: ReplicaManager, value: string, acks: number) {
-  const records = buildBatch({ records: [{ value, timestamp: Date.now() }] });
-  return manager.appendRecords({ timeoutMs: 15_000, requiredAcks: acks, internalTopicsAllowed: false, entries: [{ topicPartition: tp, records: Buffer.from(records) }] }).then((r) => r.get(`${TOPIC}-0`)!);
-}
+import { ReplicationHarness, TOPIC, produceTo, tp, until } from './replication-harness.js';
 
 function topicConfig(name: string, value: string) {
   return metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.TOPIC, resourceName: TOPIC, name, value });
@@ -55,7 +49,7 @@ test('the leader sends an out-of-sync follower nothing while over leader.replica
   await harness.stopBroker(3);
   await harness.fence(3);
   const leader = harness.managers.get(1)!;
-  for (let i = 0; i < 3; i++) assert.equal((await produce(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
+  for (let i = 0; i < 3; i++) assert.equal((await produceTo(leader, `v${i}`, -1)).errorCode, ErrorCode.NONE);
   // 1 byte/s: any batch sent for the throttled partition puts the leader over it for the next windows.
   await harness.publish([topicConfig('leader.replication.throttled.replicas', '0:1'), brokerConfig('', 'leader.replication.throttled.rate', '1')]);
   assert.equal(leader.leaderQuota.upperBound, 1);
@@ -84,7 +78,7 @@ test('a follower throttled by follower.replication.throttled.rate skips fetches 
   await harness.fence(3);
   const leader = harness.managers.get(1)!;
   const value = 'x'.repeat(4000);
-  for (let i = 0; i < 40; i++) assert.equal((await produce(leader, `${i}${value}`, 1)).errorCode, ErrorCode.NONE);
+  for (let i = 0; i < 40; i++) assert.equal((await produceTo(leader, `${i}${value}`, 1)).errorCode, ErrorCode.NONE);
   // About 160 KB to copy at 40 KB/s, one 4 KB batch per fetch: the quota is exceeded within the first window.
   await harness.publish([topicConfig('follower.replication.throttled.replicas', '0:3'), brokerConfig('3', 'follower.replication.throttled.rate', '40000')]);
   const follower = await harness.startBroker(3);
