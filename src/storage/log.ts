@@ -525,7 +525,13 @@ export class Log {
     if (targetOffset < 0) throw new RangeError(`cannot truncate ${this.name} to negative offset ${targetOffset}`);
     return this.withLock(async () => {
       this.checkOnline();
-      if (targetOffset >= this.nextOffset) return false;
+      if (targetOffset >= this.nextOffset) {
+        // Nothing to remove, but an epoch this replica began as leader without appending to it may still end the
+        // cache at the log end: Kafka's UnifiedLog.truncateTo drops it too, or the replica keeps fetching with that
+        // epoch and the leader keeps answering with a diverging epoch (a truncation loop found by test/fault/).
+        if (this.leaderEpochCache.truncateFromEnd(this.nextOffset)) await this.maybeHandleIOException(() => this.leaderEpochCache.flush());
+        return false;
+      }
       if (this.segments[0]!.baseOffset > targetOffset) {
         await this.truncateFullyAndStartAtLocked(targetOffset);
         return true;

@@ -199,6 +199,19 @@ describe('Log truncation and log start', () => {
     assert.equal(info.firstOffset, 8);
   });
 
+  it('truncateTo at the log end drops an epoch begun there without records (regression: a follower looping on a diverging epoch)', async () => {
+    // Bug: a replica that became leader at epoch 3 (cache entry at the log end) but appended nothing, then followed
+    // the new leader, kept fetching with last epoch 3; the leader answered "diverging, epoch 2 ends at 20" for ever,
+    // because truncating to the log end returned early and left the epoch-3 entry (found by test/fault/).
+    const { log } = await logWith(10);
+    assert.equal(log.leaderEpochCache.assign(3, log.logEndOffset), true);
+    assert.deepEqual(log.leaderEpochCache.epochEntries.at(-1), { epoch: 3, startOffset: 20 });
+    assert.equal(await log.truncateTo(20), false, 'no record removed');
+    assert.equal(log.logEndOffset, 20);
+    assert.deepEqual(log.leaderEpochCache.epochEntries, [{ epoch: 1, startOffset: 0 }, { epoch: 2, startOffset: 10 }]);
+    assert.deepEqual(log.endOffsetForEpoch(2), { leaderEpoch: 2, endOffset: 20 });
+  });
+
   it('truncateFullyAndStartAt empties the log at a new offset', async () => {
     const { env, log } = await logWith(10, { segmentBytes: 500 });
     await log.truncateFullyAndStartAt(1000);
