@@ -20,6 +20,13 @@
  * new leader answers no one meanwhile); then the last NOT_CONTROLLER answer
  * goes back to the caller (who retries later), or ControllerUnreachableError
  * when no controller answered at all.
+ *
+ * Following the Raft leader, the channel also leaves a controller the
+ * quorum moved away from while a request waits on it: a controller cut off
+ * by a network partition answers nothing, and a heartbeat waiting for it
+ * until request.timeout.ms would outlast the broker's session at the new
+ * active controller, which would then fence every broker (found by the
+ * partition fault of test/fault/ducktape-oracle.test.ts).
  */
 import type { Env } from '../io/env.js';
 import { BrokerConnection } from '../client/connection.js';
@@ -31,6 +38,8 @@ import { ControllerUnreachableError, type ControllerChannel } from './controller
 
 /** The pause before a request that found no active controller tries again (Kafka's reconnect.backoff.ms default). */
 const RETRY_BACKOFF_MS = 50;
+/** How often a request waiting on a controller checks that the Raft leader is still that controller. */
+const LEADER_CHECK_MS = 100;
 /** DescribeCluster's endpointType for controllers (KIP-919). */
 const CONTROLLER_ENDPOINTS = 2;
 
@@ -77,6 +86,8 @@ function isNotController(response: Record<string, unknown>): boolean {
 
 export class RpcControllerChannel implements ControllerChannel {
   private active: BrokerConnection | null = null;
+  /** Where `active` is connected, when it was chosen as the Raft leader. */
+  private activeLeader: ControllerAddress | null = null;
   private nextCandidate = 0;
   private closed = false;
 
@@ -93,12 +104,15 @@ export class RpcControllerChannel implements ControllerChannel {
       const connection = await this.activeController();
       if (connection === null) continue;
       let response: ResponseOf<A>;
+      const watch = this.leaveWhenLeaderMoves(connection);
       try {
         response = await connection.send(api, request, options.version === undefined ? {} : { version: options.version });
       } catch (error) {
         if (!(error instanceof KafkaError)) throw error;
         this.forget(connection);
         continue;
+      } finally {
+        watch.cancel();
       }
       if (!isNotController(response as Record<string, unknown>)) return response;
       last = response;
@@ -129,7 +143,8 @@ export class RpcControllerChannel implements ControllerChannel {
   /** The connection to the active controller, discovered when not known; null when no candidate could name one. */
   private async activeController(): Promise<BrokerConnection | null> {
     if (this.closed) throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
-    if (this.active !== null && !this.active.closed) return this.active;
+    if (this.active !== null && !this.active.closed && !this.leaderMovedFrom(this.active)) return this.active;
+    if (this.active !== null) this.forget(this.active);
     if (this.options.activeController !== undefined) return this.connectToRaftLeader(this.options.activeController());
     for (let tried = 0; tried < this.options.candidates.length; tried++) {
       const candidate = this.options.candidates[this.nextCandidate]!;
@@ -147,6 +162,7 @@ export class RpcControllerChannel implements ControllerChannel {
     if (leader === null) return null;
     try {
       this.active = await this.connect(leader);
+      this.activeLeader = leader;
       return this.active;
     } catch (error) {
       if (!(error instanceof KafkaError)) throw error;
@@ -171,14 +187,23 @@ export class RpcControllerChannel implements ControllerChannel {
     }
   }
 
-  private connect(address: ControllerAddress): Promise<BrokerConnection> {
-    return BrokerConnection.connect({
+  /**
+   * A connection opened while the channel closed is closed at once: kept, it
+   * would hold the stopping node's process open for ever (found by the
+   * clean bounce of test/fault/ducktape-oracle.test.ts, a heartbeat
+   * reconnecting to a new Raft leader during the node's shutdown).
+   */
+  private async connect(address: ControllerAddress): Promise<BrokerConnection> {
+    const connection = await BrokerConnection.connect({
       host: address.host,
       port: address.port,
       env: this.options.env,
       clientId: `spool-node-${this.options.nodeId}-to-controller`,
       requestTimeoutMs: this.options.requestTimeoutMs,
     });
+    if (!this.closed) return connection;
+    connection.destroy();
+    throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
   }
 
   private discard(connection: BrokerConnection): null {
@@ -188,6 +213,27 @@ export class RpcControllerChannel implements ControllerChannel {
 
   private forget(connection: BrokerConnection): void {
     connection.destroy();
-    if (this.active === connection) this.active = null;
+    if (this.active !== connection) return;
+    this.active = null;
+    this.activeLeader = null;
+  }
+
+  /** True when `connection` went to the Raft leader and the node's Raft client now knows another leader. */
+  private leaderMovedFrom(connection: BrokerConnection): boolean {
+    if (connection !== this.active || this.activeLeader === null || this.options.activeController === undefined) return false;
+    const leader = this.options.activeController();
+    return leader !== null && (leader.host !== this.activeLeader.host || leader.port !== this.activeLeader.port);
+  }
+
+  /** Checks every LEADER_CHECK_MS while a request waits on `connection`; fails it over (destroys the connection) when the leader moved. */
+  private leaveWhenLeaderMoves(connection: BrokerConnection): { cancel(): void } {
+    if (this.options.activeController === undefined) return { cancel: () => undefined };
+    const { timers } = this.options.env;
+    const check = (): void => {
+      if (this.leaderMovedFrom(connection)) this.forget(connection);
+      else if (!connection.closed) timer = timers.schedule(LEADER_CHECK_MS, check);
+    };
+    let timer = timers.schedule(LEADER_CHECK_MS, check);
+    return { cancel: () => timer.cancel() };
   }
 }
