@@ -91,6 +91,8 @@ export class Cluster {
   private readonly inFlightRequestsMax: number;
   private readonly bootstrap: { host: string; port: number }[];
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
+  /** The connections of `connections` that are open and version-negotiated. */
+  private readonly ready = new Map<string, BrokerConnection>();
   brokers = new Map<number, BrokerInfo>();
   topics = new Map<string, TopicInfo>();
   clusterId: string | null = null;
@@ -126,9 +128,13 @@ export class Cluster {
     const opening = BrokerConnection.connect(options);
     this.connections.set(key, opening);
     opening.then(
-      (connection) => connection.onClose(() => {
-        if (this.connections.get(key) === opening) this.connections.delete(key);
-      }),
+      (connection) => {
+        if (this.connections.get(key) === opening) this.ready.set(key, connection);
+        connection.onClose(() => {
+          if (this.connections.get(key) === opening) this.connections.delete(key);
+          if (this.ready.get(key) === connection) this.ready.delete(key);
+        });
+      },
       () => {
         if (this.connections.get(key) === opening) this.connections.delete(key);
       },
@@ -147,12 +153,21 @@ export class Cluster {
     return this.connectTo(broker.host, broker.port);
   }
 
-  /** A connection to some broker: an open one if any, else the known brokers and bootstrap addresses in turn. */
+  /**
+   * A connection to some broker: the open one with the fewest requests in
+   * flight (Kafka's least loaded node), else the known brokers and bootstrap
+   * addresses in turn. A connection still opening is not waited for, nor one
+   * busy while an idle one exists: a broker cut off by a network partition
+   * accepts connections and answers nothing, and metadata asked there would
+   * only time out again (found by test/fault/spool-client-faults.test.ts).
+   */
   async anyConnection(): Promise<BrokerConnection> {
-    for (const opening of this.connections.values()) {
-      const connection = await opening.catch(() => null);
-      if (connection !== null && !connection.closed) return connection;
+    let leastLoaded: BrokerConnection | null = null;
+    for (const connection of this.ready.values()) {
+      if (connection.closed) continue;
+      if (leastLoaded === null || connection.inFlightCount < leastLoaded.inFlightCount) leastLoaded = connection;
     }
+    if (leastLoaded !== null) return leastLoaded;
     const candidates = [...this.brokers.values(), ...this.bootstrap];
     let lastError: unknown = new NetworkError('no brokers to connect to');
     for (const candidate of candidates) {
@@ -273,6 +288,7 @@ export class Cluster {
     this.closed = true;
     const openings = [...this.connections.values()];
     this.connections.clear();
+    this.ready.clear();
     await Promise.all(openings.map(async (opening) => {
       const connection = await opening.catch(() => null);
       await connection?.close();
