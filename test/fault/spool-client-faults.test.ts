@@ -1,0 +1,29 @@
+/**
+ * The same faults as the ducktape oracle (faults.ts: kill -9 of the leader,
+ * a clean bounce of each node, SIGSTOP of the leader, a partition isolating
+ * it) on three real Spool processes, with Spool's own client as the
+ * workload (spool-clients.ts): two idempotent acks=all producers and two
+ * consumers each assigned every partition of an RF=3, min.insync.replicas=2
+ * topic. The history checker must report zero of every anomaly: no
+ * acknowledged write lost, no duplicate, no offset with two values, acks and
+ * reads in order, no read skipping a known offset.
+ *
+ * `npm test` runs each fault once, briefly; `npm run fault` runs the long
+ * form (plan.ts).
+ */
+import { test } from 'node:test';
+import { runFaultSuite } from './faults.js';
+import { faultPlan } from './plan.js';
+import { startSpoolWorkload } from './spool-clients.js';
+
+const plan = faultPlan();
+const PARTITIONS = 3;
+
+test("Spool's client through kill -9, bounces, SIGSTOP and a partition of the leader: the history checker finds nothing", { timeout: plan.timeoutMs }, async (t) => {
+  await runFaultSuite(t, {
+    name: 'spool-client',
+    partitions: PARTITIONS,
+    plan,
+    startWorkload: (cluster, topic) => startSpoolWorkload({ bootstrapServers: cluster.bootstrapServers, topic, partitions: PARTITIONS, producers: 2, consumers: 2 }),
+  });
+});
