@@ -18,11 +18,15 @@
  *   --cancel    cancels the file's reassignments that are in progress.
  *   --list      the reassignments in progress.
  *
+ * A failed action prints its error on stdout and exits with 1, as Kafka's
+ * tool does (its "Error: ..." lines without the Java stack trace); usage
+ * errors go to stderr.
+ *
  * Not done (docs/SKIPPED.md): log_dirs other than "any" (AlterReplicaLogDirs),
  * --throttle and --replica-alter-log-dirs-throttle (no replication
  * throttles), --bootstrap-controller.
  */
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { Admin, type PartitionReassignment } from '../client/admin.js';
 import { KafkaError } from '../client/errors.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
@@ -46,6 +50,9 @@ interface ReassignFlags {
   throttle?: string;
   timeout?: string;
 }
+
+/** A failed action (Kafka's TerseException and AdminCommandFailedException): printed on stdout, exit code 1. */
+class ToolError extends CliError {}
 
 const ANY_LOG_DIR = 'any';
 const BROKER_LEVEL_THROTTLES = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'];
@@ -79,8 +86,11 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
       try {
         await runReassignPartitions(admin, flags, io);
       } catch (error) {
-        if (error instanceof KafkaError) throw new CliError(`Error: ${error.detail}`);
-        throw error;
+        const message = error instanceof KafkaError ? `Error: ${error.detail}` : error instanceof ToolError ? error.message : null;
+        if (message === null) throw error;
+        // As Kafka's tool: a failed action prints its error on stdout (without the Java stack trace) and exits with 1.
+        io.stdout(`${message}\n`);
+        throw new CommanderError(1, 'reassign-partitions.failed', message);
       } finally {
         await admin.close();
       }
@@ -99,7 +109,7 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
     return generateAssignment(admin, { topicsJson, brokerList: flags.brokerList, rackAware: flags.disableRackAware !== true, random: io.env.random, out });
   }
   if (flags.reassignmentJsonFile === undefined) throw new CliError('Missing required argument "[reassignment-json-file]"');
-  if (flags.throttle !== undefined) throw new CliError('Error: --throttle is not supported: Spool has no replication throttles');
+  if (flags.throttle !== undefined) throw new ToolError('Error: --throttle is not supported: Spool has no replication throttles');
   const assignments = parseReassignmentJson(await readText(io, flags.reassignmentJsonFile));
   if (flags.execute === true) {
     return executeAssignment(admin, assignments, { additional: flags.additional === true, allowReplicationFactorChange: flags.disallowReplicationFactorChange !== true, out });
@@ -118,23 +128,23 @@ async function readText(io: CliIo, file: string): Promise<string> {
 export function parseReassignmentJson(text: string): Assignment[] {
   const json = parseJsonObject(text);
   const version = json['version'] ?? 1;
-  if (version !== 1) throw new CliError(`Error: Not supported version field value ${String(version)}`);
+  if (version !== 1) throw new ToolError(`Error: Not supported version field value ${String(version)}`);
   const partitions = json['partitions'] ?? [];
-  if (!Array.isArray(partitions)) throw new CliError('Error: "partitions" must be an array');
+  if (!Array.isArray(partitions)) throw new ToolError('Error: "partitions" must be an array');
   const assignments = partitions.map((entry: unknown): Assignment => {
     const fields = entry as Record<string, unknown>;
     const topic = fields['topic'];
     const partition = fields['partition'];
     const replicas = fields['replicas'];
     if (typeof topic !== 'string' || !Number.isInteger(partition) || !Array.isArray(replicas) || !replicas.every((r) => Number.isInteger(r))) {
-      throw new CliError(`Error: each partition needs "topic" (a string), "partition" (an integer) and "replicas" (integers): ${JSON.stringify(entry)}`);
+      throw new ToolError(`Error: each partition needs "topic" (a string), "partition" (an integer) and "replicas" (integers): ${JSON.stringify(entry)}`);
     }
     const tp = { topic, partition: partition as number };
     const logDirs = fields['log_dirs'] ?? replicas.map(() => ANY_LOG_DIR);
     if (!Array.isArray(logDirs) || logDirs.length !== replicas.length) {
-      throw new CliError(`Error: Size of replicas list ${listText(replicas as number[])} is different from size of log dirs list ${JSON.stringify(logDirs)} for partition ${tpText(tp)}`);
+      throw new ToolError(`Error: Size of replicas list ${listText(replicas as number[])} is different from size of log dirs list ${JSON.stringify(logDirs)} for partition ${tpText(tp)}`);
     }
-    if (logDirs.some((dir) => dir !== ANY_LOG_DIR)) throw new CliError(`Error: log_dirs other than "any" are not supported (moving replicas between log directories): ${tpText(tp)}`);
+    if (logDirs.some((dir) => dir !== ANY_LOG_DIR)) throw new ToolError(`Error: log_dirs other than "any" are not supported (moving replicas between log directories): ${tpText(tp)}`);
     return { tp, replicas: replicas as number[] };
   });
   return assignments;
@@ -145,9 +155,9 @@ function parseJsonObject(text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new CliError('Error: The input string is not a valid JSON');
+    throw new ToolError('Error: The input string is not a valid JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('Error: The input string is not a valid JSON');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ToolError('Error: The input string is not a valid JSON');
   return parsed as Record<string, unknown>;
 }
 
@@ -184,19 +194,19 @@ function listText(values: readonly number[]): string {
 
 async function generateAssignment(admin: Admin, options: { topicsJson: string; brokerList: string; rackAware: boolean; random: Random; out: (text: string) => void }): Promise<void> {
   const brokers = options.brokerList.split(',').map((id) => Number(id.trim()));
-  if (brokers.some((id) => !Number.isInteger(id))) throw new CliError(`Error: invalid --broker-list ${options.brokerList}`);
+  if (brokers.some((id) => !Number.isInteger(id))) throw new ToolError(`Error: invalid --broker-list ${options.brokerList}`);
   const duplicateBrokers = duplicates(brokers);
-  if (duplicateBrokers.length > 0) throw new CliError(`Error: Broker list contains duplicate entries: [${duplicateBrokers.join(', ')}]`);
+  if (duplicateBrokers.length > 0) throw new ToolError(`Error: Broker list contains duplicate entries: [${duplicateBrokers.join(', ')}]`);
   const topics = parseTopicsJson(options.topicsJson);
   const duplicateTopics = duplicates(topics);
-  if (duplicateTopics.length > 0) throw new CliError(`Error: List of topics to reassign contains duplicate entries: [${duplicateTopics.join(', ')}]`);
+  if (duplicateTopics.length > 0) throw new ToolError(`Error: List of topics to reassign contains duplicate entries: [${duplicateTopics.join(', ')}]`);
   const current = await currentAssignments(admin, topics);
   const usable = (await admin.describeCluster()).brokers
     .filter((broker) => brokers.includes(broker.nodeId))
     .map((broker) => ({ id: broker.nodeId, rack: options.rackAware ? broker.rack : null }));
   const rackless = usable.filter((broker) => broker.rack === null).length;
   if (rackless !== 0 && rackless !== usable.length) {
-    throw new CliError('Error: Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.');
+    throw new ToolError('Error: Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.');
   }
   const proposed: Assignment[] = [];
   for (const topic of [...new Set(current.map((a) => a.tp.topic))]) {
@@ -211,12 +221,12 @@ async function generateAssignment(admin: Admin, options: { topicsJson: string; b
 function parseTopicsJson(text: string): string[] {
   const json = parseJsonObject(text);
   const version = json['version'] ?? 1;
-  if (version !== 1) throw new CliError(`Error: Not supported version field value ${String(version)}`);
+  if (version !== 1) throw new ToolError(`Error: Not supported version field value ${String(version)}`);
   const topics = json['topics'] ?? [];
-  if (!Array.isArray(topics)) throw new CliError('Error: "topics" must be an array');
+  if (!Array.isArray(topics)) throw new ToolError('Error: "topics" must be an array');
   return topics.map((entry: unknown) => {
     const topic = (entry as Record<string, unknown>)['topic'];
-    if (typeof topic !== 'string') throw new CliError(`Error: each topic needs "topic" (a string): ${JSON.stringify(entry)}`);
+    if (typeof topic !== 'string') throw new ToolError(`Error: each topic needs "topic" (a string): ${JSON.stringify(entry)}`);
     return topic;
   });
 }
@@ -240,8 +250,8 @@ export interface BrokerPlacement {
  */
 export function assignReplicasToBrokers(brokers: readonly BrokerPlacement[], options: { partitions: number; replicationFactor: number; random: Random }): number[][] {
   const n = brokers.length;
-  if (options.replicationFactor <= 0) throw new CliError('Error: Replication factor must be larger than 0.');
-  if (options.replicationFactor > n) throw new CliError(`Error: Replication factor: ${options.replicationFactor} larger than available brokers: ${n}.`);
+  if (options.replicationFactor <= 0) throw new ToolError('Error: Replication factor must be larger than 0.');
+  if (options.replicationFactor > n) throw new ToolError(`Error: Replication factor: ${options.replicationFactor} larger than available brokers: ${n}.`);
   const racked = brokers.some((broker) => broker.rack !== null);
   const rackOf = new Map(brokers.map((broker) => [broker.id, broker.rack]));
   const arranged = racked ? rackAlternatedBrokerList(brokers) : brokers.map((broker) => broker.id);
@@ -292,7 +302,7 @@ function rackAlternatedBrokerList(brokers: readonly BrokerPlacement[]): number[]
 async function currentAssignments(admin: Admin, topics: readonly string[]): Promise<Assignment[]> {
   const known = new Set(await admin.listTopics({ listInternal: true }));
   const missing = topics.find((topic) => !known.has(topic));
-  if (missing !== undefined) throw new CliError(`Error: Topic ${missing} not found.`);
+  if (missing !== undefined) throw new ToolError(`Error: Topic ${missing} not found.`);
   const described = topics.length === 0 ? [] : await admin.describeTopics(topics);
   return described.flatMap((topic) => topic.partitions.map((p) => ({ tp: { topic: topic.name, partition: p.partition }, replicas: p.replicas })));
 }
@@ -301,16 +311,16 @@ async function currentAssignments(admin: Admin, topics: readonly string[]): Prom
 
 async function executeAssignment(admin: Admin, assignments: Assignment[], options: { additional: boolean; allowReplicationFactorChange: boolean; out: (text: string) => void }): Promise<void> {
   checkExecuteAssignments(assignments);
-  if (!options.additional && (await admin.listPartitionReassignments()).length > 0) throw new CliError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
+  if (!options.additional && (await admin.listPartitionReassignments()).length > 0) throw new ToolError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
   const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
   const unknown = assignments.flatMap((a) => a.replicas).find((id) => !registered.has(id));
-  if (unknown !== undefined) throw new CliError(`Error: Unknown broker id ${unknown}`);
+  if (unknown !== undefined) throw new ToolError(`Error: Unknown broker id ${unknown}`);
   const current = await currentAssignmentsOf(admin, assignments.map((a) => a.tp));
   options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current, await replicaLogDirs(admin, current))}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
   const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })), { allowReplicationFactorChange: options.allowReplicationFactorChange });
   const failed = sortedByPartition(assignments).filter((a) => results.get(topicPartitionKey(a.tp)) != null);
   if (failed.length > 0) {
-    throw new CliError(`Error reassigning partition(s):\n${failed.map((a) => `${tpText(a.tp)}: ${results.get(topicPartitionKey(a.tp))!.detail}`).join('\n')}`);
+    throw new ToolError(`Error reassigning partition(s):\n${failed.map((a) => `${tpText(a.tp)}: ${results.get(topicPartitionKey(a.tp))!.detail}`).join('\n')}`);
   }
   const names = sortedByPartition(assignments).map((a) => tpText(a.tp));
   options.out(`Successfully started partition reassignment${names.length === 1 ? '' : 's'} for ${names.join(',')}\n`);
@@ -318,14 +328,14 @@ async function executeAssignment(admin: Admin, assignments: Assignment[], option
 
 /** Kafka's parseExecuteAssignmentArgs checks. */
 function checkExecuteAssignments(assignments: readonly Assignment[]): void {
-  if (assignments.length === 0) throw new CliError('Error: Partition reassignment list cannot be empty');
-  if (assignments.some((a) => a.replicas.length === 0)) throw new CliError('Error: Partition replica list cannot be empty');
+  if (assignments.length === 0) throw new ToolError('Error: Partition reassignment list cannot be empty');
+  if (assignments.some((a) => a.replicas.length === 0)) throw new ToolError('Error: Partition replica list cannot be empty');
   const repeated = duplicates(assignments.map((a) => tpText(a.tp)));
-  if (repeated.length > 0) throw new CliError(`Error: Partition reassignment contains duplicate topic partitions: ${repeated.join(',')}`);
+  if (repeated.length > 0) throw new ToolError(`Error: Partition reassignment contains duplicate topic partitions: ${repeated.join(',')}`);
   const withRepeats = assignments.map((a) => ({ a, repeats: duplicates(a.replicas) })).filter((entry) => entry.repeats.length > 0);
   if (withRepeats.length > 0) {
     const detail = withRepeats.map(({ a, repeats }) => `${tpText(a.tp)} contains multiple entries for ${repeats.join(',')}`).join('. ');
-    throw new CliError(`Error: Partition replica lists may not contain duplicate entries: ${detail}`);
+    throw new ToolError(`Error: Partition replica lists may not contain duplicate entries: ${detail}`);
   }
 }
 
@@ -338,7 +348,7 @@ async function currentAssignmentsOf(admin: Admin, partitions: readonly TopicPart
   });
   const byKey = new Map(all.map((a) => [topicPartitionKey(a.tp), a]));
   const missing = partitions.filter((tp) => !byKey.has(topicPartitionKey(tp)));
-  if (missing.length > 0) throw new CliError(`Error: Unable to find partition: ${missing.map(tpText).join(', ')}`);
+  if (missing.length > 0) throw new ToolError(`Error: Unable to find partition: ${missing.map(tpText).join(', ')}`);
   return partitions.map((tp) => byKey.get(topicPartitionKey(tp))!);
 }
 
@@ -372,7 +382,7 @@ async function cancelAssignment(admin: Admin, assignments: Assignment[], options
     const failed = inProgress.filter((entry) => results.get(topicPartitionKey(entry.tp)) != null);
     if (failed.length > 0) {
       const detail = failed.map((entry) => `${tpText(entry.tp)}: ${results.get(topicPartitionKey(entry.tp))!.detail}`).join('\n');
-      throw new CliError(`Error cancelling partition reassignment${failed.length === 1 ? '' : 's'} for:\n${detail}`);
+      throw new ToolError(`Error cancelling partition reassignment${failed.length === 1 ? '' : 's'} for:\n${detail}`);
     }
     options.out(`Successfully cancelled partition reassignment${inProgress.length === 1 ? '' : 's'} for: ${inProgress.map((entry) => tpText(entry.tp)).join(',')}\n`);
   } else {
