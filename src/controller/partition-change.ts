@@ -19,9 +19,16 @@
  *
  * Leader recovery state (KIP-704): an unclean leader starts RECOVERING and
  * reports RECOVERED through AlterPartition once it may take followers.
+ *
+ * Reassignment (KIP-455): a target replica list with adding and removing
+ * replicas; an ISR that holds every replica staying completes the
+ * reassignment first (removing replicas leave replicas and ISR), elections
+ * pick from the target replicas, and a replica leaving the list bumps the
+ * leader epoch so that it learns it.
  */
 import type { PartitionRegistration } from '../metadata/image.js';
 import { NO_LEADER_CHANGE, type RecordData } from '../metadata/records.js';
+import { maybeCompleteReassignment } from './reassignment-replicas.js';
 
 export const NO_LEADER = -1;
 
@@ -52,6 +59,20 @@ export interface PartitionChangeOptions {
   uncleanShutdownReplicas?: readonly number[];
   /** The recovery state the leader reports (AlterPartition); unchanged when absent. */
   targetLeaderRecoveryState?: number;
+  /** The replica list, adding and removing replicas to move to (reassignment); the current ones when absent. */
+  targetReplicas?: readonly number[];
+  targetAdding?: readonly number[];
+  targetRemoving?: readonly number[];
+  /** The log directory of a replica new to the partition (Kafka's DefaultDirProvider). */
+  defaultDirectory?: (replica: number) => string;
+}
+
+/** What the change moves to: ISR and assignment, after a reassignment the ISR completes. */
+interface Target {
+  isr: number[];
+  replicas: number[];
+  adding: number[];
+  removing: number[];
 }
 
 export type PartitionChangeData = RecordData<'PartitionChangeRecord'>;
@@ -63,7 +84,8 @@ interface ElectionResult {
 
 /** The PartitionChangeRecord's data for the change, or null when it would change nothing. */
 export function buildPartitionChange(partition: PartitionRegistration, options: PartitionChangeOptions): PartitionChangeData | null {
-  let targetIsr = [...(options.targetIsr ?? partition.isr)];
+  const target = completeReassignmentIfNeeded(partition, options);
+  let targetIsr = target.isr;
   let targetElr = targetEligibleReplicas(partition, targetIsr, options);
   const record: PartitionChangeData = {
     partitionId: partition.partition,
@@ -78,7 +100,7 @@ export function buildPartitionChange(partition: PartitionRegistration, options: 
     eligibleLeaderReplicas: null,
     lastKnownElr: null,
   };
-  const elected = electLeader(partition, { targetIsr, targetElr, options });
+  const elected = electLeader(partition, { targetIsr, targetElr, targetReplicas: target.replicas, options });
   if (elected.leader !== partition.leader) {
     if (targetElr.includes(elected.leader)) {
       // A clean election from the ELR: the new leader is the whole ISR.
@@ -92,16 +114,47 @@ export function buildPartitionChange(partition: PartitionRegistration, options: 
       if (leaderRecoveryStateOf(partition) !== LeaderRecoveryState.RECOVERING) record.leaderRecoveryState = LeaderRecoveryState.RECOVERING;
     }
   }
+  // A replica leaving the list must learn it: the leader epoch moves even when the leader stays.
+  if (record.leader === NO_LEADER_CHANGE && !partition.replicas.every((replica) => target.replicas.includes(replica))) record.leader = partition.leader;
   // An unclean election, or ELR disabled, clears the ELR.
   if (record.isr !== null || !options.elrEnabled) targetElr = [];
   if (!sameList(targetElr, partition.elr)) record.eligibleLeaderReplicas = targetElr;
   // With ELR the ISR may become empty; without, its last member stays in it, leaderless.
   if (record.isr === null && (targetIsr.length > 0 || options.elrEnabled) && !sameList(targetIsr, partition.isr)) record.isr = targetIsr;
   maybeUpdateLastKnownLeader(partition, record, options.elrEnabled);
+  setAssignmentChanges(partition, record, { target, options });
   if (options.targetLeaderRecoveryState !== undefined && options.targetLeaderRecoveryState !== leaderRecoveryStateOf(partition)) {
     record.leaderRecoveryState = options.targetLeaderRecoveryState;
   }
   return isNoOp(record) ? null : record;
+}
+
+/** Kafka's completeReassignmentIfNeeded: the target, with the reassignment done when the target ISR allows it. */
+function completeReassignmentIfNeeded(partition: PartitionRegistration, options: PartitionChangeOptions): Target {
+  const target: Target = {
+    isr: [...(options.targetIsr ?? partition.isr)],
+    replicas: [...(options.targetReplicas ?? partition.replicas)],
+    adding: [...(options.targetAdding ?? partition.addingReplicas)],
+    removing: [...(options.targetRemoving ?? partition.removingReplicas)],
+  };
+  const completed = maybeCompleteReassignment({ replicas: target.replicas, adding: target.adding, removing: target.removing }, target.isr);
+  return completed === null ? target : { ...completed, adding: [], removing: [] };
+}
+
+/** Kafka's setAssignmentChanges: replicas (with their directories), adding and removing, where they change. */
+function setAssignmentChanges(partition: PartitionRegistration, record: PartitionChangeData, change: { target: Target; options: PartitionChangeOptions }): void {
+  const { target, options } = change;
+  if (target.replicas.length > 0 && !sameList(target.replicas, partition.replicas)) {
+    record.replicas = target.replicas;
+    record.directories = target.replicas.map((replica) => {
+      const known = partition.directories?.[partition.replicas.indexOf(replica)];
+      if (known !== undefined && partition.replicas.includes(replica)) return known;
+      if (options.defaultDirectory === undefined) throw new Error(`no directory for new replica ${replica} of ${partition.topicName}-${partition.partition}`);
+      return options.defaultDirectory(replica);
+    });
+  }
+  if (!sameList(target.removing, partition.removingReplicas)) record.removingReplicas = target.removing;
+  if (!sameList(target.adding, partition.addingReplicas)) record.addingReplicas = target.adding;
 }
 
 /** The partition's leader recovery state (RECOVERED when the image does not say). */
@@ -124,23 +177,23 @@ function targetEligibleReplicas(partition: PartitionRegistration, targetIsr: rea
 /** Kafka's electLeader: PREFERRED first tries the preferred replica, then as ONLINE; UNCLEAN falls back to any live replica. */
 function electLeader(
   partition: PartitionRegistration,
-  target: { targetIsr: readonly number[]; targetElr: readonly number[]; options: PartitionChangeOptions },
+  target: { targetIsr: readonly number[]; targetElr: readonly number[]; targetReplicas: readonly number[]; options: PartitionChangeOptions },
 ): ElectionResult {
-  const { targetIsr, targetElr, options } = target;
+  const { targetIsr, targetElr, targetReplicas, options } = target;
   // A valid new leader is in the ISR, or in the ELR when the ISR is empty, and may lead.
   const valid = (replica: number): boolean =>
     (targetIsr.includes(replica) || (targetIsr.length === 0 && targetElr.includes(replica))) && options.isAcceptableLeader(replica);
-  const preferred = partition.replicas[0];
+  const preferred = targetReplicas[0];
   if (options.election === Election.PREFERRED && preferred !== undefined && valid(preferred)) return { leader: preferred, unclean: false };
   if (valid(partition.leader)) return { leader: partition.leader, unclean: false };
-  const online = partition.replicas.find(valid);
+  const online = targetReplicas.find(valid);
   if (online !== undefined) return { leader: online, unclean: false };
   const lastKnownLeader = partition.lastKnownElr[0];
   const canElectLastKnownLeader =
     options.elrEnabled && targetElr.length === 0 && targetIsr.length === 0 && partition.lastKnownElr.length === 1 && options.isAcceptableLeader(lastKnownLeader!);
   if (canElectLastKnownLeader) return { leader: lastKnownLeader!, unclean: true };
   if (options.election === Election.UNCLEAN) {
-    const unclean = partition.replicas.find(options.isAcceptableLeader);
+    const unclean = targetReplicas.find(options.isAcceptableLeader);
     if (unclean !== undefined) return { leader: unclean, unclean: true };
   }
   return { leader: NO_LEADER, unclean: false };

@@ -1,7 +1,8 @@
 /**
  * Partition reassignment (KIP-455) as Kafka's KRaft controller runs it
- * (ReplicationControlManager.alterPartitionReassignments, with
- * PartitionReassignmentReplicas and PartitionReassignmentRevert).
+ * (ReplicationControlManager.alterPartitionReassignments; the replica sets
+ * of PartitionReassignmentReplicas and PartitionReassignmentRevert are in
+ * reassignment-replicas.ts).
  *
  * A reassignment moves a partition from its current replicas to target
  * replicas in three stages, each a PartitionChangeRecord:
@@ -24,129 +25,45 @@
  * unclean.leader.election.enable. NO_REASSIGNMENT_IN_PROGRESS when there is
  * nothing to cancel.
  *
- * Eligible leader replicas are left as they are by these records.
+ * Each change goes through Kafka's PartitionChangeBuilder (partition-change.ts),
+ * so eligible leader replicas follow the ISR as in every other change; the
+ * leader's AlterPartition completes a reassignment there too.
  */
 import { ErrorCode, errorInfo } from '../protocol/errors.js';
 import type { MetadataImage, PartitionRegistration } from '../metadata/image.js';
-import { metadataRecord, NO_LEADER_CHANGE, type MetadataRecord, type RecordData } from '../metadata/records.js';
+import type { MetadataRecord } from '../metadata/records.js';
 import type { ControllerContext } from './context.js';
+import { partitionChangeOptions, partitionChangeRecord } from './elections.js';
+import { buildPartitionChange, Election, type PartitionChangeOptions } from './partition-change.js';
+import { isReassignmentInProgress, reassignmentReplicas, revertReassignment } from './reassignment-replicas.js';
 import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError, type ControllerResult } from './result.js';
-import { defaultDirectory, isActive, LEADER_RECOVERY_RECOVERING, NO_LEADER, uncleanLeaderElectionEnabled } from './replication-control.js';
+import { defaultDirectory, isActive, uncleanLeaderElectionEnabled } from './replication-control.js';
 
-// ---- the replica sets of a reassignment (Kafka's PartitionReassignmentReplicas)
+// ---- one partition's change
 
-export interface ReassignmentReplicas {
-  removing: number[];
-  adding: number[];
-  /** The target replicas, then the ones being removed. */
-  replicas: number[];
-}
-
-/** The replica sets that take `current` to `target`. */
-export function reassignmentReplicas(current: readonly number[], target: readonly number[]): ReassignmentReplicas {
-  const removing = [...new Set(current)].filter((replica) => !target.includes(replica)).sort((a, b) => a - b);
-  const adding = [...new Set(target)].filter((replica) => !current.includes(replica)).sort((a, b) => a - b);
-  return { removing, adding, replicas: [...target, ...removing] };
-}
-
-export function isReassignmentInProgress(partition: { addingReplicas: readonly number[]; removingReplicas: readonly number[] }): boolean {
-  return partition.addingReplicas.length > 0 || partition.removingReplicas.length > 0;
-}
-
-/**
- * Kafka's maybeCompleteReassignment: the replicas and ISR once the
- * removing replicas are gone, when the ISR then holds every replica that
- * stays; null while the reassignment must wait (or is not one).
- */
-export function maybeCompleteReassignment(reassignment: ReassignmentReplicas, targetIsr: readonly number[]): { replicas: number[]; isr: number[] } | null {
-  if (!isReassignmentInProgress({ addingReplicas: reassignment.adding, removingReplicas: reassignment.removing })) return null;
-  const staying = (replica: number): boolean => !reassignment.removing.includes(replica);
-  const isr = targetIsr.filter(staying);
-  const replicas = reassignment.replicas.filter(staying);
-  if (isr.length === 0 || replicas.length === 0) return null;
-  if (!replicas.every((replica) => isr.includes(replica))) return null;
-  return { replicas, isr };
-}
-
-/** Kafka's PartitionReassignmentRevert: the replicas and ISR a cancelled reassignment goes back to. */
-export function revertReassignment(partition: PartitionRegistration): { replicas: number[]; isr: number[]; unclean: boolean } {
-  const replicas = partition.replicas.filter((replica) => !partition.addingReplicas.includes(replica));
-  const isr = partition.isr.filter((replica) => !partition.addingReplicas.includes(replica));
-  if (isr.length > 0) return { replicas, isr, unclean: false };
-  // Only an image that began with an empty replica list could get here.
-  if (replicas.length === 0) throw new Error(`${partition.topicName}-${partition.partition}: addingReplicas contains all replicas`);
-  return { replicas, isr: [replicas[0]!], unclean: true };
-}
-
-// ---- one partition's change (the reassignment part of Kafka's PartitionChangeBuilder)
-
-export interface PartitionChangeTarget {
+/** The reassignment's target for the change builder (partition-change.ts); what is absent stays as it is. */
+interface ReassignmentTarget {
   isr?: readonly number[];
-  replicas?: readonly number[];
+  replicas: readonly number[];
   adding?: readonly number[];
   removing?: readonly number[];
-  /** Elect outside the ISR when no ISR member can lead (Kafka's Election.UNCLEAN). */
-  unclean?: boolean;
+  election: Election;
 }
 
-/**
- * The PartitionChangeRecord that takes `partition` to `target`, or null
- * when nothing changes. As Kafka's PartitionChangeBuilder.build: complete
- * the reassignment if the ISR allows, keep the leader while it is in the
- * ISR and may lead, else elect the first replica that is; bump the leader
- * epoch when a replica leaves; write only the fields that change.
- */
-export function buildReassignmentChange(context: ControllerContext, partition: PartitionRegistration, target: PartitionChangeTarget): MetadataRecord | null {
-  let isr = [...(target.isr ?? partition.isr)];
-  let replicas = [...(target.replicas ?? partition.replicas)];
-  let adding = [...(target.adding ?? partition.addingReplicas)];
-  let removing = [...(target.removing ?? partition.removingReplicas)];
-  const completed = maybeCompleteReassignment({ removing, adding, replicas }, isr);
-  if (completed !== null) {
-    ({ isr, replicas } = completed);
-    adding = [];
-    removing = [];
-  }
-  const fields: globalThis.Partial<RecordData<'PartitionChangeRecord'>> = {};
-  const election = electLeader(context.image, partition, { isr, replicas, unclean: target.unclean === true });
-  if (election.leader !== partition.leader) {
-    fields.leader = election.leader;
-    if (election.unclean) Object.assign(fields, { isr: [election.leader], leaderRecoveryState: LEADER_RECOVERY_RECOVERING });
-  }
-  // A replica leaving must learn it: the leader epoch moves even when the leader stays.
-  if (fields.leader === undefined && !partition.replicas.every((replica) => replicas.includes(replica))) fields.leader = partition.leader;
-  if (fields.isr === undefined && isr.length > 0 && !sameList(isr, partition.isr)) fields.isr = isr;
-  if (replicas.length > 0) {
-    const directories = replicas.map((replica) => directoryOf(context.image, partition, replica));
-    if (!sameList(directories, partition.directories ?? [])) fields.directories = directories;
-    if (!sameList(replicas, partition.replicas)) fields.replicas = replicas;
-  }
-  if (!sameList(removing, partition.removingReplicas)) fields.removingReplicas = removing;
-  if (!sameList(adding, partition.addingReplicas)) fields.addingReplicas = adding;
-  if (Object.keys(fields).length === 0) return null;
-  return metadataRecord('PartitionChangeRecord', { partitionId: partition.partition, topicId: partition.topicId, ...fields });
-}
-
-/** Kafka's electAnyLeader (Election.ONLINE, or UNCLEAN when allowed), without eligible leader replicas. */
-function electLeader(image: MetadataImage, partition: PartitionRegistration, target: { isr: readonly number[]; replicas: readonly number[]; unclean: boolean }): { leader: number; unclean: boolean } {
-  const valid = (replica: number): boolean => target.isr.includes(replica) && isActive(image, replica);
-  if (valid(partition.leader)) return { leader: partition.leader, unclean: false };
-  const online = target.replicas.find(valid);
-  if (online !== undefined) return { leader: online, unclean: false };
-  const unclean = target.unclean ? target.replicas.find((replica) => isActive(image, replica)) : undefined;
-  if (unclean !== undefined) return { leader: unclean, unclean: true };
-  return { leader: NO_LEADER, unclean: false };
-}
-
-/** A replica's directory: the one it has, else its broker's default. */
-function directoryOf(image: MetadataImage, partition: PartitionRegistration, replica: number): string {
-  const index = partition.replicas.indexOf(replica);
-  const known = index >= 0 ? partition.directories?.[index] : undefined;
-  return known ?? defaultDirectory(image, replica);
-}
-
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
+/** The PartitionChangeRecord that takes `partition` to `target` through Kafka's PartitionChangeBuilder, or null when nothing changes. */
+function reassignmentChange(context: ControllerContext, partition: PartitionRegistration, target: ReassignmentTarget): MetadataRecord | null {
+  const options: PartitionChangeOptions = {
+    ...partitionChangeOptions(context, partition),
+    isAcceptableLeader: (replica) => isActive(context.image, replica),
+    election: target.election,
+    targetReplicas: target.replicas,
+    defaultDirectory: (replica) => defaultDirectory(context.image, replica),
+  };
+  if (target.isr !== undefined) options.targetIsr = target.isr;
+  if (target.adding !== undefined) options.targetAdding = target.adding;
+  if (target.removing !== undefined) options.targetRemoving = target.removing;
+  const change = buildPartitionChange(partition, options);
+  return change === null ? null : partitionChangeRecord(change);
 }
 
 // ---- AlterPartitionReassignments
@@ -206,10 +123,11 @@ function alterPartitionReassignment(
   if (problem !== null) return problem;
   const reassignment = reassignmentReplicas(partition.replicas, target.replicas);
   return {
-    record: buildReassignmentChange(context, partition, {
+    record: reassignmentChange(context, partition, {
       replicas: reassignment.replicas,
       ...(reassignment.removing.length > 0 ? { removing: reassignment.removing } : {}),
       ...(reassignment.adding.length > 0 ? { adding: reassignment.adding } : {}),
+      election: Election.ONLINE,
     }),
   };
 }
@@ -224,7 +142,8 @@ function cancelPartitionReassignment(context: ControllerContext, partition: Part
       errorMessage: `Unable to revert partition assignment for ${partition.topicName}:${partition.partition} because it would require an unclean leader election.`,
     };
   }
-  return { record: buildReassignmentChange(context, partition, { isr: revert.isr, replicas: revert.replicas, removing: [], adding: [], unclean }) };
+  const election = unclean ? Election.UNCLEAN : Election.ONLINE;
+  return { record: reassignmentChange(context, partition, { isr: revert.isr, replicas: revert.replicas, removing: [], adding: [], election }) };
 }
 
 /** Kafka's validateManualPartitionAssignment (brokers checked in id order). */
@@ -283,36 +202,4 @@ export function listPartitionReassignments(image: MetadataImage, topics: readonl
     if (partitions.length > 0) listed.push({ name: topic.name, partitions });
   }
   return listed;
-}
-
-// ---- AlterPartition during a reassignment
-
-/**
- * The ISR change a leader proposes for a reassigning partition (Kafka's
- * alterPartition through the PartitionChangeBuilder): it may complete the
- * reassignment. Returns the record (null when nothing changes) and the
- * partition as it will be; when the completion moved leadership away from
- * the sender, Kafka answers NEW_LEADER_ELECTED (AlterPartition v2+) and
- * still writes the record.
- */
-export function alterIsrOfReassigningPartition(
-  context: ControllerContext,
-  partition: PartitionRegistration,
-  newIsr: readonly number[],
-): { record: MetadataRecord | null; errorCode: number; isr: number[]; leader: number; leaderEpoch: number; partitionEpoch: number } {
-  const record = buildReassignmentChange(context, partition, { isr: newIsr, unclean: uncleanLeaderElectionEnabled(context, partition.topicName) });
-  if (record === null || record.type !== 'PartitionChangeRecord') {
-    return { record: null, errorCode: ErrorCode.NONE, isr: [...partition.isr], leader: partition.leader, leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch };
-  }
-  const change = record.data;
-  const leaderChanged = change.leader !== NO_LEADER_CHANGE;
-  const leader = leaderChanged ? change.leader : partition.leader;
-  return {
-    record,
-    errorCode: leader !== partition.leader ? ErrorCode.NEW_LEADER_ELECTED : ErrorCode.NONE,
-    isr: change.isr ?? [...partition.isr],
-    leader,
-    leaderEpoch: leaderChanged ? partition.leaderEpoch + 1 : partition.leaderEpoch,
-    partitionEpoch: partition.partitionEpoch + 1,
-  };
 }

@@ -16,7 +16,6 @@ import type { ConfigEntryDescription, ControllerContext } from './context.js';
 import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ApiError, type ControllerResult } from './result.js';
 import { hasCollisionChars, reservedTopicNameError, topicNameError, unifyTopicName } from './topic-names.js';
 import { InvalidReplicationFactorError, placeReplicas } from './replica-placement.js';
-import { alterIsrOfReassigningPartition, isReassignmentInProgress } from './partition-reassignment.js';
 import { Election, LeaderRecoveryState, buildPartitionChange, leaderRecoveryStateOf } from './partition-change.js';
 import { alterPartitionChange, partitionChangeOptions, partitionChangeRecord } from './elections.js';
 
@@ -498,8 +497,8 @@ export interface AlterPartitionReply {
  * INELIGIBLE_REPLICA. An accepted change is one PartitionChangeRecord (the
  * partition epoch moves on replay) and the answer carries the partition as
  * it will be. On a reassigning partition the change may complete the
- * reassignment (partition-reassignment.ts), and NEW_LEADER_ELECTED answers
- * a sender that lost the leadership by it.
+ * reassignment (partition-change.ts), and NEW_LEADER_ELECTED answers a
+ * sender that lost the leadership by it.
  */
 export function alterPartition(context: ControllerContext, request: AlterPartitionRequest): ControllerResult<AlterPartitionReply> {
   const broker = context.image.brokers.get(request.brokerId);
@@ -521,10 +520,6 @@ export function alterPartition(context: ControllerContext, request: AlterPartiti
       const errorCode = validateAlterPartitionData(context.image, request.brokerId, partition, data);
       if (errorCode !== ErrorCode.NONE || partition === undefined) {
         partitions.push(alterPartitionError(data.partitionIndex, errorCode));
-        continue;
-      }
-      if (isReassignmentInProgress(partition)) {
-        partitions.push(alterReassigningPartition(context, partition, data.newIsrWithEpochs.map((member) => member.brokerId), records));
         continue;
       }
       const outcome = alterPartitionChange(context, partition, data);
@@ -559,15 +554,6 @@ function validateAlterPartitionData(
     return member.brokerEpoch !== -1 && member.brokerEpoch !== registration.epoch;
   });
   return ineligible ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.NONE;
-}
-
-/** An ISR change that may complete the partition's reassignment (partition-reassignment.ts). */
-function alterReassigningPartition(context: ControllerContext, partition: PartitionRegistration, newIsr: readonly number[], records: MetadataRecord[]): AlterPartitionPartitionResult {
-  const outcome = alterIsrOfReassigningPartition(context, partition, newIsr);
-  if (outcome.record !== null) records.push(outcome.record);
-  if (outcome.errorCode !== ErrorCode.NONE) return alterPartitionError(partition.partition, outcome.errorCode);
-  const { leader: leaderId, leaderEpoch, isr, partitionEpoch } = outcome;
-  return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, leaderId, leaderEpoch, isr, leaderRecoveryState: 0, partitionEpoch };
 }
 
 function alterPartitionError(partitionIndex: number, errorCode: number): AlterPartitionPartitionResult {

@@ -14,14 +14,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { alterPartition, createTopics } from '../../src/controller/replication-control.js';
-import {
-  alterPartitionReassignments,
-  listPartitionReassignments,
-  maybeCompleteReassignment,
-  reassignmentReplicas,
-  revertReassignment,
-  type AlterPartitionReassignmentsRequest,
-} from '../../src/controller/partition-reassignment.js';
+import { alterPartitionReassignments, listPartitionReassignments, type AlterPartitionReassignmentsRequest } from '../../src/controller/partition-reassignment.js';
+import { maybeCompleteReassignment, reassignmentReplicas, revertReassignment } from '../../src/controller/reassignment-replicas.js';
 import type { MetadataImage, PartitionRegistration } from '../../src/metadata/image.js';
 import { clusterWith, commit } from './helpers.js';
 
