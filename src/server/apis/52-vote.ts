@@ -6,8 +6,9 @@
  * (KafkaRaftClient.handleVote): INCONSISTENT_CLUSTER_ID, INVALID_REQUEST for
  * another partition, FENCED_LEADER_EPOCH, INVALID_VOTER_KEY, as Kafka.
  *
- * Not done: nodeEndpoints (v1+, KIP-853) are left empty; voters are static
- * (controller.quorum.voters), so every replica knows the endpoints.
+ * INVALID_VOTER_KEY also when the voter directory id names another
+ * directory. nodeEndpoints (v1+, KIP-853) carry the leader's controller
+ * endpoint when this node leads.
  */
 import { Vote } from '../../protocol/schemas/52-vote.js';
 import { defineHandler } from '../handler.js';

@@ -5,7 +5,9 @@
  * (KIP-853). The answer is the Raft client's
  * (KafkaRaftClient.handleBeginQuorumEpoch).
  *
- * Not done: nodeEndpoints are left empty (static voters).
+ * nodeEndpoints (v1, KIP-853) carry the leader's controller endpoint when
+ * this node leads; a dynamic quorum's replica learns the leader's address
+ * from leaderEndpoints.
  */
 import { BeginQuorumEpoch } from '../../protocol/schemas/53-begin-quorum-epoch.js';
 import { defineHandler } from '../handler.js';

@@ -5,7 +5,9 @@
  * stands after a backoff that grows with its rank (KIP-595). The answer is
  * the Raft client's (KafkaRaftClient.handleEndQuorumEpoch).
  *
- * Not done: nodeEndpoints are left empty (static voters).
+ * nodeEndpoints (v1, KIP-853) carry the leader's controller endpoint when
+ * this node leads; a dynamic quorum's replica learns the leader's address
+ * from leaderEndpoints.
  */
 import { EndQuorumEpoch } from '../../protocol/schemas/54-end-quorum-epoch.js';
 import { defineHandler } from '../handler.js';
