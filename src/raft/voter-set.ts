@@ -32,6 +32,20 @@ export interface VoterNode {
 export const KRAFT_VERSION_MIN = 0;
 export const KRAFT_VERSION_MAX = 1;
 
+/** The voter an AddRaftVoter or UpdateRaftVoter request names, with its supported kraft.version range. */
+export function voterOfRequest(
+  request: { voterId: number; voterDirectoryId: string; listeners: readonly VoterEndpoint[] },
+  kraftVersions: { min: number; max: number },
+): VoterNode {
+  return {
+    id: request.voterId,
+    directoryId: request.voterDirectoryId,
+    endpoints: request.listeners.map(({ name, host, port }) => ({ name, host, port })),
+    kraftVersionMin: kraftVersions.min,
+    kraftVersionMax: kraftVersions.max,
+  };
+}
+
 export class VoterSet {
   private readonly byId: ReadonlyMap<number, VoterNode>;
 

@@ -18,7 +18,7 @@
  * listener to the controller).
  */
 import { AddRaftVoter } from '../../protocol/schemas/80-add-raft-voter.js';
-import { KRAFT_VERSION_MAX, KRAFT_VERSION_MIN } from '../../raft/voter-set.js';
+import { KRAFT_VERSION_MAX, KRAFT_VERSION_MIN, voterOfRequest } from '../../raft/voter-set.js';
 import { defineHandler } from '../handler.js';
 import type { RaftApiContext } from '../api-context.js';
 
@@ -27,13 +27,7 @@ export function addRaftVoterHandler(node: RaftApiContext) {
     api: AddRaftVoter,
     listeners: ['controller'],
     handle: async (request) => {
-      const voter = {
-        id: request.voterId,
-        directoryId: request.voterDirectoryId,
-        endpoints: request.listeners.map(({ name, host, port }) => ({ name, host, port })),
-        kraftVersionMin: KRAFT_VERSION_MIN,
-        kraftVersionMax: KRAFT_VERSION_MAX,
-      };
+      const voter = voterOfRequest(request, { min: KRAFT_VERSION_MIN, max: KRAFT_VERSION_MAX });
       const result = await node.raft.addVoter(voter, { timeoutMs: request.timeoutMs, ackWhenCommitted: request.ackWhenCommitted, clusterId: request.clusterId });
       return { throttleTimeMs: 0, ...result };
     },

@@ -13,6 +13,7 @@
  * were added with); only another node's request is served.
  */
 import { UpdateRaftVoter } from '../../protocol/schemas/82-update-raft-voter.js';
+import { voterOfRequest } from '../../raft/voter-set.js';
 import { defineHandler } from '../handler.js';
 import type { RaftApiContext } from '../api-context.js';
 
@@ -21,13 +22,8 @@ export function updateRaftVoterHandler(node: RaftApiContext) {
     api: UpdateRaftVoter,
     listeners: ['controller'],
     handle: async (request) => {
-      const voter = {
-        id: request.voterId,
-        directoryId: request.voterDirectoryId,
-        endpoints: request.listeners.map(({ name, host, port }) => ({ name, host, port })),
-        kraftVersionMin: request.kRaftVersionFeature.minSupportedVersion,
-        kraftVersionMax: request.kRaftVersionFeature.maxSupportedVersion,
-      };
+      const range = request.kRaftVersionFeature;
+      const voter = voterOfRequest(request, { min: range.minSupportedVersion, max: range.maxSupportedVersion });
       const result = await node.raft.updateVoter(voter, request.currentLeaderEpoch, { clusterId: request.clusterId });
       const { leaderId, epoch } = node.raft.leaderAndEpoch;
       const endpoint = leaderId === null ? undefined : node.raft.voterEndpoint(leaderId);

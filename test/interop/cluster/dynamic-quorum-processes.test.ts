@@ -17,7 +17,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrokerConnection } from '../../../src/client/connection.js';
 import { realEnv } from '../../../src/io/env.js';
 import { randomUuid, readMetaProperties } from '../../../src/metadata/meta-properties.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
@@ -25,6 +24,7 @@ import { Metadata } from '../../../src/protocol/schemas/03-metadata.js';
 import { CreateTopics } from '../../../src/protocol/schemas/19-create-topics.js';
 import { DescribeQuorum } from '../../../src/protocol/schemas/55-describe-quorum.js';
 import { spool } from '../../cli/cli-io.js';
+import { send } from './send.js';
 import { freePort, startSpool, type SpoolProcess } from '../clients/spool-process.js';
 import { TOOL, kafkaLibReady, runKafkaTool } from '../kafka/kafka.js';
 import { until as untilProbe } from './until.js';
@@ -46,15 +46,6 @@ interface Node {
 }
 
 const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => untilProbe(what, () => probe().catch(() => null), { waitMs: WAIT_MS, pollMs: POLL_MS });
-
-async function send<T>(port: number, operation: (connection: BrokerConnection) => Promise<T>): Promise<T> {
-  const connection = await BrokerConnection.connect({ host: '127.0.0.1', port, env: realEnv, requestTimeoutMs: 5000 });
-  try {
-    return await operation(connection);
-  } finally {
-    connection.destroy();
-  }
-}
 
 interface QuorumView {
   leaderId: number;

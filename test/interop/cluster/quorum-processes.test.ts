@@ -27,12 +27,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BrokerConnection } from '../../../src/client/connection.js';
-import { realEnv } from '../../../src/io/env.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Metadata } from '../../../src/protocol/schemas/03-metadata.js';
 import { CreateTopics } from '../../../src/protocol/schemas/19-create-topics.js';
 import { DescribeQuorum } from '../../../src/protocol/schemas/55-describe-quorum.js';
+import { send } from './send.js';
 import { freePort, startSpool, type SpoolProcess } from '../clients/spool-process.js';
 
 const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
@@ -56,15 +55,6 @@ interface Node {
 
 const isController = (node: Node) => node.roles !== 'broker';
 const isBroker = (node: Node) => node.roles !== 'controller';
-
-async function send<T>(port: number, operation: (connection: BrokerConnection) => Promise<T>): Promise<T> {
-  const connection = await BrokerConnection.connect({ host: '127.0.0.1', port, env: realEnv, requestTimeoutMs: 5000 });
-  try {
-    return await operation(connection);
-  } finally {
-    connection.destroy();
-  }
-}
 
 interface QuorumView {
   leaderId: number;
