@@ -20,6 +20,7 @@ import { registerMetadataQuorum } from './metadata-quorum.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
 import { registerReassignPartitions } from './reassign-partitions.js';
+import { registerLeaderElection } from './leader-election.js';
 import { registerStart } from './start.js';
 import { registerStorage } from './storage.js';
 import { registerTopics } from './topics.js';
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo): Command {
   registerGetOffsets(program, io);
   registerConfigs(program, io);
   registerReassignPartitions(program, io);
+  registerLeaderElection(program, io);
   registerAcls(program, io);
   registerApiVersions(program, io);
   registerDumpLog(program, io);

@@ -25,6 +25,7 @@ import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
 import { DescribeLogDirs } from '../protocol/schemas/35-describe-log-dirs.js';
 import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
+import { ElectLeaders } from '../protocol/schemas/43-elect-leaders.js';
 import { ListPartitionReassignments } from '../protocol/schemas/46-list-partition-reassignments.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { DescribeAcls } from '../protocol/schemas/29-describe-acls.js';
@@ -248,6 +249,35 @@ export class Admin {
       });
     });
     for (const result of response.results) throwIfError(result.errorCode, result.errorMessage ?? `topic ${result.name}`);
+  }
+
+  /**
+   * Preferred (0) or unclean (1) leader elections (ElectLeaders, KIP-460) on
+   * the partitions, or on every partition when null; per partition, null or
+   * its error, as Kafka's ElectLeadersResult.partitions().
+   */
+  async electLeaders(electionType: number, partitions: readonly TopicPartition[] | null, options: { timeoutMs?: number } = {}): Promise<Map<string, KafkaError | null>> {
+    const byTopic = new Map<string, number[]>();
+    for (const tp of partitions ?? []) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+    const response = await this.retry(async () => {
+      const answer = await (await this.controller()).send(ElectLeaders, {
+        electionType,
+        topicPartitions: partitions === null ? null : [...byTopic].map(([topic, ids]) => ({ topic, partitions: ids })),
+        timeoutMs: options.timeoutMs ?? 60_000,
+      });
+      // Retried (with fresh metadata) while the request reached a controller that is not active.
+      if (answer.errorCode === ErrorCode.NOT_CONTROLLER) throw new KafkaError(answer.errorCode);
+      return answer;
+    });
+    if (response.errorCode !== ErrorCode.NONE && response.replicaElectionResults.length === 0) throw new KafkaError(response.errorCode);
+    const results = new Map<string, KafkaError | null>();
+    for (const topic of response.replicaElectionResults) {
+      for (const p of topic.partitionResult) {
+        const errorCode = response.errorCode !== ErrorCode.NONE ? response.errorCode : p.errorCode;
+        results.set(topicPartitionKey({ topic: topic.topic, partition: p.partitionId }), errorCode === ErrorCode.NONE ? null : new KafkaError(errorCode, p.errorMessage));
+      }
+    }
+    return results;
   }
 
   /**

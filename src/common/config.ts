@@ -134,6 +134,10 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'producer.id.expiration.ms', type: 'int', default: 86400000 },
   { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5 },
   { name: 'unclean.leader.election.enable', type: 'boolean', default: false },
+  { name: 'auto.leader.rebalance.enable', type: 'boolean', default: true },
+  { name: 'leader.imbalance.check.interval.seconds', type: 'long', default: 300, validate: atLeast(1) },
+  // Read by Kafka's ZooKeeper-era controller only: a KRaft controller balances every imbalanced partition.
+  { name: 'leader.imbalance.per.broker.percentage', type: 'int', default: 10, validate: atLeast(0) },
   { name: 'metadata.log.dir', type: 'string', default: null },
   { name: 'metadata.log.segment.bytes', type: 'int', default: 1073741824 },
   { name: 'metadata.max.retention.bytes', type: 'long', default: 104857600 },

@@ -1,6 +1,7 @@
 /**
  * Leader elections run by the controller (Kafka's ReplicationControlManager
- * electLeaders, maybeBalancePartitionLeaders and the AlterPartition change),
+ * electLeaders, maybeBalancePartitionLeaders, the AlterPartition change and
+ * a new incarnation's shutdown handling),
  * each a pure function of the replayed image returning records plus a
  * response; partition-change.ts decides each partition's change.
  */
@@ -12,7 +13,7 @@ import type { ControllerContext } from './context.js';
 import { Election, buildPartitionChange, leaderRecoveryStateOf, type PartitionChangeData } from './partition-change.js';
 import type { AlterPartitionPartitionResult, AlterPartitionRequest } from './replication-control.js';
 import { NO_LEADER, generateLeaderAndIsrUpdates, isActive, partitionsWithBrokerInElr, partitionsWithBrokerInIsr, uncleanLeaderElectionEnabled } from './replication-control.js';
-import { result, type ControllerResult } from './result.js';
+import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ControllerResult } from './result.js';
 
 /** The topic's min.insync.replicas: its override, else the cluster's dynamic default, else the static config; at most its replication factor. */
 export function effectiveMinIsr(context: ControllerContext, partition: PartitionRegistration): number {
@@ -107,4 +108,123 @@ export function brokerShutdownRecords(context: ControllerContext, brokerId: numb
     ...generateLeaderAndIsrUpdates(context, unclean, partitionsWithBrokerInIsr(image, brokerId)),
     ...generateLeaderAndIsrUpdates(context, unclean, partitionsWithBrokerInElr(image, brokerId)),
   ];
+}
+
+// ---- ElectLeaders
+
+/** Kafka's ElectionType (ElectLeaders v1+): 0 PREFERRED, 1 UNCLEAN. */
+export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
+
+export interface ElectLeadersRequest {
+  electionType: number;
+  /** Null: every partition of every topic. */
+  topicPartitions: readonly { topic: string; partitions: readonly number[] }[] | null;
+}
+
+export interface ElectLeadersPartitionResult {
+  partitionId: number;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+export interface ElectLeadersReply {
+  /** INVALID_REQUEST for an unknown election type, with no results. */
+  errorCode: number;
+  replicaElectionResults: { topic: string; partitionResult: ElectLeadersPartitionResult[] }[];
+}
+
+/**
+ * Kafka's ReplicationControlManager.electLeaders: per partition,
+ * ELECTION_NOT_NEEDED when a PREFERRED election finds the preferred replica
+ * leading or an UNCLEAN one finds a leader; else the election's record, or
+ * PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE when it
+ * changes nothing. For every partition (null topics) those needing no
+ * election are left out of the answer, as Kafka does.
+ */
+export function electLeaders(context: ControllerContext, request: ElectLeadersRequest): ControllerResult<ElectLeadersReply> {
+  if (request.electionType !== ElectionType.PREFERRED && request.electionType !== ElectionType.UNCLEAN) {
+    return result([], { errorCode: ErrorCode.INVALID_REQUEST, replicaElectionResults: [] });
+  }
+  const records: MetadataRecord[] = [];
+  const all = request.topicPartitions === null;
+  const wanted = request.topicPartitions ?? [...context.image.topicsByName.values()].map((topic) => ({ topic: topic.name, partitions: [...topic.partitions.keys()] }));
+  const replicaElectionResults = wanted.map(({ topic, partitions }) => {
+    const partitionResult: ElectLeadersPartitionResult[] = [];
+    for (const partitionId of partitions) {
+      const outcome = electLeader(context, { topic, partitionId, electionType: request.electionType });
+      records.push(...outcome.records);
+      if (all && outcome.response.errorCode === ErrorCode.ELECTION_NOT_NEEDED) continue;
+      partitionResult.push({ partitionId, ...outcome.response });
+    }
+    return { topic, partitionResult };
+  });
+  if (records.length > MAX_RECORDS_PER_USER_OP) {
+    const refused = replicaElectionResults.map(({ topic, partitionResult }) => ({
+      topic,
+      partitionResult: partitionResult.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: ErrorCode.POLICY_VIOLATION, errorMessage: EXCESSIVE_BATCH_MESSAGE } : p)),
+    }));
+    return result([], { errorCode: ErrorCode.NONE, replicaElectionResults: refused });
+  }
+  return result(records, { errorCode: ErrorCode.NONE, replicaElectionResults });
+}
+
+/** Kafka's electLeader for one partition. */
+function electLeader(
+  context: ControllerContext,
+  target: { topic: string; partitionId: number; electionType: number },
+): ControllerResult<{ errorCode: number; errorMessage: string | null }> {
+  const refused = (errorCode: number, errorMessage: string | null = null) => result([], { errorCode, errorMessage });
+  const topic = context.image.topicsByName.get(target.topic);
+  if (topic === undefined) return refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such topic as ${target.topic}`);
+  const partition = topic.partitions.get(target.partitionId);
+  if (partition === undefined) return refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such partition as ${target.topic}-${target.partitionId}`);
+  const preferred = target.electionType === ElectionType.PREFERRED;
+  if (preferred ? hasPreferredLeader(partition) : partition.leader !== NO_LEADER) return refused(ErrorCode.ELECTION_NOT_NEEDED);
+  const change = buildPartitionChange(partition, {
+    ...partitionChangeOptions(context, partition),
+    isAcceptableLeader: (replica) => isActive(context.image, replica),
+    election: preferred ? Election.PREFERRED : Election.UNCLEAN,
+  });
+  if (change === null) return refused(preferred ? ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE : ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE);
+  return result([partitionChangeRecord(change)], { errorCode: ErrorCode.NONE, errorMessage: null });
+}
+
+/** True when the first replica leads (Kafka's PartitionRegistration.hasPreferredLeader). */
+export function hasPreferredLeader(partition: PartitionRegistration): boolean {
+  return partition.replicas.length > 0 && partition.leader === partition.replicas[0];
+}
+
+// ---- auto.leader.rebalance.enable
+
+/** Kafka's QuorumController.MAX_ELECTIONS_PER_IMBALANCE: preferred elections one balancing pass writes at most. */
+export const MAX_ELECTIONS_PER_IMBALANCE = 1000;
+
+/** True when some partition is not led by its preferred replica (Kafka's arePartitionLeadersImbalanced). */
+export function arePartitionLeadersImbalanced(context: Pick<ControllerContext, 'image'>): boolean {
+  for (const topic of context.image.topicsById.values()) {
+    for (const partition of topic.partitions.values()) if (!hasPreferredLeader(partition)) return true;
+  }
+  return false;
+}
+
+/**
+ * Kafka's maybeBalancePartitionLeaders: a PREFERRED election on each
+ * partition not led by its preferred replica, at most `electionsMax`; the
+ * response says whether the pass stopped at the limit (run again at once).
+ */
+export function maybeBalancePartitionLeaders(context: ControllerContext, electionsMax = MAX_ELECTIONS_PER_IMBALANCE): ControllerResult<boolean> {
+  const records: MetadataRecord[] = [];
+  for (const topic of context.image.topicsById.values()) {
+    for (const partition of topic.partitions.values()) {
+      if (records.length >= electionsMax) return result(records, true);
+      if (hasPreferredLeader(partition)) continue;
+      const change = buildPartitionChange(partition, {
+        ...partitionChangeOptions(context, partition),
+        isAcceptableLeader: (replica) => isActive(context.image, replica),
+        election: Election.PREFERRED,
+      });
+      if (change !== null) records.push(partitionChangeRecord(change));
+    }
+  }
+  return result(records, records.length >= electionsMax);
 }

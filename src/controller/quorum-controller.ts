@@ -18,7 +18,9 @@
  * While active it keeps every registered broker's heartbeat session (in
  * memory, as Kafka does) and a timer on the oldest unfenced session: once
  * it is older than broker.session.timeout.ms the broker is fenced and its
- * leaderships move.
+ * leaderships move. With auto.leader.rebalance.enable it also runs preferred
+ * leader elections every leader.imbalance.check.interval.seconds while some
+ * partition is not led by its first replica (leader-balance-schedule.ts).
  */
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
@@ -77,6 +79,8 @@ import {
   type OngoingTopicReassignment,
 } from './partition-reassignment.js';
 import { result, type ApiError, type ControllerResult } from './result.js';
+import { arePartitionLeadersImbalanced, electLeaders, maybeBalancePartitionLeaders, type ElectLeadersReply, type ElectLeadersRequest } from './elections.js';
+import { LeaderBalanceSchedule } from './leader-balance-schedule.js';
 
 /** What the controller needs from Raft: appends as leader, and where the next record goes. */
 export interface MetadataRaft {
@@ -114,11 +118,19 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   /** Heartbeat sessions; null while not active. */
   private sessions: BrokerHeartbeatManager | null = null;
   private staleBrokerCheck: TimerHandle | null = null;
+  /** The preferred-leader balancing passes (auto.leader.rebalance.enable) while active. */
+  private readonly leaderBalance: LeaderBalanceSchedule;
   /** Where each broker's current RegisterBrokerRecord was replayed (unfencing waits for the broker to reach it). */
   private readonly registerBrokerRecordOffsets = new Map<number, number>();
 
   constructor(private readonly options: QuorumControllerOptions) {
     this.state = emptyImage(options.clusterId);
+    const { config } = options;
+    this.leaderBalance = new LeaderBalanceSchedule(options.timers, {
+      checkIntervalMs: config.bool('auto.leader.rebalance.enable') ? config.int('leader.imbalance.check.interval.seconds') * 1000 : null,
+      imbalanced: () => arePartitionLeadersImbalanced({ image: this.state }),
+      runPass: async () => (await this.write((context) => maybeBalancePartitionLeaders(context))).response,
+    });
   }
 
   /** The replayed state (committed records only). */
@@ -145,6 +157,7 @@ export class QuorumController implements RaftListener<MetadataRecord> {
       if (record.type === 'UnregisterBrokerRecord') this.registerBrokerRecordOffsets.delete(record.data.brokerId);
     });
     if (this.sessions !== null) this.syncSessions(this.sessions);
+    if (this.active) this.leaderBalance.maybeSchedule();
   }
 
   handleLeaderChange(leader: LeaderAndEpoch): void {
@@ -156,10 +169,12 @@ export class QuorumController implements RaftListener<MetadataRecord> {
       this.sessions = new BrokerHeartbeatManager(this.options.clock, this.options.config.int('broker.session.timeout.ms'));
       this.syncSessions(this.sessions);
       this.rescheduleStaleBrokerCheck();
+      this.leaderBalance.maybeSchedule();
     } else {
       this.sessions = null;
       this.staleBrokerCheck?.cancel();
       this.staleBrokerCheck = null;
+      this.leaderBalance.cancel();
     }
   }
 
@@ -267,6 +282,11 @@ export class QuorumController implements RaftListener<MetadataRecord> {
     return this.write((context) => allocateProducerIds(context, brokerId, brokerEpoch));
   }
 
+  /** Kafka's electLeaders: PREFERRED or UNCLEAN elections on the named partitions (all when null). */
+  electLeaders(request: ElectLeadersRequest): Promise<Written<ElectLeadersReply>> {
+    return this.write((context) => electLeaders(context, request));
+  }
+
   /** Schedules the next check for an expired session (Kafka's rescheduleMaybeFenceStaleBrokers). */
   private rescheduleStaleBrokerCheck(): void {
     this.staleBrokerCheck?.cancel();
@@ -320,6 +340,7 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   close(): void {
     this.staleBrokerCheck?.cancel();
     this.staleBrokerCheck = null;
+    this.leaderBalance.cancel();
     this.sessions = null;
     this.active = false;
   }

@@ -16,6 +16,7 @@ import { NotControllerError, QuorumController, type Written } from '../controlle
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
 import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
 import type { AlterPartitionReassignmentsRequest } from '../controller/partition-reassignment.js';
+import type { ElectLeadersRequest } from '../controller/elections.js';
 import type { AlterPartitionRequest, CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
 import { KafkaConfigSchema } from '../metadata/config-schema.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
@@ -130,6 +131,10 @@ export class ControllerServer implements ControllerOperations {
 
   alterPartitionReassignments(request: AlterPartitionReassignmentsRequest) {
     return this.adminResponse(() => this.controller.alterPartitionReassignments(request));
+  }
+
+  electLeaders(request: ElectLeadersRequest) {
+    return this.adminResponse(() => this.controller.electLeaders(request));
   }
 
   listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null) {

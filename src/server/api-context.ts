@@ -31,6 +31,7 @@ import type {
 } from '../controller/replication-control.js';
 import type { AlterPartitionReassignmentsReply, AlterPartitionReassignmentsRequest, OngoingTopicReassignment } from '../controller/partition-reassignment.js';
 import type { ApiError } from '../controller/result.js';
+import type { ElectLeadersReply, ElectLeadersRequest } from '../controller/elections.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
@@ -59,6 +60,7 @@ export interface ControllerOperations {
   deleteTopics(topics: readonly DeletableTopic[]): Promise<DeletableTopicResult[]>;
   createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<CreatePartitionsTopicResult[]>;
   alterPartitionReassignments(request: AlterPartitionReassignmentsRequest): Promise<AlterPartitionReassignmentsReply>;
+  electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersReply>;
   listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingTopicReassignment[]>;
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;

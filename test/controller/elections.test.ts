@@ -6,7 +6,9 @@
  * empty (where without ELR the partition stays leaderless), an unclean
  * shutdown takes a broker out of the ELR while a clean one keeps it, an ISR
  * back at min.insync.replicas clears the ELR, and an unclean election's
- * RECOVERING state ends when the leader reports RECOVERED.
+ * RECOVERING state ends when the leader reports RECOVERED. ElectLeaders
+ * (PREFERRED, UNCLEAN) answers with Kafka's per-partition codes, and
+ * auto.leader.rebalance.enable moves leadership back on the mock clock.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +21,11 @@ import { decodeMetadataRecord, encodeMetadataRecord, metadataRecord } from '../.
 import { imageToRecords } from '../../src/metadata/image-writer.js';
 import { applyRecords, emptyImage } from '../../src/metadata/delta.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { CLUSTER_ID, NO_SESSIONS, clusterWith, commit, registrationOf, replay, unfence, uuidOf } from './helpers.js';
+import { ElectionType, electLeaders, type ElectLeadersRequest } from '../../src/controller/elections.js';
+import { QuorumController } from '../../src/controller/quorum-controller.js';
+import { ManualClock } from '../../src/io/clock.js';
+import type { MetadataRecord } from '../../src/metadata/records.js';
+import { CLUSTER_ID, NO_SESSIONS, bootstrapped, clusterWith, commit, contextFor, registrationOf, replay, unfence, uuidOf } from './helpers.js';
 
 function cluster(options: { elr: boolean }): MetadataImage {
   const image = clusterWith([1, 2, 3]);
@@ -41,6 +47,14 @@ function withTopic(image: MetadataImage, configs: Record<string, string> = {}): 
 
 function fence(image: MetadataImage, id: number): MetadataImage {
   return commit(image, (context) => ({ records: fencingRecords(context, id), response: null })).image;
+}
+
+/** The leader takes broker `id` back into the ISR (AlterPartition). */
+function rejoin(image: MetadataImage, id: number): MetadataImage {
+  const p = partitionOf(image);
+  const newIsrWithEpochs = [...p.isr, id].map((brokerId) => ({ brokerId, brokerEpoch: -1 }));
+  const request = { brokerId: p.leader, brokerEpoch: image.brokers.get(p.leader)!.epoch, topics: [{ topicId: p.topicId, partitions: [{ partitionIndex: 0, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch, leaderRecoveryState: 0, newIsrWithEpochs }] }] };
+  return commit(image, (context) => alterPartition(context, request)).image;
 }
 
 function partitionOf(image: MetadataImage): PartitionRegistration {
@@ -152,3 +166,79 @@ test('PREFERRED moves leadership to the first replica when it is in the ISR; UNC
   const unclean = buildPartitionChange({ ...base, leader: -1, isr: [] }, { ...options, isAcceptableLeader: (r) => r === 3, election: Election.UNCLEAN, elrEnabled: false });
   assert.deepEqual({ leader: unclean?.leader, isr: unclean?.isr, leaderRecoveryState: unclean?.leaderRecoveryState }, { leader: 3, isr: [3], leaderRecoveryState: 1 });
 });
+
+test('ElectLeaders answers per partition with Kafka codes; for every partition it leaves out those needing no election', () => {
+  // 1 is fenced and back in the ISR: 2 leads t-0, whose preferred replica is 1.
+  let image = rejoin(unfence(fence(withTopic(cluster({ elr: false })), 1), 1).image, 1);
+  assert.equal(partitionOf(image).leader, 2);
+  const elect = (electionType: number, topicPartitions: ElectLeadersRequest['topicPartitions']) =>
+    commit(image, (context) => electLeaders(context, { electionType, topicPartitions }));
+  const named = elect(ElectionType.UNCLEAN, [{ topic: 't', partitions: [0, 7] }, { topic: 'nope', partitions: [0] }]);
+  assert.deepEqual(named.response.replicaElectionResults.map((t) => t.partitionResult.map((p) => p.errorCode)), [
+    [ErrorCode.ELECTION_NOT_NEEDED, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+  ]);
+  assert.equal(elect(7, null).response.errorCode, ErrorCode.INVALID_REQUEST);
+  const preferred = elect(ElectionType.PREFERRED, null);
+  assert.deepEqual(preferred.response.replicaElectionResults, [{ topic: 't', partitionResult: [{ partitionId: 0, errorCode: ErrorCode.NONE, errorMessage: null }] }]);
+  assert.equal(partitionOf(preferred.image).leader, 1);
+  const again = commit(preferred.image, (context) => electLeaders(context, { electionType: ElectionType.PREFERRED, topicPartitions: null }));
+  assert.deepEqual(again.response.replicaElectionResults, [{ topic: 't', partitionResult: [] }]);
+  // The preferred replica fenced again: not available; 2 keeps leading.
+  image = fence(preferred.image, 1);
+  const unavailable = elect(ElectionType.PREFERRED, [{ topic: 't', partitions: [0] }]);
+  assert.equal(unavailable.response.replicaElectionResults[0]!.partitionResult[0]!.errorCode, ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE);
+});
+
+test('an UNCLEAN ElectLeaders elects a live out-of-sync replica, or says none is eligible', () => {
+  let image = fence(fence(fence(withTopic(cluster({ elr: false })), 3), 2), 1);
+  const unclean = () => commit(image, (context) => electLeaders(context, { electionType: ElectionType.UNCLEAN, topicPartitions: [{ topic: 't', partitions: [0] }] }));
+  assert.equal(unclean().response.replicaElectionResults[0]!.partitionResult[0]!.errorCode, ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE);
+  image = unfence(image, 3).image;
+  assert.equal(partitionOf(image).leader, -1, 'unclean.leader.election.enable is false: no automatic unclean election');
+  const elected = unclean();
+  assert.equal(elected.response.replicaElectionResults[0]!.partitionResult[0]!.errorCode, ErrorCode.NONE);
+  assert.deepEqual({ leader: partitionOf(elected.image).leader, isr: partitionOf(elected.image).isr, recovery: partitionOf(elected.image).leaderRecoveryState }, { leader: 3, isr: [3], recovery: 1 });
+});
+
+test('auto.leader.rebalance.enable: the active controller elects preferred leaders every leader.imbalance.check.interval.seconds', async () => {
+  const clock = new ManualClock();
+  const appended: MetadataRecord[][] = [];
+  let offset = -1;
+  let controller: QuorumController;
+  const raft = {
+    get logEndOffset() {
+      return offset + 1;
+    },
+    async append(records: readonly MetadataRecord[]) {
+      appended.push([...records]);
+      const baseOffset = offset + 1;
+      offset += records.length;
+      controller.handleCommit({ baseOffset, lastOffset: offset, epoch: 1, appendTimestampMs: 0, sizeInBytes: 0, records: [...records] } as never);
+      return { baseOffset, lastOffset: offset, epoch: 1 };
+    },
+  };
+  // Sessions outlast the test: only the balancing pass writes.
+  const config = { 'leader.imbalance.check.interval.seconds': 30, 'broker.session.timeout.ms': 3_600_000 };
+  const context = contextFor(bootstrapped(), config);
+  controller = new QuorumController({
+    nodeId: 1, clusterId: CLUSTER_ID, config: context.config, configSchema: context.configSchema, random: context.random, clock, timers: clock, raft, bootstrapMetadataVersion: 25,
+  });
+  // The controller's log starts with a cluster where 2 leads t-0 although 1, its preferred replica, is back.
+  const image = rejoin(unfence(fence(withTopic(cluster({ elr: false })), 1), 1).image, 1);
+  controller.handleLoadSnapshot({ id: { offset: image.offset + 1, epoch: 0 }, records: imageToRecords(image) } as never);
+  offset = controller.image.offset;
+  controller.handleLeaderChange({ leaderId: 1, epoch: 1 } as never);
+  assert.equal(partitionOf(controller.image).leader, 2);
+  clock.advance(29_999);
+  await settle();
+  assert.equal(appended.length, 0, 'nothing before the interval');
+  clock.advance(1);
+  await settle();
+  assert.equal(partitionOf(controller.image).leader, 1);
+  controller.close();
+});
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}

@@ -37,6 +37,7 @@ import { CreatePartitions } from '../../src/protocol/schemas/37-create-partition
 import { DeleteGroups } from '../../src/protocol/schemas/42-delete-groups.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from '../../src/protocol/schemas/45-alter-partition-reassignments.js';
+import { ElectLeaders } from '../../src/protocol/schemas/43-elect-leaders.js';
 import { ListPartitionReassignments } from '../../src/protocol/schemas/46-list-partition-reassignments.js';
 import { DescribeUserScramCredentials } from '../../src/protocol/schemas/50-describe-user-scram-credentials.js';
 import { DescribeProducers } from '../../src/protocol/schemas/61-describe-producers.js';
@@ -134,6 +135,7 @@ const TABLE: Row[] = [
   { api: DescribeLogDirs, version: 4, body: { topics: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: DescribeAcls, version: 3, body: { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   // A cancel with nothing to cancel: allowed, it answers NO_REASSIGNMENT_IN_PROGRESS on the partition and changes nothing.
+  { api: ElectLeaders, version: 2, body: { electionType: 0, topicPartitions: [{ topic: TOPIC, partitions: [0] }], timeoutMs: 5000 }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.ALTER)] },
   { api: AlterPartitionReassignments, version: 0, body: { timeoutMs: 5000, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, replicas: null }] }] }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.ALTER)] },
   { api: ListPartitionReassignments, version: 0, body: { timeoutMs: 5000, topics: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: DescribeUserScramCredentials, version: 0, body: { users: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },

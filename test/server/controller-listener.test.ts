@@ -127,7 +127,7 @@ test('Spool\'s controller listener serves ApiVersions, SASL, topic and config ad
     const controller = await WireClient.connect(endpoints.controller);
     const advertised = (await apiVersions(controller)).apiKeys.map((k) => apiOf(k.apiKey).name);
     assert.deepEqual(advertised, [
-      'Fetch', 'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartitionReassignments', 'ListPartitionReassignments',
+      'Fetch', 'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'ElectLeaders', 'IncrementalAlterConfigs', 'AlterPartitionReassignments', 'ListPartitionReassignments',
       'DescribeUserScramCredentials', 'AlterUserScramCredentials', 'Vote', 'BeginQuorumEpoch', 'EndQuorumEpoch', 'DescribeQuorum', 'AlterPartition', 'Envelope', 'FetchSnapshot',
       'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration',
       'AddRaftVoter', 'RemoveRaftVoter', 'UpdateRaftVoter',

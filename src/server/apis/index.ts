@@ -19,6 +19,7 @@ import { deleteTopicsHandler } from './20-delete-topics.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
+import { electLeadersHandler } from './43-elect-leaders.js';
 import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
@@ -83,6 +84,7 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     describeConfigsHandler(node),
     alterConfigsHandler(node),
     createPartitionsHandler(node),
+    electLeadersHandler(node),
     incrementalAlterConfigsHandler(node),
     alterPartitionReassignmentsHandler(node),
     listPartitionReassignmentsHandler(node),
