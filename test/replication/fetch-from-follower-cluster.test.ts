@@ -1,8 +1,9 @@
 /**
  * Fetch from follower (KIP-392) on a real cluster: three combined Spool
  * nodes started in this process by startCluster, in racks rack-0, rack-1
- * and rack-2 (broker.rack, registered and served in Metadata), with
- * replica.selector.class = Kafka's RackAwareReplicaSelector. kcat
+ * and rack-2 (broker.rack, registered, and served in Metadata and
+ * DescribeCluster), with replica.selector.class = Kafka's
+ * RackAwareReplicaSelector. kcat
  * (librdkafka, a real client over real sockets) consumes an RF=3 topic
  * with client.rack set to a follower's rack: it reads every record, and
  * that follower is the broker that served them (its counter of record
@@ -50,6 +51,8 @@ test('kcat with client.rack reads every record from the follower in its rack', a
   try {
     const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
     try {
+      const described = await admin.describeCluster();
+      assert.deepEqual(described.brokers.map((broker) => [broker.nodeId, broker.rack]).sort(), [[0, 'rack-0'], [1, 'rack-1'], [2, 'rack-2']], 'each broker.rack as registered');
       await admin.createTopics([{ name: TOPIC, numPartitions: 1, replicationFactor: 3 }]);
     } finally {
       await admin.close();

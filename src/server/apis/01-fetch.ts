@@ -32,7 +32,10 @@
  * v11+ consumers may read from followers, up to the follower's high
  * watermark (an offset between it and the follower's log end reads nothing
  * and waits; past the log end is OFFSET_OUT_OF_RANGE, on which Kafka's
- * clients go back to the leader). Older consumers read from the leader only.
+ * clients go back to the leader). A follower's high watermark trails the
+ * leader's by a fetch round trip (less with Fetch v18, KIP-1166), so a
+ * consumer on a follower sees records a little later than on the leader.
+ * Older consumers read from the leader only.
  * ListOffsets stays at the leader (02-list-offsets.ts).
  * Served on broker listeners only: on the controller listener Fetch is
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
