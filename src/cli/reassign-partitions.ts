@@ -22,9 +22,12 @@
  * tool does (its "Error: ..." lines without the Java stack trace); usage
  * errors go to stderr.
  *
+ * --throttle sets Kafka's replication throttles (KIP-73) on the moves:
+ * leader/follower.replication.throttled.replicas on their topics and
+ * leader/follower.replication.throttled.rate on their brokers.
+ *
  * Not done (docs/SKIPPED.md): log_dirs other than "any" (AlterReplicaLogDirs),
- * --throttle and --replica-alter-log-dirs-throttle (no replication
- * throttles), --bootstrap-controller.
+ * --replica-alter-log-dirs-throttle, --bootstrap-controller.
  */
 import { CommanderError, type Command } from 'commander';
 import { Admin, type PartitionReassignment } from '../client/admin.js';
@@ -57,6 +60,7 @@ class ToolError extends CliError {}
 const ANY_LOG_DIR = 'any';
 const BROKER_LEVEL_THROTTLES = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'];
 const TOPIC_LEVEL_THROTTLES = ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas'];
+const YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE = 'Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.';
 const CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE =
   'Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment.';
 
@@ -79,7 +83,7 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
     .option('--preserve-throttles', 'with --verify or --cancel: leave the replication throttles as they are')
     .option('--disallow-replication-factor-change', "with --execute: refuse a target with another replication factor than the partition's (KIP-860)")
     .option('--disable-rack-aware', 'with --generate: place replicas without regard to racks')
-    .option('--throttle <bytes-per-sec>', 'with --execute: a replication throttle (not supported by Spool)')
+    .option('--throttle <bytes-per-sec>', 'with --execute: throttle the replication of the moves to this rate (leader and follower, per broker); --verify removes it once done')
     .option('--timeout <ms>', 'how long to wait for log directory moves to start (unused: no log directory moves)')
     .action(async (flags: ReassignFlags) => {
       const admin = new Admin({ bootstrapServers: flags.bootstrapServer, env: io.env, clientId: 'reassign-partitions-tool' });
@@ -109,10 +113,11 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
     return generateAssignment(admin, { topicsJson, brokerList: flags.brokerList, rackAware: flags.disableRackAware !== true, random: io.env.random, out });
   }
   if (flags.reassignmentJsonFile === undefined) throw new CliError('Missing required argument "[reassignment-json-file]"');
-  if (flags.throttle !== undefined) throw new ToolError('Error: --throttle is not supported: Spool has no replication throttles');
   const assignments = parseReassignmentJson(await readText(io, flags.reassignmentJsonFile));
   if (flags.execute === true) {
-    return executeAssignment(admin, assignments, { additional: flags.additional === true, allowReplicationFactorChange: flags.disallowReplicationFactorChange !== true, out });
+    const throttle = flags.throttle === undefined ? null : Number(flags.throttle);
+    if (throttle !== null && (!Number.isSafeInteger(throttle) || throttle < 0)) throw new CliError(`Invalid --throttle ${flags.throttle}: bytes per second, an integer`);
+    return executeAssignment(admin, assignments, { additional: flags.additional === true, allowReplicationFactorChange: flags.disallowReplicationFactorChange !== true, throttle, out });
   }
   if (flags.verify === true) return verifyAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
   return cancelAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
@@ -309,14 +314,28 @@ async function currentAssignments(admin: Admin, topics: readonly string[]): Prom
 
 // ---- --execute
 
-async function executeAssignment(admin: Admin, assignments: Assignment[], options: { additional: boolean; allowReplicationFactorChange: boolean; out: (text: string) => void }): Promise<void> {
+interface ExecuteOptions {
+  additional: boolean;
+  allowReplicationFactorChange: boolean;
+  /** --throttle in bytes/s, or null for none. */
+  throttle: number | null;
+  out: (text: string) => void;
+}
+
+async function executeAssignment(admin: Admin, assignments: Assignment[], options: ExecuteOptions): Promise<void> {
   checkExecuteAssignments(assignments);
-  if (!options.additional && (await admin.listPartitionReassignments()).length > 0) throw new ToolError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
+  const ongoing = await admin.listPartitionReassignments();
+  if (!options.additional && ongoing.length > 0) throw new ToolError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE);
   const registered = new Set((await admin.describeCluster()).brokers.map((broker) => broker.nodeId));
   const unknown = assignments.flatMap((a) => a.replicas).find((id) => !registered.has(id));
   if (unknown !== undefined) throw new ToolError(`Error: Unknown broker id ${unknown}`);
   const current = await currentAssignmentsOf(admin, assignments.map((a) => a.tp));
   options.out(`Current partition replica assignment\n\n${formatAsReassignmentJson(current, await replicaLogDirs(admin, current))}\n\nSave this to use as the --reassignment-json-file option during rollback\n`);
+  if (options.throttle !== null) {
+    options.out(`${YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE}\n`);
+    await modifyReassignmentThrottle(admin, proposedMoves(ongoing, assignments, current), options.throttle);
+    options.out(`The inter-broker throttle limit was set to ${options.throttle} B/s\n`);
+  }
   const results = await admin.alterPartitionReassignments(assignments.map((a) => ({ ...a.tp, replicas: a.replicas })), { allowReplicationFactorChange: options.allowReplicationFactorChange });
   const failed = sortedByPartition(assignments).filter((a) => results.get(topicPartitionKey(a.tp)) != null);
   if (failed.length > 0) {
@@ -324,6 +343,47 @@ async function executeAssignment(admin: Admin, assignments: Assignment[], option
   }
   const names = sortedByPartition(assignments).map((a) => tpText(a.tp));
   options.out(`Successfully started partition reassignment${names.length === 1 ? '' : 's'} for ${names.join(',')}\n`);
+}
+
+/** Per topic and partition, the brokers a move copies from and those it copies to (Kafka's PartitionMove). */
+type MoveMap = Map<string, Map<number, { sources: Set<number>; destinations: Set<number> }>>;
+
+/** Kafka's calculateProposedMoveMap: the moves in progress, then the new ones (sources: the current replicas, or those of the move in progress). */
+function proposedMoves(ongoing: readonly PartitionReassignment[], assignments: readonly Assignment[], current: readonly Assignment[]): MoveMap {
+  const moves: MoveMap = new Map();
+  const movesOf = (topic: string) => moves.get(topic) ?? moves.set(topic, new Map()).get(topic)!;
+  for (const r of ongoing) {
+    movesOf(r.topic).set(r.partition, { sources: new Set(r.replicas.filter((id) => !r.addingReplicas.includes(id))), destinations: new Set(r.addingReplicas) });
+  }
+  for (const { tp, replicas } of assignments) {
+    const partMoves = movesOf(tp.topic);
+    const sources = new Set(partMoves.get(tp.partition)?.sources ?? current.find((a) => a.tp.topic === tp.topic && a.tp.partition === tp.partition)!.replicas);
+    partMoves.set(tp.partition, { sources, destinations: new Set(replicas.filter((id) => !sources.has(id))) });
+  }
+  return moves;
+}
+
+/**
+ * Kafka's modifyReassignmentThrottle: leader.replication.throttled.replicas
+ * lists each partition's sources, follower.replication.throttled.replicas
+ * its destinations (as "partition:broker", sorted as text), and every
+ * broker of a move gets both throttled rates.
+ */
+async function modifyReassignmentThrottle(admin: Admin, moves: MoveMap, throttle: number): Promise<void> {
+  const entries = (topicMoves: Map<number, { sources: Set<number>; destinations: Set<number> }>, side: 'sources' | 'destinations') =>
+    [...new Set([...topicMoves].flatMap(([partition, move]) => [...move[side]].filter((id) => side === 'sources' || !move.sources.has(id)).map((id) => `${partition}:${id}`)))].sort().join(',');
+  await admin.alterConfigs([...moves].map(([topic, topicMoves]) => ({
+    type: 'topic' as const,
+    name: topic,
+    ops: [
+      { name: 'leader.replication.throttled.replicas', op: 'set' as const, value: entries(topicMoves, 'sources') },
+      { name: 'follower.replication.throttled.replicas', op: 'set' as const, value: entries(topicMoves, 'destinations') },
+    ],
+  })));
+  const brokers = [...new Set([...moves.values()].flatMap((topicMoves) => [...topicMoves.values()].flatMap((move) => [...move.sources, ...move.destinations])))].sort((a, b) => a - b);
+  const rates = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate'].map((name) => ({ name, op: 'set' as const, value: String(throttle) }));
+  // One request per broker: a broker resource goes to its own broker.
+  for (const id of brokers) await admin.alterConfigs([{ type: 'broker', name: String(id), ops: rates }]);
 }
 
 /** Kafka's parseExecuteAssignmentArgs checks. */
