@@ -103,7 +103,7 @@ async function runLeaderElection(admin: Admin, request: { electionType: string; 
     results = await admin.electLeaders(ELECTION_TYPES.get(electionType)!, request.partitions);
   } catch (error) {
     if (error instanceof KafkaError && error.code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) {
-      io.stdout('Not authorized to perform leader election');
+      io.stdout('Not authorized to perform leader election\n');
       throw new CliError('Not authorized to perform leader election');
     }
     throw error;
@@ -116,9 +116,9 @@ async function runLeaderElection(admin: Admin, request: { electionType: string; 
     else if (error.code === ErrorCode.ELECTION_NOT_NEEDED) noop.push(key);
     else failed.push([key, error]);
   }
-  if (succeeded.length > 0) io.stdout(`Successfully completed leader election (${electionType}) for partitions ${succeeded.join(', ')}`);
-  if (noop.length > 0) io.stdout(`Valid replica already elected for partitions ${noop.join(', ')}`);
-  for (const [key, error] of failed) io.stdout(`Error completing leader election (${electionType}) for partition: ${key}: ${javaException(error)}`);
+  if (succeeded.length > 0) io.stdout(`Successfully completed leader election (${electionType}) for partitions ${succeeded.join(', ')}\n`);
+  if (noop.length > 0) io.stdout(`Valid replica already elected for partitions ${noop.join(', ')}\n`);
+  for (const [key, error] of failed) io.stdout(`Error completing leader election (${electionType}) for partition: ${key}: ${javaException(error)}\n`);
   if (failed.length > 0) throw new CliError(`${failed.length} replica(s) could not be elected`);
 }
 

@@ -58,6 +58,8 @@ export interface StartClusterOptions {
    * controller.quorum.bootstrap.servers. Default: static voters (controller.quorum.voters).
    */
   dynamicQuorum?: boolean;
+  /** `kafka-storage.sh format --feature name=level` for every node (eligible.leader.replicas.version, say). */
+  features?: ReadonlyMap<string, number>;
   /** Kafka properties for every node, over the cluster's own (ports, directories, quorum). */
   config?: Record<string, string | number | boolean>;
   /** Kafka properties of one node, over `config` (broker.rack, say). */
@@ -176,7 +178,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   const addNode = async (plan: NodePlan, initialVoters: InitialVoters): Promise<EmbeddedNode> => {
     const overrides = { ...options.config, ...options.nodeConfig?.(plan.nodeId) };
     const config = nodeConfig(plan, initialControllers, { brokers, overrides, dynamic });
-    await formatStorage(env, config, { clusterId, initialVoters, ignoreFormatted: false });
+    await formatStorage(env, config, { clusterId, initialVoters, ignoreFormatted: false, ...(options.features !== undefined ? { features: options.features } : {}) });
     const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger });
     nodes.push(node);
     return node;

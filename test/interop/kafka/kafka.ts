@@ -31,6 +31,7 @@ export const TOOL = {
   brokerApiVersions: 'org.apache.kafka.tools.BrokerApiVersionsCommand',
   transactions: 'org.apache.kafka.tools.TransactionsCommand',
   reassignPartitions: 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+  leaderElection: 'org.apache.kafka.tools.LeaderElectionCommand',
   storage: 'kafka.tools.StorageTool',
   /** Helpers compiled from java/ by setup.sh. */
   produceRecords: 'ProduceRecords',
