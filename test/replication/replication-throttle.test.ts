@@ -71,7 +71,7 @@ test('the leader sends an out-of-sync follower nothing while over leader.replica
 });
 
 test('a follower throttled by follower.replication.throttled.rate skips fetches while over it and still catches up', async (t) => {
-  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], brokerConfig: { 'replica.fetch.max.bytes': 4096 } });
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], brokerConfig: { 'replica.fetch.max.bytes': 65_536 } });
   t.after(() => harness.close());
   await harness.stopBroker(3);
   // Out of the ISR, so the high watermark runs ahead of it: a replica at the high watermark counts as caught up, never throttled.
@@ -79,7 +79,7 @@ test('a follower throttled by follower.replication.throttled.rate skips fetches 
   const leader = harness.managers.get(1)!;
   const value = 'x'.repeat(4000);
   for (let i = 0; i < 40; i++) assert.equal((await produceTo(leader, `${i}${value}`, 1)).errorCode, ErrorCode.NONE);
-  // About 160 KB to copy at 40 KB/s, one 4 KB batch per fetch: the quota is exceeded within the first window.
+  // About 160 KB to copy at 40 KB/s; the first fetch alone (64 KB, measured over at least one 1 s window) exceeds the rate.
   await harness.publish([topicConfig('follower.replication.throttled.replicas', '0:3'), brokerConfig('3', 'follower.replication.throttled.rate', '40000')]);
   const follower = await harness.startBroker(3);
   await harness.unfence(3);
