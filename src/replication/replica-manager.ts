@@ -936,8 +936,9 @@ export class ReplicaManager implements MetadataPublisher {
       if (moved) this.completeDelayedRequests(topicPartitionKey(info.topicPartition));
     }
     // Kafka's shouldLeaderThrottle: an out-of-sync follower of a throttled partition gets nothing while the rate is over the bound.
-    if (fromFollower && this.leaderQuota.hasThrottledPartitions && this.shouldLeaderThrottle(partition, params.replicaId)) got.records = EMPTY_RECORDS;
-    const bytes = got.records.length;
+    const throttled = fromFollower && this.leaderQuota.hasThrottledPartitions && this.shouldLeaderThrottle(partition, params.replicaId);
+    const records = throttled ? EMPTY_RECORDS : got.records;
+    const bytes = records.length;
     if (!fromFollower && !partition.isLeader) this.consumerBytesServedAsFollower += bytes;
     const nothingToRead = got.divergingEpoch !== null || info.fetchOffset >= endOffsetFor(params.isolation, got);
     const data: FetchPartitionData = {
@@ -945,12 +946,13 @@ export class ReplicaManager implements MetadataPublisher {
       highWatermark: got.highWatermark,
       lastStableOffset: got.lastStableOffset,
       logStartOffset: got.logStartOffset,
-      records: got.records,
+      records,
       abortedTransactions: got.abortedTransactions,
       divergingEpoch: got.divergingEpoch === null ? null : { epoch: got.divergingEpoch.leaderEpoch, endOffset: got.divergingEpoch.endOffset },
       preferredReadReplica: -1,
     };
-    return { ...read, data, drained: nothingToRead || (bytes > 0 && bytes < maxBytes) };
+    // A throttled read gives nothing at any limit.
+    return { ...read, data, drained: throttled || nothingToRead || (bytes > 0 && bytes < maxBytes) };
   }
 
   /** Kafka's shouldLeaderThrottle: in-sync followers are never throttled (no ISR thrashing). */
