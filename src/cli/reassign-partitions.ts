@@ -17,6 +17,7 @@
  *               --preserve-throttles), as Kafka's tool does.
  *   --cancel    cancels the file's reassignments that are in progress.
  *   --list      the reassignments in progress.
+ * --list and --cancel also go to the controllers (--bootstrap-controller).
  *
  * A failed action prints its error on stdout and exits with 1, as Kafka's
  * tool does (its "Error: ..." lines without the Java stack trace); usage
@@ -27,17 +28,20 @@
  * leader/follower.replication.throttled.rate on their brokers.
  *
  * Not done (docs/SKIPPED.md): log_dirs other than "any" (AlterReplicaLogDirs),
- * --replica-alter-log-dirs-throttle, --bootstrap-controller.
+ * --replica-alter-log-dirs-throttle.
  */
 import { CommanderError, type Command } from 'commander';
 import { Admin, type PartitionReassignment } from '../client/admin.js';
+import { parseBootstrapServers } from '../client/cluster.js';
+import { brokerTarget, controllerTarget, type ReassignmentTarget } from './reassign-targets.js';
 import { KafkaError } from '../client/errors.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import type { Random } from '../io/random.js';
 import { CliError, DEFAULT_BOOTSTRAP_SERVER, type CliIo } from './io.js';
 
 interface ReassignFlags {
-  bootstrapServer: string;
+  bootstrapServer?: string;
+  bootstrapController?: string;
   generate?: boolean;
   execute?: boolean;
   verify?: boolean;
@@ -70,7 +74,8 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
   program
     .command('reassign-partitions')
     .description('Move partitions between brokers: generate, execute, verify, cancel and list reassignments (like kafka-reassign-partitions.sh)')
-    .option('--bootstrap-server <server>', 'the broker to connect to', DEFAULT_BOOTSTRAP_SERVER)
+    .option('--bootstrap-server <server>', `the brokers to connect to (default: "${DEFAULT_BOOTSTRAP_SERVER}")`)
+    .option('--bootstrap-controller <controller>', 'with --list or --cancel: the controllers to connect to instead of brokers')
     .option('--generate', 'propose an assignment of --topics-to-move-json-file over --broker-list')
     .option('--execute', 'start the reassignments of --reassignment-json-file')
     .option('--verify', 'show the state of the reassignments of --reassignment-json-file')
@@ -86,7 +91,7 @@ export function registerReassignPartitions(program: Command, io: CliIo): void {
     .option('--throttle <bytes-per-sec>', 'with --execute: throttle the replication of the moves to this rate (leader and follower, per broker); --verify removes it once done')
     .option('--timeout <ms>', 'how long to wait for log directory moves to start (unused: no log directory moves)')
     .action(async (flags: ReassignFlags) => {
-      const admin = new Admin({ bootstrapServers: flags.bootstrapServer, env: io.env, clientId: 'reassign-partitions-tool' });
+      const admin = new Admin({ bootstrapServers: flags.bootstrapServer ?? DEFAULT_BOOTSTRAP_SERVER, env: io.env, clientId: 'reassign-partitions-tool' });
       try {
         await runReassignPartitions(admin, flags, io);
       } catch (error) {
@@ -105,7 +110,8 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
   const actions = (['generate', 'execute', 'verify', 'cancel', 'list'] as const).filter((action) => flags[action] === true);
   if (actions.length !== 1) throw new CliError('Command must include exactly one action: --generate, --execute, --verify, --cancel, --list');
   const out = (text: string) => io.stdout(text);
-  if (flags.list === true) return out(`${await currentReassignmentsText(admin)}\n`);
+  const target = reassignmentTarget(admin, flags, { io, action: actions[0]! });
+  if (flags.list === true) return out(`${await currentReassignmentsText(target)}\n`);
   if (flags.generate === true) {
     if (flags.topicsToMoveJsonFile === undefined) throw new CliError('Missing required argument "[topics-to-move-json-file]"');
     if (flags.brokerList === undefined) throw new CliError('Missing required argument "[broker-list]"');
@@ -120,7 +126,15 @@ async function runReassignPartitions(admin: Admin, flags: ReassignFlags, io: Cli
     return executeAssignment(admin, assignments, { additional: flags.additional === true, allowReplicationFactorChange: flags.disallowReplicationFactorChange !== true, throttle, out });
   }
   if (flags.verify === true) return verifyAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
-  return cancelAssignment(admin, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
+  return cancelAssignment(target, assignments, { preserveThrottles: flags.preserveThrottles === true, out });
+}
+
+/** Kafka's checks of --bootstrap-server / --bootstrap-controller, and the target they name. */
+function reassignmentTarget(admin: Admin, flags: ReassignFlags, options: { io: CliIo; action: string }): ReassignmentTarget {
+  if (flags.bootstrapServer !== undefined && flags.bootstrapController !== undefined) throw new CliError("Please don't specify both --bootstrap-server and --bootstrap-controller");
+  if (flags.bootstrapController === undefined) return brokerTarget(admin);
+  if (options.action !== 'list' && options.action !== 'cancel') throw new CliError(`Option "[bootstrap-controller]" can't be used with action "[${options.action}]"`);
+  return controllerTarget(parseBootstrapServers(flags.bootstrapController), options.io);
 }
 
 async function readText(io: CliIo, file: string): Promise<string> {
@@ -432,13 +446,13 @@ async function verifyAssignment(admin: Admin, assignments: Assignment[], options
   }
   // The second line is the (empty) state of log directory moves, as Kafka's tool prints it.
   options.out(`${lines.join('\n')}\n\n`);
-  if (ongoing.length === 0 && !options.preserveThrottles) await clearAllThrottles(admin, assignments, options.out);
+  if (ongoing.length === 0 && !options.preserveThrottles) await clearAllThrottles(brokerTarget(admin), assignments, options.out);
 }
 
-async function cancelAssignment(admin: Admin, assignments: Assignment[], options: { preserveThrottles: boolean; out: (text: string) => void }): Promise<void> {
-  const inProgress = sortedByPartition((await admin.listPartitionReassignments(assignments.map((a) => a.tp))).map((r) => ({ tp: { topic: r.topic, partition: r.partition } })));
+async function cancelAssignment(target: ReassignmentTarget, assignments: Assignment[], options: { preserveThrottles: boolean; out: (text: string) => void }): Promise<void> {
+  const inProgress = sortedByPartition((await target.listPartitionReassignments(assignments.map((a) => a.tp))).map((r) => ({ tp: { topic: r.topic, partition: r.partition } })));
   if (inProgress.length > 0) {
-    const results = await admin.alterPartitionReassignments(inProgress.map((entry) => ({ ...entry.tp, replicas: null })));
+    const results = await target.alterPartitionReassignments(inProgress.map((entry) => ({ ...entry.tp, replicas: null })));
     const failed = inProgress.filter((entry) => results.get(topicPartitionKey(entry.tp)) != null);
     if (failed.length > 0) {
       const detail = failed.map((entry) => `${tpText(entry.tp)}: ${results.get(topicPartitionKey(entry.tp))!.detail}`).join('\n');
@@ -450,23 +464,22 @@ async function cancelAssignment(admin: Admin, assignments: Assignment[], options
   }
   // Kafka's tool prints this one without a line end.
   options.out('None of the specified partition moves are active.');
-  if (!options.preserveThrottles) await clearAllThrottles(admin, assignments, options.out);
+  if (!options.preserveThrottles) await clearAllThrottles(target, assignments, options.out);
 }
 
-/** Kafka's clearAllThrottles: the replication throttle configs deleted on every broker and on the file's topics. */
-async function clearAllThrottles(admin: Admin, assignments: readonly Assignment[], out: (text: string) => void): Promise<void> {
-  const brokers = [...new Set([...(await admin.describeCluster()).brokers.map((broker) => broker.nodeId), ...assignments.flatMap((a) => a.replicas)])].sort((a, b) => a - b);
+/** Kafka's clearAllThrottles: the replication throttle configs deleted on every node DescribeCluster names, the file's replicas, and the file's topics. */
+async function clearAllThrottles(target: ReassignmentTarget, assignments: readonly Assignment[], out: (text: string) => void): Promise<void> {
+  const brokers = [...new Set([...(await target.nodeIds()), ...assignments.flatMap((a) => a.replicas)])].sort((a, b) => a - b);
   out(`Clearing broker-level throttles on broker${brokers.length === 1 ? '' : 's'} ${brokers.join(',')}\n`);
-  // One request per broker: a broker resource goes to its own broker.
-  for (const id of brokers) await admin.alterConfigs([{ type: 'broker', name: String(id), ops: BROKER_LEVEL_THROTTLES.map((name) => ({ name, op: 'delete' as const })) }]);
+  await target.deleteConfigs(brokers.map((id) => ({ type: 'broker', name: String(id), configs: BROKER_LEVEL_THROTTLES })));
   const topics = [...new Set(assignments.map((a) => a.tp.topic))].sort();
   out(`Clearing topic-level throttles on topic${topics.length === 1 ? '' : 's'} ${topics.join(',')}\n`);
-  await admin.alterConfigs(topics.map((name) => ({ type: 'topic' as const, name, ops: TOPIC_LEVEL_THROTTLES.map((config) => ({ name: config, op: 'delete' as const })) })));
+  await target.deleteConfigs(topics.map((name) => ({ type: 'topic', name, configs: TOPIC_LEVEL_THROTTLES })));
 }
 
 /** Kafka's curReassignmentsToString. */
-async function currentReassignmentsText(admin: Admin): Promise<string> {
-  const ongoing = sortedByPartition((await admin.listPartitionReassignments()).map((r: PartitionReassignment) => ({ tp: { topic: r.topic, partition: r.partition }, r })));
+async function currentReassignmentsText(target: ReassignmentTarget): Promise<string> {
+  const ongoing = sortedByPartition((await target.listPartitionReassignments()).map((r: PartitionReassignment) => ({ tp: { topic: r.topic, partition: r.partition }, r })));
   if (ongoing.length === 0) return 'No partition reassignments found.';
   const lines = ongoing.map(({ tp, r }) => {
     const adding = r.addingReplicas.length === 0 ? '' : ` adding: ${r.addingReplicas.join(',')}.`;

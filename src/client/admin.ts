@@ -51,6 +51,7 @@ import {
   type ListGroupsOptions,
 } from './group-admin.js';
 import type { OffsetAndMetadata, OffsetToCommit } from './group-coordinator.js';
+import { alterPartitionReassignments, listPartitionReassignments, type ControllerLink, type PartitionReassignment } from './reassignment-admin.js';
 import {
   abortTransaction,
   describeProducers,
@@ -64,6 +65,7 @@ import {
 } from './transaction-admin.js';
 
 export type { ConsumerGroupDescription, GroupListing, ListGroupsOptions, MemberDescription } from './group-admin.js';
+export type { PartitionReassignment } from './reassignment-admin.js';
 export type { AbortTransactionSpec, ListTransactionsOptions, ProducerState, TransactionDescription, TransactionListing } from './transaction-admin.js';
 
 export type AdminOptions = ClientOptions;
@@ -91,13 +93,6 @@ export interface TopicDescription {
   topicId: string;
   isInternal: boolean;
   partitions: { partition: number; leader: number; leaderEpoch: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
-}
-
-/** A reassignment in progress (Kafka's PartitionReassignment): replicas are the target ones, then those being removed. */
-export interface PartitionReassignment extends TopicPartition {
-  replicas: number[];
-  addingReplicas: number[];
-  removingReplicas: number[];
 }
 
 /** One replica's offsets as that replica's broker reports them (-1 when it could not be asked). */
@@ -285,31 +280,11 @@ export class Admin {
    * (AlterPartitionReassignments, KIP-455); per partition, null or its error,
    * as Kafka's AlterPartitionReassignmentsResult.values().
    */
-  async alterPartitionReassignments(
+  alterPartitionReassignments(
     reassignments: readonly (TopicPartition & { replicas: readonly number[] | null })[],
     options: { allowReplicationFactorChange?: boolean; timeoutMs?: number } = {},
   ): Promise<Map<string, KafkaError | null>> {
-    const byTopic = new Map<string, { partitionIndex: number; replicas: number[] | null }[]>();
-    for (const r of reassignments) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), { partitionIndex: r.partition, replicas: r.replicas === null ? null : [...r.replicas] }]);
-    const response = await this.retry(async () => {
-      const answer = await (await this.controller()).send(AlterPartitionReassignments, {
-        timeoutMs: options.timeoutMs ?? 60_000,
-        allowReplicationFactorChange: options.allowReplicationFactorChange ?? true,
-        topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
-      });
-      // Retried (with fresh metadata) while the request reached a controller that is not active.
-      if (answer.errorCode === ErrorCode.NOT_CONTROLLER) throw new KafkaError(answer.errorCode, answer.errorMessage);
-      return answer;
-    });
-    const results = new Map<string, KafkaError | null>();
-    for (const topic of response.responses) {
-      for (const p of topic.partitions) {
-        const errorCode = response.errorCode !== ErrorCode.NONE ? response.errorCode : p.errorCode;
-        const errorMessage = response.errorCode !== ErrorCode.NONE ? response.errorMessage : p.errorMessage;
-        results.set(topicPartitionKey({ topic: topic.name, partition: p.partitionIndex }), errorCode === ErrorCode.NONE ? null : new KafkaError(errorCode, errorMessage));
-      }
-    }
-    return results;
+    return alterPartitionReassignments(this.controllerLink(), reassignments, options);
   }
 
   /**
@@ -333,20 +308,13 @@ export class Admin {
   }
 
   /** The reassignments in progress: of the given partitions, or all (ListPartitionReassignments). */
-  async listPartitionReassignments(partitions?: readonly TopicPartition[]): Promise<PartitionReassignment[]> {
-    let topics: { name: string; partitionIndexes: number[] }[] | null = null;
-    if (partitions !== undefined) {
-      const byTopic = new Map<string, number[]>();
-      for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
-      topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
-    }
-    const response = await this.retry(async () => {
-      const answer = await (await this.controller()).send(ListPartitionReassignments, { timeoutMs: 60_000, topics });
-      if (answer.errorCode === ErrorCode.NOT_CONTROLLER) throw new KafkaError(answer.errorCode, answer.errorMessage);
-      return answer;
-    });
-    throwIfError(response.errorCode, response.errorMessage ?? 'ListPartitionReassignments');
-    return response.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas })));
+  listPartitionReassignments(partitions?: readonly TopicPartition[]): Promise<PartitionReassignment[]> {
+    return listPartitionReassignments(this.controllerLink(), partitions);
+  }
+
+  /** The controller the Metadata response names, retried after NOT_CONTROLLER or a lost connection. */
+  private controllerLink(): ControllerLink {
+    return { retry: (operation) => this.retry(async () => operation(await this.controller())) };
   }
 
   async describeConfigs(resources: readonly ConfigResource[], options: { includeSynonyms?: boolean; configNames?: string[] } = {}): Promise<(ConfigResource & { configs: ConfigEntry[] })[]> {

@@ -12,7 +12,8 @@
  * replication factor change, a reassignment that cannot finish (its new replica's
  * broker is killed, and still registered) shown by --list, --verify and
  * kafka-topics.sh --describe (as `spool topics --describe` shows it) and then
- * --cancel'ed.
+ * --cancel'ed, through a broker and through the controller
+ * (--bootstrap-controller, for --list too).
  * Skipped when the Kafka jars are missing (not on CI).
  */
 import { after, before, test } from 'node:test';
@@ -164,6 +165,15 @@ test('a reassignment that cannot finish is listed, verified as in progress, and 
     await agree(['--execute', '--additional', '--reassignment-json-file', stuck.k], ['--execute', '--additional', '--reassignment-json-file', stuck.s]);
     const listed = await agree(['--list']);
     assert.equal(listed, 'Current partition reassignments:\nk-0: replicas: 1,0. adding: 0.\nk-1: replicas: 2,0. adding: 0.\ns-0: replicas: 1,0. adding: 0.\ns-1: replicas: 2,0. adding: 0.\n');
+    const controller = cluster.nodes.find((node) => !node.roles.includes('broker'))!.node.listeners.find((listener) => listener.name === 'CONTROLLER')!;
+    const fromController = ['--bootstrap-controller', `127.0.0.1:${controller.port}`];
+    const listedByController = async (args: readonly string[]) => {
+      const kafka = await runKafkaTool(TOOL.reassignPartitions, args);
+      const ours = await spool(['reassign-partitions', ...args]);
+      assert.deepEqual([ours.out, ours.code], [kafka.stdout, kafka.code], `${args.join(' ')}\nkafka stderr: ${kafka.stderr.slice(0, 1500)}\nspool stderr: ${ours.err}`);
+      return ours.out;
+    };
+    assert.equal(await listedByController([...fromController, '--list']), listed, 'the controller lists the same');
     const describeArgs = ['--bootstrap-server', cluster.bootstrapServers, '--describe', '--topic', 'k'];
     const kafkaDescribe = await runKafkaTool(TOOL.topics, describeArgs);
     const ourDescribe = await spool(['topics', ...describeArgs]);
@@ -171,10 +181,17 @@ test('a reassignment that cannot finish is listed, verified as in progress, and 
     assert.match(ourDescribe.out, /\tReplicas: 1,0\tIsr: 1\tAdding Replicas: 0\tRemoving Replicas: \t/);
     const verified = await agree(['--verify', '--reassignment-json-file', stuck.k], ['--verify', '--reassignment-json-file', stuck.s]);
     assert.equal(verified, 'Status of partition reassignment:\nReassignment of partition s-0 is still in progress.\nReassignment of partition s-1 is still in progress.\n\n');
-    // --preserve-throttles: clearing them would ask the dead broker 0 for its own configs.
+    // --preserve-throttles: clearing them through a broker would ask the dead broker 0 for its own configs.
     const cancel = (file: string) => ['--cancel', '--preserve-throttles', '--reassignment-json-file', file];
     const cancelled = await agree(cancel(stuck.k), cancel(stuck.s));
     assert.equal(cancelled, 'Successfully cancelled partition reassignments for: s-0,s-1\nNone of the specified partition moves are active.');
+    // Through the controller, which also takes the throttle deletions (for the controllers and the file's replicas).
+    await agree(['--execute', '--additional', '--reassignment-json-file', stuck.k], ['--execute', '--additional', '--reassignment-json-file', stuck.s]);
+    const cancelByController = (file: string) => [...fromController, '--cancel', '--reassignment-json-file', file];
+    const kafkaCancel = await runKafkaTool(TOOL.reassignPartitions, cancelByController(stuck.k));
+    const ourCancel = await spool(['reassign-partitions', ...cancelByController(stuck.s)]);
+    assert.equal(ourCancel.out, kafkaCancel.stdout.replace(/\bk(?=-\d|\n|,)/g, 's'), `kafka stderr: ${kafkaCancel.stderr.slice(0, 1500)}\nspool stderr: ${ourCancel.err}`);
+    assert.match(ourCancel.out, /^Successfully cancelled partition reassignments for: s-0,s-1\nNone of the specified partition moves are active\.Clearing broker-level throttles on brokers 0,1,2,3000\nClearing topic-level throttles on topic s\n$/);
     assert.equal(await agree(['--list']), 'No partition reassignments found.\n');
   }
 });
