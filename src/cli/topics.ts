@@ -209,8 +209,8 @@ export function formatTopicDescription(topic: TopicDescription, configs: readonl
     text += `\tTopic: ${topic.name}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`;
     const reassignment = reassignments.get(topicPartitionKey({ topic: topic.name, partition: p.partition }));
     if (reassignment !== undefined) text += `\tAdding Replicas: ${reassignment.addingReplicas.join(',')}\tRemoving Replicas: ${reassignment.removingReplicas.join(',')}`;
-    if (p.offlineReplicas.length > 0) text += `\tOffline: ${p.offlineReplicas.join(',')}`;
-    text += '\tElr: \tLastKnownElr: \n';
+    // Kafka 4.4's TopicCommand prints no Offline column.
+    text += `\tElr: ${p.elr === null ? 'N/A' : p.elr.join(',')}\tLastKnownElr: ${p.lastKnownElr === null ? 'N/A' : p.lastKnownElr.join(',')}\n`;
   }
   return text;
 }

@@ -26,6 +26,10 @@ import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alte
 import { DescribeLogDirs } from '../protocol/schemas/35-describe-log-dirs.js';
 import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
 import { ElectLeaders } from '../protocol/schemas/43-elect-leaders.js';
+import { DescribeTopicPartitions } from '../protocol/schemas/75-describe-topic-partitions.js';
+
+/** Partitions a DescribeTopicPartitions page holds (Kafka's default partitionSizeLimitPerResponse). */
+const DESCRIBE_PARTITIONS_PAGE = 2000;
 import { ListPartitionReassignments } from '../protocol/schemas/46-list-partition-reassignments.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { DescribeAcls } from '../protocol/schemas/29-describe-acls.js';
@@ -92,7 +96,17 @@ export interface TopicDescription {
   name: string;
   topicId: string;
   isInternal: boolean;
-  partitions: { partition: number; leader: number; leaderEpoch: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
+  partitions: {
+    partition: number;
+    leader: number;
+    leaderEpoch: number;
+    replicas: number[];
+    isr: number[];
+    offlineReplicas: number[];
+    /** Eligible leader replicas and the last known ELR (KIP-966, DescribeTopicPartitions); null when the broker does not say. */
+    elr: number[] | null;
+    lastKnownElr: number[] | null;
+  }[];
 }
 
 /** One replica's offsets as that replica's broker reports them (-1 when it could not be asked). */
@@ -213,6 +227,7 @@ export class Admin {
 
   async describeTopics(names: readonly string[]): Promise<TopicDescription[]> {
     await this.retry(() => this.cluster.refreshMetadata(names));
+    const eligible = await this.eligibleLeaderReplicas(names);
     return names.map((name) => {
       const topic = this.cluster.topics.get(name);
       if (topic === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist as expected`);
@@ -228,9 +243,33 @@ export class Admin {
           replicas: p.replicas,
           isr: p.isr,
           offlineReplicas: p.offlineReplicas,
+          elr: eligible.get(topicPartitionKey({ topic: name, partition: p.partition }))?.elr ?? null,
+          lastKnownElr: eligible.get(topicPartitionKey({ topic: name, partition: p.partition }))?.lastKnownElr ?? null,
         })),
       };
     });
+  }
+
+  /** Each partition's ELR and LastKnownElr by DescribeTopicPartitions (paged by its cursor), as Kafka's describeTopics reads them. */
+  private async eligibleLeaderReplicas(names: readonly string[]): Promise<Map<string, { elr: number[] | null; lastKnownElr: number[] | null }>> {
+    const found = new Map<string, { elr: number[] | null; lastKnownElr: number[] | null }>();
+    if (names.length === 0) return found;
+    type Cursor = { topicName: string; partitionIndex: number } | null;
+    const page = async (cursor: Cursor) => {
+      const request = { topics: names.map((name) => ({ name })), responsePartitionLimit: DESCRIBE_PARTITIONS_PAGE, cursor };
+      return this.retry(async () => (await this.cluster.anyConnection()).send(DescribeTopicPartitions, request));
+    };
+    let cursor: Cursor = null;
+    do {
+      const response = await page(cursor);
+      for (const topic of response.topics) {
+        for (const p of topic.partitions) {
+          found.set(topicPartitionKey({ topic: topic.name ?? '', partition: p.partitionIndex }), { elr: p.eligibleLeaderReplicas, lastKnownElr: p.lastKnownElr });
+        }
+      }
+      cursor = response.nextCursor;
+    } while (cursor !== null);
+    return found;
   }
 
   /** Raises topics' partition counts to `counts[topic]`. */

@@ -171,7 +171,10 @@ function targetEligibleReplicas(partition: PartitionRegistration, targetIsr: rea
   if (!options.elrEnabled) return [...partition.elr];
   if (targetIsr.length >= options.minIsr) return [];
   const unclean = options.uncleanShutdownReplicas ?? [];
-  return unique([...partition.elr, ...partition.isr]).filter((replica) => !targetIsr.includes(replica) && !unclean.includes(replica));
+  // Ascending, the order Kafka's HashSet of broker ids iterates in.
+  return unique([...partition.elr, ...partition.isr])
+    .filter((replica) => !targetIsr.includes(replica) && !unclean.includes(replica))
+    .sort((a, b) => a - b);
 }
 
 /** Kafka's electLeader: PREFERRED first tries the preferred replica, then as ONLINE; UNCLEAN falls back to any live replica. */

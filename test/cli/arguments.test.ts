@@ -115,12 +115,17 @@ test('kafka-topics --replica-assignment and --describe layout', () => {
   assert.deepEqual(parseReplicaAssignment('1:2,2:3'), { 0: [1, 2], 1: [2, 3] });
   const text = formatTopicDescription({
     name: 'demo', topicId: 'OBn2eIXIRD6vyslnF_QEXA', isInternal: false,
-    partitions: [{ partition: 0, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [] }, { partition: 1, leader: -1, leaderEpoch: 0, replicas: [1], isr: [], offlineReplicas: [1] }],
+    partitions: [
+      { partition: 0, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], elr: [], lastKnownElr: [] },
+      { partition: 1, leader: -1, leaderEpoch: 0, replicas: [1, 2, 3], isr: [], offlineReplicas: [1], elr: [2, 3], lastKnownElr: [1] },
+      { partition: 2, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], elr: null, lastKnownElr: null },
+    ],
   }, ['retention.ms=1000']);
   assert.equal(text,
-    'Topic: demo\tTopicId: OBn2eIXIRD6vyslnF_QEXA\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: retention.ms=1000\n' +
+    'Topic: demo\tTopicId: OBn2eIXIRD6vyslnF_QEXA\tPartitionCount: 3\tReplicationFactor: 1\tConfigs: retention.ms=1000\n' +
     '\tTopic: demo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: \tLastKnownElr: \n' +
-    '\tTopic: demo\tPartition: 1\tLeader: none\tReplicas: 1\tIsr: \tOffline: 1\tElr: \tLastKnownElr: \n');
+    '\tTopic: demo\tPartition: 1\tLeader: none\tReplicas: 1,2,3\tIsr: \tElr: 2,3\tLastKnownElr: 1\n' +
+    '\tTopic: demo\tPartition: 2\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: N/A\tLastKnownElr: N/A\n');
 });
 
 test('api-versions entries read as kafka-broker-api-versions prints them', () => {
