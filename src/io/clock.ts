@@ -114,6 +114,13 @@ export class ManualClock implements Clock, Timers {
     this.nowValueMs = targetMs;
   }
 
+  /** When the next timer falls due, or null when none is pending. */
+  nextDueMs(): number | null {
+    let nextDueMs: number | null = null;
+    for (const timer of this.pending.values()) if (nextDueMs === null || timer.dueMs < nextDueMs) nextDueMs = timer.dueMs;
+    return nextDueMs;
+  }
+
   get pendingCount(): number {
     return this.pending.size;
   }
