@@ -453,7 +453,10 @@ export class Producer {
       for (const batch of chosen) this.prepare(batch);
       void this.sendProduce(nodeId, chosen);
     }
-    this.wakeAt(this.accumulator.nextReadyMs());
+    // A batch that is ready now and still here waits on an in-flight request or a metadata refresh, whose end drains
+    // again: a timer for it would fire at once, over and over (a busy loop while a leader does not answer).
+    const nextReadyMs = this.accumulator.nextReadyMs();
+    if (nextReadyMs > this.cluster.env.clock.monotonicMs()) this.wakeAt(nextReadyMs);
   }
 
   /** Leader of each ready batch's partition; batches without a known leader trigger a metadata refresh. */

@@ -116,10 +116,14 @@ export class BrokerHeartbeatManager {
     return oldest !== null && !this.hasValidSession(oldest.id) ? oldest.id : null;
   }
 
-  /** When the oldest unfenced session expires (monotonic ms), or null when no broker is unfenced. */
+  /**
+   * When the oldest unfenced session expires (monotonic ms), or null when no broker is unfenced: the first
+   * millisecond past its timeout, since a session is still valid at exactly lastContact + timeout (a check then
+   * would find nothing and schedule itself again at once; on a mock clock, forever).
+   */
   nextCheckTimeMs(): number | null {
     const oldest = this.oldestUnfenced();
-    return oldest === null ? null : oldest.lastContactMs + this.sessionTimeoutMs;
+    return oldest === null ? null : oldest.lastContactMs + this.sessionTimeoutMs + 1;
   }
 
   currentState(brokerId: number): BrokerControlState {

@@ -150,6 +150,11 @@ export class SimFileSystem implements FileSystem {
   private volatileNames: Namespace = new Map([[ROOT, new Map()]]);
   private durableNames: Namespace = new Map([[ROOT, new Map()]]);
   private pending: PendingOp[] = [];
+  /**
+   * Entries made durable by syncing their directory while that directory's own entry was not yet durable: on a
+   * real disk the directory's contents are on disk and show once its entry is; a crash before then loses them.
+   */
+  private syncedOrphans: NamespaceOp[] = [];
   private faults: (SimFault & { skipLeft: number; countLeft: number })[] = [];
   private nextInode = 1;
   private generation = 0;
@@ -235,6 +240,7 @@ export class SimFileSystem implements FileSystem {
       }
     }
     this.pending = [];
+    this.syncedOrphans = [];
     this.volatileNames = cloneNamespace(this.durableNames);
     this.collectGarbage();
     for (const inode of this.inodes.values()) inode.volatile = inode.durable.copy();
@@ -458,7 +464,23 @@ export class SimFileSystem implements FileSystem {
   private applyDurably(op: PendingOp): void {
     if (op.kind === 'write') this.inode(op.inode).durable.write(op.data, op.position);
     else if (op.kind === 'truncate') this.inode(op.inode).durable.truncate(op.size);
-    else applyNamespaceOp(this.durableNames, op);
+    else if (!this.durablyExists(op)) this.syncedOrphans.push(op);
+    else {
+      applyNamespaceOp(this.durableNames, op);
+      if (op.kind === 'link' && op.entry.kind === 'dir') this.adoptOrphans();
+    }
+  }
+
+  private durablyExists(op: NamespaceOp): boolean {
+    if (op.kind === 'rename') return this.durableNames.has(op.fromDir) && this.durableNames.has(op.toDir);
+    return this.durableNames.has(op.dir);
+  }
+
+  /** Synced entries of directories whose own entries have just become durable appear with them, in their order. */
+  private adoptOrphans(): void {
+    const waiting = this.syncedOrphans;
+    this.syncedOrphans = [];
+    for (const op of waiting) this.applyDurably(op);
   }
 
   private lookup(names: Namespace, full: string): Entry | null {

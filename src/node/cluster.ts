@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { posix } from 'node:path';
 import { BrokerConfig } from '../common/config.js';
 import { silentLogger, type Logger } from '../common/logger.js';
-import { realEnv, type Env } from '../io/env.js';
+import { realEnv, type Env, type FileSystem } from '../io/env.js';
 import { randomUuid } from '../metadata/meta-properties.js';
 import type { ListenerRole } from '../server/handler.js';
 import { formatStorage, type InitialVoters } from './formatter.js';
@@ -65,6 +65,11 @@ export interface StartClusterOptions {
   /** Kafka properties of one node, over `config` (broker.rack, say). */
   nodeConfig?: (nodeId: number) => Record<string, string | number | boolean>;
   env?: Env;
+  /**
+   * Each node's own environment (its disk, its host on a simulated network), for the simulator; default `env`.
+   * Formatting and the final removal of a node's directory go through it.
+   */
+  nodeEnv?: (nodeId: number) => Env;
   /** Each node's logger; default silent. */
   logger?: (nodeId: number) => Logger;
 }
@@ -175,14 +180,18 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   const dynamic = options.dynamicQuorum === true;
   const initialControllers = plans.filter((p) => p.controllerPort !== null);
   const nodes: EmbeddedNode[] = [];
+  const fileSystems = new Set([env.fs]);
   const addNode = async (plan: NodePlan, initialVoters: InitialVoters): Promise<EmbeddedNode> => {
     const overrides = { ...options.config, ...options.nodeConfig?.(plan.nodeId) };
     const config = nodeConfig(plan, initialControllers, { brokers, overrides, dynamic });
-    await formatStorage(env, config, { clusterId, initialVoters, ignoreFormatted: false, ...(options.features !== undefined ? { features: options.features } : {}) });
-    const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env, logger: options.logger?.(plan.nodeId) ?? silentLogger });
+    const nodeEnv = options.nodeEnv?.(plan.nodeId) ?? env;
+    fileSystems.add(nodeEnv.fs);
+    await formatStorage(nodeEnv, config, { clusterId, initialVoters, ignoreFormatted: false, ...(options.features !== undefined ? { features: options.features } : {}) });
+    const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env: nodeEnv, logger: options.logger?.(plan.nodeId) ?? silentLogger });
     nodes.push(node);
     return node;
   };
+  const removeDirectories = () => Promise.all([...fileSystems].map((fs) => removeRoot(fs, root)));
   for (const plan of plans) await addNode(plan, initialVotersOf(plan, initialControllers, dynamic));
   const cluster: RunningCluster = {
     clusterId,
@@ -220,7 +229,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
       await Promise.all(nodes.filter((node) => node.running).map((node) => node.node.controlledShutdown()));
       await Promise.all(nodes.filter((node) => !node.roles.includes('controller')).map((node) => node.stop()));
       await Promise.all(nodes.map((node) => node.stop()));
-      await removeRoot(env, root);
+      await removeDirectories();
     },
   };
   try {
@@ -228,17 +237,17 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   } catch (error) {
     // Nodes that did not start are killed where they are; the first failure is the one reported.
     await Promise.all(nodes.map((node) => node.kill().catch(() => undefined)));
-    await removeRoot(env, root).catch(() => undefined);
+    await removeDirectories().catch(() => undefined);
     throw error;
   }
   return cluster;
 }
 
 /** Like fs.rm's maxRetries: a killed node's last call, already in the kernel, may still create a file in a directory being removed. */
-async function removeRoot(env: Env, root: string): Promise<void> {
+async function removeRoot(fs: FileSystem, root: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await env.fs.removeTree(root);
+      return await fs.removeTree(root);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt === REMOVE_ATTEMPTS_MAX) throw error;
     }

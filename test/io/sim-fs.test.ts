@@ -19,6 +19,29 @@ async function freshFs(seed = 7): Promise<SimFileSystem> {
 }
 
 describe('SimFileSystem', () => {
+  it('keeps a directory synced before its parent once the parent is synced too (regression: the child was lost)', async () => {
+    const fs = new SimFileSystem(new SeededRandom(1));
+    await fs.mkdir('/a/b/c');
+    const handle = await fs.open('/a/b/c/f', 'readWrite');
+    await handle.write([Buffer.from('kept')], 0);
+    await handle.sync();
+    await fs.writeFileAtomic('/a/b/c/renamed', Buffer.from('atomic'));
+    for (const dir of ['/a/b/c', '/a/b', '/a', '/']) await fs.syncDir(dir);
+    fs.crash();
+    assert.deepEqual(await fs.readFile('/a/b/c/f'), Buffer.from('kept'));
+    assert.deepEqual(await fs.readdir('/a/b/c'), ['f', 'renamed']);
+  });
+
+  it('loses the synced entries of a directory whose own entry never became durable', async () => {
+    const fs = new SimFileSystem(new SeededRandom(1));
+    await fs.mkdir('/a/b');
+    await fs.syncDir('/a/b');
+    await fs.syncDir('/');
+    fs.crash();
+    assert.deepEqual(await fs.readdir('/a'), []);
+    assert.equal(await fs.stat('/a/b'), null);
+  });
+
   it('reads back writes at any position, zero-filling gaps', async () => {
     const fs = await freshFs();
     const handle = await fs.open('/d/f', 'readWrite');

@@ -1,0 +1,557 @@
+/**
+ * The whole-cluster simulator: three combined Spool nodes (broker and
+ * controller, Raft over Kafka's RPCs), Spool's own producer, consumer and
+ * admin, all in this process on one seed. Every node has its own simulated
+ * disk (src/io/sim-fs.ts) and its own host on one simulated TCP network
+ * (src/io/sim-stream-net.ts); one ManualClock is the only time. Nothing runs
+ * but what the clock's timers and the promises they settle start, so a seed
+ * replays exactly, trace and all.
+ *
+ * Driving: each step lets every pending promise settle (one setImmediate
+ * turn: the microtask queue drains before it), checks the continuous
+ * invariants, then moves the clock to the next timer that falls due.
+ *
+ * A run (`runSeed`): start the cluster; create topic `sim` (2 partitions,
+ * RF=3, min.insync.replicas=2); an idempotent acks=all producer and a
+ * consumer run for `faultPhaseMs` while faults are injected (a node killed
+ * as kill -9 and restarted, a power cut that loses its unsynced writes, a
+ * node partitioned two ways or one way, connections reset, a slow link);
+ * then everything heals and the cluster must become whole again within
+ * `healBoundMs` (every node running, one Raft leader they agree on, full
+ * ISRs); the producer flushes; a fresh consumer reads both partitions to
+ * their ends and the final invariants are checked. At most one node is
+ * faulty at a time (down or cut off): RF − min.insync.replicas = 1 failure
+ * is what acks=all promises to survive.
+ */
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer } from '../../src/client/consumer.js';
+import { Producer } from '../../src/client/producer.js';
+import type { Logger } from '../../src/common/logger.js';
+import { ManualClock, SeededRandom, type Env } from '../../src/io/env.js';
+import { SimFileSystem } from '../../src/io/sim-fs.js';
+import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
+import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
+import { startCluster, type EmbeddedNode, type RunningCluster } from '../../src/node/cluster.js';
+import type { Batch } from '../../src/raft/raft-client.js';
+import {
+  checkAckedPresent,
+  checkNoDuplicates,
+  CommittedLogPrefix,
+  HighWatermarkMonotonic,
+  ReadsBelowHighWatermark,
+  SingleLeaderPerEpoch,
+  type StoredRecord,
+  type Violation,
+} from './invariants.js';
+
+const START_MS = 1_700_000_000_000;
+const TOPIC = 'sim';
+const PARTITIONS = 2;
+const NODES = 3;
+/** A run that has not settled after this many steps is stuck (a bug in the simulator or a busy loop in a node). */
+const STEPS_MAX = 5_000_000;
+
+export interface SimRunOptions {
+  seed: number;
+  /** Simulated ms of load with faults, before healing. Default 20 s. */
+  faultPhaseMs?: number;
+  /** Simulated ms the cluster has to become whole after healing. Default 120 s. */
+  healBoundMs?: number;
+  /** Inject faults (default true); false runs the load alone. */
+  faults?: boolean;
+  /** Node log lines in the trace from this level up. Default 'warn'. */
+  nodeLogLevel?: 'error' | 'warn' | 'info' | 'debug';
+  /** Told of each trace line as it is written (a live trace). */
+  onTrace?: (line: string) => void;
+}
+
+export interface SimRunResult {
+  seed: number;
+  violation: Violation | null;
+  /** Simulated milliseconds the run took. */
+  simulatedMs: number;
+  acked: number;
+  consumed: number;
+  trace: string[];
+}
+
+class SimViolation extends Error {
+  constructor(readonly violation: Violation) {
+    super(`${violation.invariant}: ${violation.detail}`);
+  }
+}
+
+/** Runs one seed to its end; a violation (or a stuck run) is in the result, never thrown. */
+export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
+  const sim = new ClusterSim(options);
+  let violation: Violation | null = null;
+  try {
+    await sim.run();
+  } catch (error) {
+    violation = error instanceof SimViolation ? error.violation : { invariant: 'run-completes', detail: (error as Error).stack ?? String(error) };
+    sim.log(`VIOLATION ${violation.invariant}: ${violation.detail}`);
+  } finally {
+    sim.dispose();
+  }
+  return { seed: options.seed, violation, simulatedMs: sim.clock.nowMs() - START_MS, acked: sim.acked.length, consumed: sim.consumed, trace: sim.trace };
+}
+
+class ClusterSim {
+  readonly clock = new ManualClock(START_MS);
+  readonly trace: string[] = [];
+  readonly acked: StoredRecord[] = [];
+  consumed = 0;
+  private readonly random: SeededRandom;
+  private readonly net: SimStreamNetwork;
+  private readonly disks = new Map<number, SimFileSystem>();
+  private readonly incarnations = new Map<number, number>();
+  private cluster: RunningCluster | null = null;
+  private readonly leaders = new SingleLeaderPerEpoch();
+  private readonly metadataLog = new CommittedLogPrefix();
+  private readonly leaderHighWatermarks = new HighWatermarkMonotonic();
+  private readonly reads = new ReadsBelowHighWatermark();
+  private pendingViolation: Violation | null = null;
+  private loadRunning = true;
+  private readonly faultPhaseMs: number;
+  private readonly healBoundMs: number;
+  private readonly nodeLogLevel: number;
+  private readonly lastLeader = new Map<number, string>();
+  private readonly partitionLeaders = new Map<string, string>();
+  private steps = 0;
+
+  constructor(private readonly options: SimRunOptions) {
+    this.random = new SeededRandom(options.seed);
+    this.faultPhaseMs = options.faultPhaseMs ?? 20_000;
+    this.healBoundMs = options.healBoundMs ?? 120_000;
+    this.nodeLogLevel = LOG_LEVELS[options.nodeLogLevel ?? 'warn'];
+    this.net = new SimStreamNetwork({ clock: this.clock, timers: this.clock, random: this.fork(), onEvent: (event) => this.log(event) });
+  }
+
+  log(line: string): void {
+    const stamped = `${((this.clock.nowMs() - START_MS) / 1000).toFixed(3).padStart(9)} ${line}`;
+    this.trace.push(stamped);
+    this.options.onTrace?.(stamped);
+  }
+
+  /** A generator of its own for each consumer of randomness, so one's draws do not shift another's. */
+  private fork(): SeededRandom {
+    return new SeededRandom(this.random.nextInt(2 ** 31));
+  }
+
+  private env(host: string, fs: SimFileSystem): Env {
+    return { clock: this.clock, timers: this.clock, random: this.fork(), fs, net: this.net.host(host) };
+  }
+
+  async run(): Promise<void> {
+    this.log(`seed ${this.options.seed}: ${NODES} combined nodes, topic ${TOPIC} (${PARTITIONS} partitions, RF=3, min.insync.replicas=2)`);
+    const cluster = await this.drive(
+      startCluster({
+        combined: NODES,
+        env: this.env('harness', new SimFileSystem(this.fork(), this.clock)),
+        nodeEnv: (nodeId) => {
+          const disk = new SimFileSystem(this.fork(), this.clock);
+          this.disks.set(nodeId, disk);
+          return this.env(`node-${nodeId}`, disk);
+        },
+        logger: (nodeId) => this.nodeLogger(nodeId),
+        config: { 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500 },
+      }),
+      { limitMs: 60_000, what: 'the cluster to start' },
+    );
+    this.cluster = cluster;
+    for (const node of cluster.nodes) this.tapIncarnation(node);
+    await this.makeDirectoriesDurable();
+    this.log(`cluster ${cluster.clusterId} started at ${cluster.bootstrapServers}`);
+    await this.createTopic();
+    const producer = this.produce();
+    const consumer = this.consume();
+    if (this.options.faults !== false) await this.injectFaults();
+    else await this.runFor(this.faultPhaseMs);
+    await this.healAndAwaitWhole();
+    this.loadRunning = false;
+    await this.drive(Promise.all([producer, consumer]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
+    await this.finalCheck();
+    this.log(`done: ${this.acked.length} acked, ${this.consumed} consumed`);
+  }
+
+  dispose(): void {
+    // Nothing to release: the nodes' timers live on the ManualClock, which no one moves any more.
+    this.cluster = null;
+  }
+
+  // ---- driving
+
+  /** Steps the simulation until `operation` settles, or fails after `limitMs` of simulated time. */
+  async drive<T>(operation: Promise<T>, options: { limitMs: number; what: string; state?: () => string }): Promise<T> {
+    const state: { outcome: { value: T } | { error: unknown } | null } = { outcome: null };
+    operation.then(
+      (value) => (state.outcome = { value }),
+      (error: unknown) => (state.outcome = { error }),
+    );
+    const deadlineMs = this.clock.nowMs() + options.limitMs;
+    while (state.outcome === null) {
+      if (this.clock.nowMs() > deadlineMs) throw new SimViolation({ invariant: 'liveness', detail: `${options.what}: not within ${options.limitMs} ms${options.state === undefined ? '' : `: ${options.state()}`}` });
+      await this.step(deadlineMs + 1);
+    }
+    if ('error' in state.outcome) throw state.outcome.error;
+    return state.outcome.value;
+  }
+
+  async runFor(ms: number): Promise<void> {
+    const untilMs = this.clock.nowMs() + ms;
+    while (this.clock.nowMs() < untilMs) await this.step(untilMs);
+  }
+
+  /** Waits (in simulated time) until `done`, checking after every step. False after `limitMs`. */
+  async runUntil(done: () => boolean, limitMs: number): Promise<boolean> {
+    const untilMs = this.clock.nowMs() + limitMs;
+    while (!done()) {
+      if (this.clock.nowMs() >= untilMs) return false;
+      await this.step(untilMs);
+    }
+    return true;
+  }
+
+  private async step(notAfterMs: number): Promise<void> {
+    await nextTurn();
+    if (++this.steps > STEPS_MAX) throw new Error(`more than ${STEPS_MAX} steps`);
+    this.checkContinuous();
+    const nextMs = this.clock.nextDueMs();
+    if (nextMs === null) throw new SimViolation({ invariant: 'liveness', detail: 'nothing left to run: every timer is gone while work waits' });
+    this.clock.advance(Math.max(0, Math.min(nextMs, notAfterMs) - this.clock.nowMs()));
+  }
+
+  /** A simulated pause of `ms`, for the harness's own loops (the clock's timers, like every node's). */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.schedule(ms, resolve));
+  }
+
+  // ---- observation
+
+  private nodeLogger(nodeId: number): Logger {
+    const line = (level: keyof typeof LOG_LEVELS) => (message: string) => {
+      if (LOG_LEVELS[level] <= this.nodeLogLevel) this.log(`node-${nodeId} ${level}: ${message}`);
+    };
+    return { error: line('error'), warn: line('warn'), info: line('info'), debug: line('debug') };
+  }
+
+  /**
+   * Taps the loader of a node's incarnation, whose start has just begun: the
+   * start runs synchronously up to its first wait, so the SpoolNode exists
+   * and its Raft client has not started.
+   */
+  private tapIncarnation(node: EmbeddedNode): void {
+    const incarnation = (this.incarnations.get(node.nodeId) ?? 0) + 1;
+    this.incarnations.set(node.nodeId, incarnation);
+    const loader = node.node.shared.loader;
+    const handleCommit = loader.handleCommit.bind(loader);
+    const handleLoadSnapshot = loader.handleLoadSnapshot.bind(loader);
+    loader.handleCommit = (batch: Batch<MetadataRecord>) => {
+      this.report(this.metadataLog.observeCommit(node.nodeId, incarnation, { baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, epoch: batch.epoch, digest: digestOf(batch) }));
+      return handleCommit(batch);
+    };
+    loader.handleLoadSnapshot = (snapshot) => {
+      this.metadataLog.observeSnapshot(node.nodeId, incarnation, snapshot.id.offset);
+      handleLoadSnapshot(snapshot);
+    };
+  }
+
+  private report(violation: Violation | null): void {
+    if (violation !== null && this.pendingViolation === null) this.pendingViolation = violation;
+  }
+
+  /** The invariants checked after every step. */
+  private checkContinuous(): void {
+    const cluster = this.cluster;
+    if (cluster !== null) {
+      for (const node of cluster.nodes) if (node.running) this.observeNode(node);
+    }
+    if (this.pendingViolation !== null) throw new SimViolation(this.pendingViolation);
+  }
+
+  private observeNode(node: EmbeddedNode): void {
+    const spool = node.node;
+    const incarnation = this.incarnations.get(node.nodeId)!;
+    const raft = spool.shared.raft;
+    const { leaderId, epoch } = raft.leaderAndEpoch;
+    if (raft.isLeader) this.report(this.leaders.observeLeader(node.nodeId, epoch));
+    const seen = `${leaderId}@${epoch}`;
+    if (this.lastLeader.get(node.nodeId) !== seen) {
+      this.lastLeader.set(node.nodeId, seen);
+      this.log(`node-${node.nodeId} raft: epoch ${epoch}, leader ${leaderId ?? 'unknown'} (${raft.role})`);
+    }
+    for (const partition of spool.replicaManager.hostedPartitions()) {
+      const name = `${partition.topicPartition.topic}-${partition.topicPartition.partition}`;
+      this.reads.observeHighWatermark(name, partition.highWatermark);
+      if (!partition.isLeader) continue;
+      this.report(this.leaderHighWatermarks.observeLeaderHighWatermark({ nodeId: node.nodeId, incarnation, partition: name, leaderEpoch: partition.leaderEpoch }, partition.highWatermark));
+      const leadership = `node-${node.nodeId} epoch ${partition.leaderEpoch} isr [${[...partition.isr].sort().join(',')}]`;
+      if (this.partitionLeaders.get(name) !== leadership && partition.topicPartition.topic === TOPIC) {
+        this.partitionLeaders.set(name, leadership);
+        this.log(`${name}: leader ${leadership}, HW ${partition.highWatermark}`);
+      }
+    }
+  }
+
+  // ---- the workload
+
+  private clientOptions(host: string) {
+    return { bootstrapServers: this.cluster!.bootstrapServers, clientId: host, env: this.env(host, new SimFileSystem(this.fork(), this.clock)) };
+  }
+
+  private async createTopic(): Promise<void> {
+    const admin = new Admin(this.clientOptions('admin'));
+    try {
+      await this.drive(admin.createTopics([{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: NODES, configs: { 'min.insync.replicas': '2' } }]), {
+        limitMs: 60_000,
+        what: 'the topic to be created',
+      });
+    } finally {
+      void admin.close();
+    }
+    const created = await this.runUntil(() => this.leadersOf(TOPIC).length === PARTITIONS, 30_000);
+    if (!created) throw new SimViolation({ invariant: 'liveness', detail: `topic ${TOPIC} has no leaders 30 s after it was created` });
+    this.log(`topic ${TOPIC} created`);
+  }
+
+  /** The partitions of `topic` that some running node leads. */
+  private leadersOf(topic: string): number[] {
+    const led = new Set<number>();
+    for (const node of this.cluster!.nodes) {
+      if (!node.running) continue;
+      for (const partition of node.node.replicaManager.hostedPartitions()) {
+        if (partition.isLeader && partition.topicPartition.topic === topic) led.add(partition.topicPartition.partition);
+      }
+    }
+    return [...led];
+  }
+
+  /** Sends unique values at seeded intervals, round-robin over the partitions, until the load stops; then flushes. */
+  private async produce(): Promise<void> {
+    const producer = new Producer({ ...this.clientOptions('producer'), acks: 'all', idempotence: true, lingerMs: 5 });
+    const random = this.fork();
+    const sends: Promise<void>[] = [];
+    let failed = 0;
+    for (let n = 0; this.loadRunning; n++) {
+      const value = `v${n}`;
+      const partition = n % PARTITIONS;
+      sends.push(
+        producer.send({ topic: TOPIC, partition, value }).then(
+          (metadata) => {
+            this.acked.push({ partition: `${TOPIC}-${metadata.partition}`, offset: metadata.offset, value });
+          },
+          (error: Error) => {
+            if (failed++ < 10) this.log(`producer: ${value} failed: ${error.message}`);
+          },
+        ),
+      );
+      await this.sleep(1 + random.nextInt(40));
+    }
+    await producer.flush();
+    await Promise.all(sends);
+    this.log(`producer: ${this.acked.length} acked, ${failed} failed`);
+    await producer.close();
+  }
+
+  /** Reads both partitions from the start while the load runs; every record read is checked against the HW. */
+  private async consume(): Promise<void> {
+    const consumer = new Consumer(this.clientOptions('consumer'));
+    consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition })));
+    consumer.seekToBeginning();
+    try {
+      while (this.loadRunning) {
+        let records;
+        try {
+          records = await consumer.poll(200);
+        } catch (error) {
+          this.log(`consumer: poll failed: ${(error as Error).message}`);
+          await this.sleep(100);
+          continue;
+        }
+        for (const record of records) {
+          this.consumed++;
+          this.report(this.reads.observeRead(`${record.topic}-${record.partition}`, record.offset));
+        }
+      }
+    } finally {
+      await consumer.close();
+    }
+  }
+
+  // ---- faults
+
+  private async injectFaults(): Promise<void> {
+    const random = this.fork();
+    const endMs = this.clock.nowMs() + this.faultPhaseMs;
+    /** The one node down or cut off, if any. */
+    let faulty: { nodeId: number; kind: 'down' | 'cut' } | null = null;
+    while (this.clock.nowMs() < endMs) {
+      await this.runFor(300 + random.nextInt(2_700));
+      const nodes = this.cluster!.nodes;
+      if (faulty !== null) {
+        if (faulty.kind === 'down') await this.restart(nodes[faulty.nodeId]!);
+        else this.net.heal();
+        faulty = null;
+        continue;
+      }
+      const victim = nodes[random.nextInt(nodes.length)]!;
+      const other = nodes.find((node) => node !== victim && random.nextInt(2) === 0) ?? nodes.find((node) => node !== victim)!;
+      const action = random.nextInt(6);
+      if (action === 0) {
+        this.log(`FAULT kill node-${victim.nodeId} (kill -9)`);
+        await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
+        faulty = { nodeId: victim.nodeId, kind: 'down' };
+      } else if (action === 1) {
+        this.log(`FAULT power cut on node-${victim.nodeId} (kill, and its disk loses unsynced writes)`);
+        await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
+        const report = this.disks.get(victim.nodeId)!.crash({ keepUnsyncedPrefix: true });
+        this.log(`disk of node-${victim.nodeId}: kept ${report.keptOperations} of ${report.pendingOperations} unsynced operations, torn write ${report.tornWriteBytes}`);
+        await this.logMetadataDir(victim);
+        faulty = { nodeId: victim.nodeId, kind: 'down' };
+      } else if (action === 2) {
+        this.log(`FAULT partition node-${victim.nodeId} from the others, both ways`);
+        this.net.partition([[`node-${victim.nodeId}`], nodes.filter((node) => node !== victim).map((node) => `node-${node.nodeId}`)]);
+        faulty = { nodeId: victim.nodeId, kind: 'cut' };
+      } else if (action === 3) {
+        this.log(`FAULT one-way cut node-${victim.nodeId} -> node-${other.nodeId}`);
+        this.net.cutOneWay(`node-${victim.nodeId}`, `node-${other.nodeId}`);
+        faulty = { nodeId: victim.nodeId, kind: 'cut' };
+      } else if (action === 4) {
+        this.log(`FAULT reset the connections of node-${victim.nodeId}`);
+        this.net.resetConnections(`node-${victim.nodeId}`);
+      } else {
+        const fault = { extraDelayMs: random.nextInt(200), bytesPerMs: 100 + random.nextInt(1000) };
+        this.log(`FAULT slow link node-${victim.nodeId} -> node-${other.nodeId}`);
+        this.net.slowLink(`node-${victim.nodeId}`, `node-${other.nodeId}`, fault);
+      }
+    }
+  }
+
+  private async restart(node: EmbeddedNode): Promise<void> {
+    this.log(`restart node-${node.nodeId}`);
+    const starting = node.start();
+    this.tapIncarnation(node);
+    try {
+      await this.drive(starting, { limitMs: 60_000, what: `node-${node.nodeId} to restart`, state: () => this.describeState() });
+      this.log(`node-${node.nodeId} running again`);
+    } catch (error) {
+      if (error instanceof SimViolation) throw error;
+      throw new SimViolation({ invariant: 'restart-succeeds', detail: `node-${node.nodeId}: ${(error as Error).message}: ${this.describeState()}` });
+    }
+  }
+
+  /** What survived of a node's metadata log directory, for the trace. */
+  private async logMetadataDir(node: EmbeddedNode): Promise<void> {
+    const disk = this.disks.get(node.nodeId)!;
+    const dir = `${node.node.config.logDirs[0]}/__cluster_metadata-0`;
+    const names = await disk.readdir(dir).catch(() => null);
+    if (names === null) return this.log(`disk of node-${node.nodeId}: ${dir} is gone`);
+    const sizes = await Promise.all(names.map(async (name) => `${name} ${(await disk.stat(`${dir}/${name}`))?.size ?? '?'}`));
+    this.log(`disk of node-${node.nodeId}: ${dir}: ${sizes.join(', ')}`);
+  }
+
+  /** Heals the network, restarts what is down, and waits until the cluster is whole. */
+  private async healAndAwaitWhole(): Promise<void> {
+    this.log('HEAL: network healed, every node restarted');
+    this.net.heal();
+    this.net.clearLinkFaults();
+    for (const node of this.cluster!.nodes) if (!node.running) await this.restart(node);
+    const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
+    if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
+    this.log('cluster whole: one agreed Raft leader, full ISRs');
+  }
+
+  private whole(): boolean {
+    const nodes = this.cluster!.nodes;
+    if (!nodes.every((node) => node.running)) return false;
+    const leaders = new Set(nodes.map((node) => JSON.stringify(node.node.shared.raft.leaderAndEpoch)));
+    if (leaders.size !== 1 || nodes.every((node) => !node.node.shared.raft.isLeader)) return false;
+    let fullIsrs = 0;
+    for (const node of nodes) {
+      for (const partition of node.node.replicaManager.hostedPartitions()) {
+        if (partition.isLeader && partition.topicPartition.topic === TOPIC && partition.isr.size === NODES) fullIsrs++;
+      }
+    }
+    return fullIsrs === PARTITIONS;
+  }
+
+  private describeState(): string {
+    return this.cluster!.nodes
+      .map((node) => {
+        if (!node.running) return `node-${node.nodeId} down (${raftState(node)})`;
+        const raft = node.node.shared.raft;
+        const partitions = node.node.replicaManager
+          .hostedPartitions()
+          .filter((partition) => partition.topicPartition.topic === TOPIC)
+          .map((p) => `${p.topicPartition.partition}:${p.isLeader ? `leader isr [${[...p.isr].join(',')}]` : `follower of ${p.leaderId}`}`);
+        return `node-${node.nodeId} raft ${raft.role} epoch ${raft.leaderAndEpoch.epoch} leader ${raft.leaderAndEpoch.leaderId}; ${partitions.join(' ')}`;
+      })
+      .join('; ');
+  }
+
+  /** Reads both partitions to their ends with a fresh consumer and checks what they hold. */
+  private async finalCheck(): Promise<void> {
+    const ends = this.endOffsets();
+    const consumer = new Consumer(this.clientOptions('checker'));
+    consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition })));
+    consumer.seekToBeginning();
+    const stored: StoredRecord[] = [];
+    const positions = new Map<number, number>();
+    const read = async () => {
+      while (Array.from({ length: PARTITIONS }, (_, p) => (positions.get(p) ?? 0) < ends.get(p)!).some(Boolean)) {
+        for (const record of await consumer.poll(500)) {
+          stored.push({ partition: `${record.topic}-${record.partition}`, offset: record.offset, value: record.value?.toString() ?? '' });
+          positions.set(record.partition, record.offset + 1);
+        }
+      }
+      await consumer.close();
+    };
+    await this.drive(read(), { limitMs: 120_000, what: 'the final read' });
+    this.log(`final read: ${stored.length} records (ends ${[...ends.values()].join(', ')})`);
+    for (const violation of [checkAckedPresent(this.acked, stored), checkNoDuplicates(stored)]) if (violation !== null) throw new SimViolation(violation);
+  }
+
+  /** Each partition's HW on its leader. */
+  private endOffsets(): Map<number, number> {
+    const ends = new Map<number, number>();
+    for (const node of this.cluster!.nodes) {
+      for (const partition of node.node.replicaManager.hostedPartitions()) {
+        if (partition.isLeader && partition.topicPartition.topic === TOPIC) ends.set(partition.topicPartition.partition, partition.highWatermark);
+      }
+    }
+    return ends;
+  }
+
+  /** Every directory on every disk made durable once the cluster is formatted and started (an operator's disks exist before a run). */
+  private async makeDirectoriesDurable(): Promise<void> {
+    for (const node of this.cluster!.nodes) {
+      const disk = this.disks.get(node.nodeId)!;
+      for (const dir of node.node.config.logDirs) {
+        for (let path = dir; ; path = path.slice(0, Math.max(1, path.lastIndexOf('/')))) {
+          await disk.syncDir(path);
+          if (path === '/') break;
+        }
+      }
+    }
+  }
+}
+
+/** What a node's Raft client says of itself, while it may still be starting. */
+function raftState(node: EmbeddedNode): string {
+  try {
+    const raft = node.node.shared.raft;
+    return `raft ${raft.role} epoch ${raft.leaderAndEpoch.epoch} leader ${raft.leaderAndEpoch.leaderId} log end ${raft.logEndOffset} HW ${raft.highWatermark}`;
+  } catch {
+    return 'metadata log not open';
+  }
+}
+
+const LOG_LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const;
+
+function digestOf(batch: Batch<MetadataRecord>): string {
+  const hash = createHash('sha256');
+  for (const record of batch.records) hash.update(encodeMetadataRecord(record));
+  return hash.digest('hex').slice(0, 12);
+}

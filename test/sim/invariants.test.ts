@@ -1,0 +1,91 @@
+/**
+ * Each invariant of the cluster simulator catches a planted violation (a
+ * checker that cannot fail proves nothing), and accepts the same history
+ * without it: two leaders in one epoch; two nodes committing different
+ * batches at one offset, or a node skipping offsets; a leader's HW moving
+ * back within its epoch; a consumer reading at the HW; an acked record
+ * missing or replaced; a value stored twice.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  checkAckedPresent,
+  checkNoDuplicates,
+  CommittedLogPrefix,
+  HighWatermarkMonotonic,
+  ReadsBelowHighWatermark,
+  SingleLeaderPerEpoch,
+} from './invariants.js';
+
+test('single-leader-per-epoch: a second leader of one epoch is caught; leaders of different epochs are not', () => {
+  const checker = new SingleLeaderPerEpoch();
+  assert.equal(checker.observeLeader(0, 1), null);
+  assert.equal(checker.observeLeader(0, 1), null);
+  assert.equal(checker.observeLeader(1, 2), null);
+  const violation = checker.observeLeader(2, 2);
+  assert.equal(violation?.invariant, 'single-leader-per-epoch');
+  assert.match(violation!.detail, /nodes 1 and 2 both led epoch 2/);
+});
+
+test('committed-metadata-log-is-a-prefix: a divergent batch at a committed offset, or a gap, is caught', () => {
+  const checker = new CommittedLogPrefix();
+  const batch = (baseOffset: number, lastOffset: number, digest: string, epoch = 1) => ({ baseOffset, lastOffset, epoch, digest });
+  assert.equal(checker.observeCommit(0, 1, batch(0, 2, 'a')), null);
+  assert.equal(checker.observeCommit(0, 1, batch(3, 3, 'b')), null);
+  assert.equal(checker.observeCommit(1, 1, batch(0, 2, 'a')), null);
+  // A restarted node replays its log from the start: the same batches again are fine.
+  assert.equal(checker.observeCommit(0, 2, batch(0, 2, 'a')), null);
+  const divergent = checker.observeCommit(1, 1, batch(3, 3, 'other'));
+  assert.equal(divergent?.invariant, 'committed-metadata-log-is-a-prefix');
+  assert.match(divergent!.detail, /offset 3: node 0 committed .* node 1 committed/);
+  const fresh = new CommittedLogPrefix();
+  assert.equal(fresh.observeCommit(2, 1, batch(0, 2, 'a')), null);
+  assert.match(fresh.observeCommit(2, 1, batch(5, 5, 'c'))!.detail, /committed offset 5 after 2/);
+  // After a snapshot the next commit starts at the snapshot's end.
+  fresh.observeSnapshot(2, 2, 10);
+  assert.equal(fresh.observeCommit(2, 2, batch(10, 11, 'd')), null);
+});
+
+test('high-watermark-never-goes-backwards-on-a-leader: a leader whose HW drops in its epoch is caught; a new epoch or incarnation starts afresh', () => {
+  const checker = new HighWatermarkMonotonic();
+  const at = (leaderEpoch: number, incarnation = 1) => ({ nodeId: 0, incarnation, partition: 'sim-0', leaderEpoch });
+  assert.equal(checker.observeLeaderHighWatermark(at(3), 10), null);
+  assert.equal(checker.observeLeaderHighWatermark(at(3), 12), null);
+  assert.equal(checker.observeLeaderHighWatermark(at(4), 11), null);
+  assert.equal(checker.observeLeaderHighWatermark(at(3, 2), 5), null);
+  const violation = checker.observeLeaderHighWatermark(at(4), 9);
+  assert.equal(violation?.invariant, 'high-watermark-never-goes-backwards-on-a-leader');
+  assert.match(violation!.detail, /HW went from 11 to 9/);
+});
+
+test('no-consumer-reads-above-the-high-watermark: a read at or past the highest HW seen is caught', () => {
+  const checker = new ReadsBelowHighWatermark();
+  checker.observeHighWatermark('sim-0', 5);
+  checker.observeHighWatermark('sim-0', 3);
+  assert.equal(checker.observeRead('sim-0', 4), null);
+  assert.equal(checker.observeRead('sim-0', 5)?.invariant, 'no-consumer-reads-above-the-high-watermark');
+  assert.match(checker.observeRead('sim-1', 0)!.detail, /sim-1 offset 0, at or above the highest HW seen \(0\)/);
+});
+
+test('every-acked-record-is-present: a lost or overwritten acked record is caught', () => {
+  const stored = [
+    { partition: 'sim-0', offset: 0, value: 'v0' },
+    { partition: 'sim-0', offset: 1, value: 'v2' },
+  ];
+  assert.equal(checkAckedPresent([{ partition: 'sim-0', offset: 0, value: 'v0' }], stored), null);
+  const overwritten = checkAckedPresent([{ partition: 'sim-0', offset: 1, value: 'v1' }], stored);
+  assert.equal(overwritten?.invariant, 'every-acked-record-is-present');
+  assert.match(overwritten!.detail, /v1 acked at sim-0@1, found v2 there/);
+  assert.match(checkAckedPresent([{ partition: 'sim-0', offset: 7, value: 'v7' }], stored)!.detail, /no record there/);
+});
+
+test('no-duplicates-with-idempotence: a value stored twice is caught', () => {
+  const once = [
+    { partition: 'sim-0', offset: 0, value: 'v0' },
+    { partition: 'sim-1', offset: 0, value: 'v1' },
+  ];
+  assert.equal(checkNoDuplicates(once), null);
+  const twice = checkNoDuplicates([...once, { partition: 'sim-0', offset: 1, value: 'v0' }]);
+  assert.equal(twice?.invariant, 'no-duplicates-with-idempotence');
+  assert.match(twice!.detail, /v0 stored twice: sim-0@0 and sim-0@1/);
+});

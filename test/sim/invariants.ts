@@ -1,0 +1,144 @@
+/**
+ * The cluster simulator's invariants, each a named checker fed with what the
+ * harness observes (or, in their own tests, a fabricated history holding a
+ * planted violation). A checker keeps what it needs of the history and
+ * returns a violation's description, or null; the harness stops a seed at the
+ * first one. They know nothing of Spool's classes, so a test can drive them
+ * without a cluster.
+ */
+
+export interface Violation {
+  invariant: string;
+  detail: string;
+}
+
+/** At most one Raft leader per epoch: no two nodes ever claim to lead the same epoch. */
+export class SingleLeaderPerEpoch {
+  static readonly invariant = 'single-leader-per-epoch';
+  private readonly leaders = new Map<number, number>();
+
+  observeLeader(nodeId: number, epoch: number): Violation | null {
+    const known = this.leaders.get(epoch);
+    if (known === undefined) this.leaders.set(epoch, nodeId);
+    else if (known !== nodeId) return { invariant: SingleLeaderPerEpoch.invariant, detail: `nodes ${known} and ${nodeId} both led epoch ${epoch}` };
+    return null;
+  }
+}
+
+/** A committed metadata batch as one node's loader received it. */
+export interface CommittedBatch {
+  baseOffset: number;
+  lastOffset: number;
+  epoch: number;
+  /** A digest of the batch's records. */
+  digest: string;
+}
+
+/**
+ * The committed metadata log is a prefix on every node: whatever any node
+ * (in any incarnation) committed at an offset, every node that commits that
+ * offset commits the same batch, and a node's commits are contiguous.
+ */
+export class CommittedLogPrefix {
+  static readonly invariant = 'committed-metadata-log-is-a-prefix';
+  private readonly committed = new Map<number, CommittedBatch & { nodeId: number }>();
+  private readonly nextOffset = new Map<string, number>();
+
+  /** `incarnation` names one run of the node: a restart replays its log from the start or a snapshot. */
+  observeCommit(nodeId: number, incarnation: number, batch: CommittedBatch): Violation | null {
+    const key = `${nodeId}/${incarnation}`;
+    const expected = this.nextOffset.get(key);
+    this.nextOffset.set(key, batch.lastOffset + 1);
+    if (expected !== undefined && batch.baseOffset !== expected) {
+      return { invariant: CommittedLogPrefix.invariant, detail: `node ${nodeId} committed offset ${batch.baseOffset} after ${expected - 1} (a gap or a repeat)` };
+    }
+    const known = this.committed.get(batch.baseOffset);
+    if (known === undefined) {
+      this.committed.set(batch.baseOffset, { ...batch, nodeId });
+      return null;
+    }
+    if (known.lastOffset === batch.lastOffset && known.epoch === batch.epoch && known.digest === batch.digest) return null;
+    return {
+      invariant: CommittedLogPrefix.invariant,
+      detail: `offset ${batch.baseOffset}: node ${known.nodeId} committed ${describe(known)}, node ${nodeId} committed ${describe(batch)}`,
+    };
+  }
+
+  /** A snapshot loaded at `endOffset`: the node's next commit starts there. */
+  observeSnapshot(nodeId: number, incarnation: number, endOffset: number): void {
+    this.nextOffset.set(`${nodeId}/${incarnation}`, endOffset);
+  }
+}
+
+function describe(batch: CommittedBatch): string {
+  return `[${batch.baseOffset}..${batch.lastOffset}] epoch ${batch.epoch} digest ${batch.digest}`;
+}
+
+/** The HW never goes backwards on a leader: within one leader epoch of one incarnation, a partition's HW only grows. */
+export class HighWatermarkMonotonic {
+  static readonly invariant = 'high-watermark-never-goes-backwards-on-a-leader';
+  private readonly last = new Map<string, number>();
+
+  observeLeaderHighWatermark(where: { nodeId: number; incarnation: number; partition: string; leaderEpoch: number }, highWatermark: number): Violation | null {
+    const key = `${where.nodeId}/${where.incarnation}/${where.partition}/${where.leaderEpoch}`;
+    const previous = this.last.get(key);
+    this.last.set(key, highWatermark);
+    if (previous !== undefined && highWatermark < previous) {
+      return { invariant: HighWatermarkMonotonic.invariant, detail: `${where.partition} on leader ${where.nodeId} (epoch ${where.leaderEpoch}): HW went from ${previous} to ${highWatermark}` };
+    }
+    return null;
+  }
+}
+
+/**
+ * No consumer reads above the HW: every record a consumer receives lies
+ * below the highest HW any replica of its partition has reached (observed
+ * before the read, since a fetch response travels after it is built).
+ */
+export class ReadsBelowHighWatermark {
+  static readonly invariant = 'no-consumer-reads-above-the-high-watermark';
+  private readonly highest = new Map<string, number>();
+
+  observeHighWatermark(partition: string, highWatermark: number): void {
+    if (highWatermark > (this.highest.get(partition) ?? 0)) this.highest.set(partition, highWatermark);
+  }
+
+  observeRead(partition: string, offset: number): Violation | null {
+    const highWatermark = this.highest.get(partition) ?? 0;
+    if (offset < highWatermark) return null;
+    return { invariant: ReadsBelowHighWatermark.invariant, detail: `a consumer read ${partition} offset ${offset}, at or above the highest HW seen (${highWatermark})` };
+  }
+}
+
+/** A record as the final read finds it in a partition. */
+export interface StoredRecord {
+  partition: string;
+  offset: number;
+  value: string;
+}
+
+/** Every acknowledged record is present once the faults healed, at the offset its acknowledgement named. */
+export function checkAckedPresent(acked: readonly StoredRecord[], stored: readonly StoredRecord[]): Violation | null {
+  const at = new Map(stored.map((record) => [`${record.partition}@${record.offset}`, record.value]));
+  const missing = acked.filter((record) => at.get(`${record.partition}@${record.offset}`) !== record.value);
+  if (missing.length === 0) return null;
+  const first = missing[0]!;
+  const found = at.get(`${first.partition}@${first.offset}`);
+  return {
+    invariant: 'every-acked-record-is-present',
+    detail: `${missing.length} acked records lost; first: ${first.value} acked at ${first.partition}@${first.offset}, ${found === undefined ? 'no record there' : `found ${found} there`}`,
+  };
+}
+
+/** No duplicates with idempotence: every value the producer sent (each is unique) is stored at most once. */
+export function checkNoDuplicates(stored: readonly StoredRecord[]): Violation | null {
+  const seen = new Map<string, StoredRecord>();
+  for (const record of stored) {
+    const earlier = seen.get(record.value);
+    if (earlier !== undefined) {
+      return { invariant: 'no-duplicates-with-idempotence', detail: `${record.value} stored twice: ${earlier.partition}@${earlier.offset} and ${record.partition}@${record.offset}` };
+    }
+    seen.set(record.value, record);
+  }
+  return null;
+}
