@@ -21,8 +21,7 @@ import assert from 'node:assert/strict';
 import { Producer } from '../../src/client/producer.js';
 import { Admin } from '../../src/client/admin.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
-import { iterateBatches } from '../../src/protocol/records/batch.js';
-import { decodeRecords } from '../../src/protocol/records/records.js';
+import { committedValuesOn } from './committed-values.js';
 import type { SpoolNode } from '../../src/node/node.js';
 import { until } from '../interop/cluster/until.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
@@ -67,16 +66,8 @@ function leads(node: SpoolNode): boolean {
   return node.replicaManager.hostedPartitions().some((p) => p.topicPartition.topic === TOPIC && p.isLeader);
 }
 
-async function valuesOn(node: SpoolNode): Promise<string[]> {
-  const partition = node.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === TOPIC)!;
-  const log = partition.log;
-  const read = await log.read(log.logStartOffset, { maxBytes: 1 << 26, maxOffset: log.highWatermark });
-  const values: string[] = [];
-  for (const { position, header } of iterateBatches(read.records)) {
-    const decoded = decodeRecords(read.records.subarray(position, position + header.sizeBytes), { checkCrc: true });
-    for (const record of decoded.records ?? []) values.push(record.value!.toString());
-  }
-  return values;
+function valuesOn(node: SpoolNode): Promise<string[]> {
+  return committedValuesOn(node, TOPIC);
 }
 
 test('ELR keeps a clean leader where the plain ISR would have needed an unclean election', async () => {

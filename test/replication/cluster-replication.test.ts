@@ -22,8 +22,7 @@ import { Producer } from '../../src/client/producer.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
-import { iterateBatches } from '../../src/protocol/records/batch.js';
-import { decodeRecords } from '../../src/protocol/records/records.js';
+import { committedValuesOn } from './committed-values.js';
 import type { SpoolNode } from '../../src/node/node.js';
 
 const TOPIC = 'textbook';
@@ -85,16 +84,8 @@ function appendOnLeader(node: SpoolNode, value: string, timeoutMs = 30_000) {
     .then((results) => results.get(`${TOPIC}-0`)!);
 }
 
-async function valuesOn(node: SpoolNode): Promise<string[]> {
-  const partition = node.replicaManager.hostedPartitions().find((p) => p.topicPartition.topic === TOPIC)!;
-  const log = partition.log;
-  const read = await log.read(log.logStartOffset, { maxBytes: 1 << 26, maxOffset: log.highWatermark });
-  const values: string[] = [];
-  for (const { position, header } of iterateBatches(read.records)) {
-    const decoded = decodeRecords(read.records.subarray(position, position + header.sizeBytes), { checkCrc: true });
-    for (const record of decoded.records ?? []) values.push(record.value!.toString());
-  }
-  return values;
+function valuesOn(node: SpoolNode): Promise<string[]> {
+  return committedValuesOn(node, TOPIC);
 }
 
 test('kill -9 of the leader loses no acknowledged record (RF=3, min.insync.replicas=2, idempotent acks=all)', async (t) => {
