@@ -288,8 +288,9 @@ class ClusterSim {
       if (!partition.isLeader) continue;
       this.report(this.leaderHighWatermarks.observeLeaderHighWatermark({ nodeId: node.nodeId, incarnation, partition: name, leaderEpoch: partition.leaderEpoch }, partition.highWatermark));
       const leadership = `node-${node.nodeId} epoch ${partition.leaderEpoch} isr [${[...partition.isr].sort().join(',')}]`;
-      if (this.partitionLeaders.get(name) !== leadership && partition.topicPartition.topic === TOPIC) {
-        this.partitionLeaders.set(name, leadership);
+      const key = `${name}@${node.nodeId}`;
+      if (this.partitionLeaders.get(key) !== leadership && partition.topicPartition.topic === TOPIC) {
+        this.partitionLeaders.set(key, leadership);
         this.log(`${name}: leader ${leadership}, HW ${partition.highWatermark}`);
       }
     }
