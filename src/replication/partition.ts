@@ -55,6 +55,10 @@ export interface RemoteReplicaState {
   brokerEpoch: number;
 }
 
+/** Kafka's LeaderRecoveryState values. */
+const LEADER_RECOVERED = 0;
+const LEADER_RECOVERING = 1;
+
 /** What the leader sends the controller to change the ISR (one partition of an AlterPartition request). */
 export interface IsrChangeProposal {
   topicPartition: TopicPartition;
@@ -62,6 +66,8 @@ export interface IsrChangeProposal {
   leaderEpoch: number;
   partitionEpoch: number;
   newIsrWithEpochs: { brokerId: number; brokerEpoch: number }[];
+  /** KIP-704: 0 (RECOVERED) once an unclean leader may take followers; absent means 0. */
+  leaderRecoveryState?: number;
 }
 
 /** The controller's answer to a proposal: the partition as it now is, or an error code. */
@@ -238,7 +244,18 @@ export class Partition {
       }
     }
     this.maybeIncrementLeaderHighWatermark();
+    this.maybeEndLeaderRecovery(registration);
     return isNewLeaderEpoch;
+  }
+
+  /**
+   * KIP-704: a leader elected uncleanly starts RECOVERING; once it leads (its
+   * log is the partition's from now on) it reports RECOVERED through
+   * AlterPartition with the ISR unchanged, as Kafka's Partition does.
+   */
+  private maybeEndLeaderRecovery(registration: PartitionRegistration): void {
+    if ((registration.leaderRecoveryState ?? 0) !== LEADER_RECOVERING || this.isrChangeInFlight || this.isrChange === null) return;
+    this.submitIsrChange([...this.isr], { leaderRecoveryState: LEADER_RECOVERED });
   }
 
   /**
@@ -554,10 +571,11 @@ export class Partition {
     this.submitIsrChange([...this.isr].filter((brokerId) => !outOfSync.includes(brokerId)));
   }
 
-  private submitIsrChange(newIsr: number[]): void {
+  private submitIsrChange(newIsr: number[], options: { leaderRecoveryState?: number } = {}): void {
     const isrChange = this.isrChange!;
     this.isrChangeInFlight = true;
     const proposal: IsrChangeProposal = {
+      ...options,
       topicPartition: this.topicPartition,
       topicId: this.topicId,
       leaderEpoch: this.leaderEpoch,

@@ -265,7 +265,7 @@ export class ReplicaManager implements MetadataPublisher {
         const answer = await send({
           brokerId: this.nodeId,
           brokerEpoch: this.context.brokerEpoch?.() ?? -1,
-          topics: [{ topicId: proposal.topicId, partitions: [{ partitionIndex: proposal.topicPartition.partition, leaderEpoch: proposal.leaderEpoch, newIsrWithEpochs: proposal.newIsrWithEpochs, leaderRecoveryState: 0, partitionEpoch: proposal.partitionEpoch }] }],
+          topics: [{ topicId: proposal.topicId, partitions: [{ partitionIndex: proposal.topicPartition.partition, leaderEpoch: proposal.leaderEpoch, newIsrWithEpochs: proposal.newIsrWithEpochs, leaderRecoveryState: proposal.leaderRecoveryState ?? 0, partitionEpoch: proposal.partitionEpoch }] }],
         });
         if (answer.errorCode !== ErrorCode.NOT_CONTROLLER) reply = answer;
       } catch (error) {

@@ -13,7 +13,9 @@
  *   kafka-topics.sh does;
  * - a preferred election moves leadership back to the first replica, run by
  *   Kafka 4.4's kafka-leader-election.sh (skipped without the Kafka jars)
- *   and by `spool leader-election`, which print the same.
+ *   and by `spool leader-election`, which print the same;
+ * - an UNCLEAN election (spool leader-election) elects a live replica out of
+ *   sync, which starts RECOVERING and reports RECOVERED (KIP-704).
  * Waits are for events seen in the nodes' metadata, never fixed sleeps.
  */
 import { after, before, test } from 'node:test';
@@ -28,6 +30,7 @@ import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
 import { spool } from '../cli/cli-io.js';
 
 const TOPIC = 'elr';
+const UNCLEAN_TOPIC = 'unclean';
 const RECORDS = 10;
 const WAIT = { waitMs: 60_000, pollMs: 25 };
 const CONFIG = {
@@ -141,4 +144,34 @@ test('a preferred election moves leadership back to the first replica (kafka-lea
   await when('0 leads again', (p) => p.leader === 0);
   const refused = await spool(['leader-election', '--bootstrap-server', cluster.bootstrapServers, '--election-type', 'UNCLEAN', '--topic', TOPIC]);
   assert.deepEqual({ err: refused.err.trim(), code: refused.code }, { err: 'Missing required option(s): partition', code: 1 });
+});
+
+test('an UNCLEAN election by spool leader-election elects an out-of-sync replica, which recovers (RECOVERING, then RECOVERED)', async () => {
+  const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
+  try {
+    await admin.createTopics([{ name: UNCLEAN_TOPIC, replicaAssignment: { 0: [1, 2] }, configs: { 'min.insync.replicas': '1' } }]);
+  } finally {
+    await admin.close();
+  }
+  const unclean = () => cluster.node(0).node.metadata.image.topicsByName.get(UNCLEAN_TOPIC)?.partitions.get(0);
+  const whenUnclean = (what: string, predicate: (p: NonNullable<ReturnType<typeof unclean>>) => boolean) =>
+    until(what, async () => {
+      const partition = unclean();
+      return partition !== undefined && predicate(partition) ? true : null;
+    }, WAIT);
+  await whenUnclean('both replicas in sync', (p) => p.isr.length === 2);
+  await cluster.node(2).stop();
+  await whenUnclean('2 left the ISR', (p) => p.isr.join() === '1');
+  await cluster.node(1).kill();
+  await whenUnclean('no leader, 1 the only eligible one', (p) => p.leader === -1 && p.elr.join() === '1');
+  await cluster.node(2).start();
+  await until('2 is back', async () => (cluster.node(0).node.metadata.image.brokers.get(2)?.fenced === false ? true : null), WAIT);
+  assert.equal(unclean()!.leader, -1, 'unclean.leader.election.enable is false: 2 is not elected by itself');
+  const args = ['--bootstrap-server', cluster.node(0).bootstrapServer!, '--election-type', 'UNCLEAN', '--topic', UNCLEAN_TOPIC, '--partition', '0'];
+  const ours = await spool(['leader-election', ...args]);
+  assert.deepEqual({ out: ours.out, code: ours.code }, { out: `Successfully completed leader election (UNCLEAN) for partitions ${UNCLEAN_TOPIC}-0\n`, code: 0 }, ours.err);
+  await whenUnclean('2 leads, alone in the ISR', (p) => p.leader === 2 && p.isr.join() === '2');
+  await whenUnclean('its leader reported RECOVERED', (p) => (p.leaderRecoveryState ?? 0) === 0);
+  const again = await spool(['leader-election', ...args]);
+  assert.deepEqual({ out: again.out, code: again.code }, { out: `Valid replica already elected for partitions ${UNCLEAN_TOPIC}-0\n`, code: 0 });
 });
