@@ -45,6 +45,7 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'controller.quorum.election.backoff.max.ms', type: 'int', default: 1000 },
   { name: 'controller.quorum.request.timeout.ms', type: 'int', default: 2000 },
   { name: 'controller.quorum.retry.backoff.ms', type: 'int', default: 20 },
+  { name: 'controller.quorum.auto.join.enable', type: 'boolean', default: false },
   { name: 'broker.rack', type: 'string', default: null },
   { name: 'cluster.id', type: 'string', default: null },
   { name: 'log.dirs', type: 'list', default: null },

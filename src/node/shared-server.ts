@@ -92,8 +92,8 @@ export class SharedServer {
       handleFetch: (request, version) => raft().handleFetch(request, version),
       handleFetchSnapshot: (request) => raft().handleFetchSnapshot(request),
       describeQuorum: () => raft().describeQuorum(),
-      addVoter: (voter, options) => raft().addVoter(voter, options),
-      removeVoter: (voterId, directoryId, options) => raft().removeVoter(voterId, directoryId, options),
+      handleAddRaftVoter: (request) => raft().handleAddRaftVoter(request),
+      handleRemoveRaftVoter: (request) => raft().handleRemoveRaftVoter(request),
       updateVoter: (voter, epoch, options) => raft().updateVoter(voter, epoch, options),
       voterEndpoint: (id) => opened()?.voterEndpoint(id),
     };

@@ -16,6 +16,8 @@ export interface QuorumConfig {
   retryBackoffMs: number;
   /** replica.fetch.wait.max.ms: how long the leader holds a fetch that found nothing new (Kafka's raft manager uses it). */
   fetchMaxWaitMs: number;
+  /** controller.quorum.auto.join.enable: a controller that observes a kraft.version 1 quorum asks to be added as a voter (KIP-853). */
+  autoJoinEnable: boolean;
 }
 
 export const QUORUM_CONFIG_DEFAULTS: QuorumConfig = {
@@ -25,10 +27,11 @@ export const QUORUM_CONFIG_DEFAULTS: QuorumConfig = {
   requestTimeoutMs: 2000,
   retryBackoffMs: 20,
   fetchMaxWaitMs: 500,
+  autoJoinEnable: false,
 };
 
 /** Reads the quorum timing from a node's config (the names above). */
-export function quorumConfigFrom(config: { int(name: string): number }): QuorumConfig {
+export function quorumConfigFrom(config: { int(name: string): number; bool(name: string): boolean }): QuorumConfig {
   return {
     electionTimeoutMs: config.int('controller.quorum.election.timeout.ms'),
     fetchTimeoutMs: config.int('controller.quorum.fetch.timeout.ms'),
@@ -36,5 +39,6 @@ export function quorumConfigFrom(config: { int(name: string): number }): QuorumC
     requestTimeoutMs: config.int('controller.quorum.request.timeout.ms'),
     retryBackoffMs: config.int('controller.quorum.retry.backoff.ms'),
     fetchMaxWaitMs: config.int('replica.fetch.wait.max.ms'),
+    autoJoinEnable: config.bool('controller.quorum.auto.join.enable'),
   };
 }

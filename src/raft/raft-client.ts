@@ -52,6 +52,8 @@ import { BeginQuorumEpoch } from '../protocol/schemas/53-begin-quorum-epoch.js';
 import { EndQuorumEpoch } from '../protocol/schemas/54-end-quorum-epoch.js';
 import { DescribeQuorum } from '../protocol/schemas/55-describe-quorum.js';
 import { FetchSnapshot } from '../protocol/schemas/59-fetch-snapshot.js';
+import { AddRaftVoter } from '../protocol/schemas/80-add-raft-voter.js';
+import { RemoveRaftVoter } from '../protocol/schemas/81-remove-raft-voter.js';
 import type { StorageLogger } from '../storage/log-config.js';
 import { buildRaftControlBatch, decodeControlValue, isRaftControlType, type RaftControlRecord } from './control-records.js';
 import { QUORUM_CONFIG_DEFAULTS, type QuorumConfig } from './quorum-config.js';
@@ -71,7 +73,7 @@ import {
   type ReplicaProgress,
 } from './raft-rpc.js';
 import { readSnapshot, writeSnapshot, type OffsetAndEpoch, type RecordSerde, type SnapshotContent } from './snapshot.js';
-import { VoterSet, type VoterEndpoint, type VoterNode } from './voter-set.js';
+import { KRAFT_VERSION_MAX, KRAFT_VERSION_MIN, VoterSet, voterOfRequest, type VoterEndpoint, type VoterNode } from './voter-set.js';
 
 export interface LeaderAndEpoch {
   /** Null while no leader is known. */
@@ -132,8 +134,8 @@ export type RaftRequestServer = Pick<
   | 'handleFetchSnapshot'
   | 'describeQuorum'
   | 'leaderAndEpoch'
-  | 'addVoter'
-  | 'removeVoter'
+  | 'handleAddRaftVoter'
+  | 'handleRemoveRaftVoter'
   | 'updateVoter'
   | 'voterEndpoint'
 >;
@@ -220,6 +222,8 @@ export class KafkaRaftClient<T> {
   /** Observer: the leader went quiet, so fetch from any voter until one names the leader again. */
   private seekingLeader = false;
   private snapshotFetch: SnapshotFetch | null = null;
+  /** When this observer last asked to join the voters (controller.quorum.auto.join.enable). */
+  private lastAutoJoinMs = -Infinity;
   /** Rejected elections in a row (the exponential backoff's exponent). */
   private electionRetries = 0;
 
@@ -395,6 +399,10 @@ export class KafkaRaftClient<T> {
         return this.handleFetchSnapshot(body as RequestOf<typeof FetchSnapshot>);
       case DescribeQuorum.key:
         return this.describeQuorum();
+      case AddRaftVoter.key:
+        return this.handleAddRaftVoter(body as RequestOf<typeof AddRaftVoter>);
+      case RemoveRaftVoter.key:
+        return this.handleRemoveRaftVoter(body as RequestOf<typeof RemoveRaftVoter>);
       default:
         throw new Error(`${api.name} is not a raft request`);
     }
@@ -611,6 +619,19 @@ export class KafkaRaftClient<T> {
     if (this.started && this.quorum.isLeader) this.armRole();
   }
 
+  /** AddRaftVoter (key 80) as it comes off the wire: the new voter supports Spool's kraft.version range (no ApiVersions asked). */
+  async handleAddRaftVoter(request: RequestOf<typeof AddRaftVoter>): Promise<Partial<ResponseOf<typeof AddRaftVoter>>> {
+    const voter = voterOfRequest(request, { min: KRAFT_VERSION_MIN, max: KRAFT_VERSION_MAX });
+    const result = await this.addVoter(voter, { timeoutMs: request.timeoutMs, ackWhenCommitted: request.ackWhenCommitted, clusterId: request.clusterId });
+    return { throttleTimeMs: 0, ...result };
+  }
+
+  /** RemoveRaftVoter (key 81) as it comes off the wire. */
+  async handleRemoveRaftVoter(request: RequestOf<typeof RemoveRaftVoter>): Promise<Partial<ResponseOf<typeof RemoveRaftVoter>>> {
+    const result = await this.removeVoter(request.voterId, request.voterDirectoryId, { clusterId: request.clusterId });
+    return { throttleTimeMs: 0, ...result };
+  }
+
   /** AddRaftVoter (key 80) at the leader, with Kafka's checks (AddVoterHandler); resolves once the change commits. */
   addVoter(voter: VoterNode, options: { timeoutMs: number; ackWhenCommitted: boolean; clusterId?: string | null }): Promise<VoterChangeResult> {
     const invalid = this.invalidVoter(voter, options.clusterId ?? null);
@@ -739,6 +760,41 @@ export class KafkaRaftClient<T> {
       await this.transition(this.quorum.transitionToResigned());
       this.sendEndQuorumEpochs();
     }
+  }
+
+  /**
+   * controller.quorum.auto.join.enable (KIP-853, Kafka's
+   * shouldSendAddOrRemoveVoterRequest): a controller observing a kraft.version
+   * 1 quorum asks its leader to add it, at most once per fetch timeout; when
+   * its id votes with another directory id (a controller whose disk was
+   * replaced), it first asks for that stale voter's removal. The leader's
+   * refusals (not caught up yet, a change in flight) are only retried.
+   */
+  private maybeAutoJoin(): void {
+    const endpoint = this.options.localEndpoint;
+    const state = this.quorum.state;
+    if (!this.config.autoJoinEnable || endpoint === undefined || state.role !== 'follower' || this.kraftState.lastKraftVersion < 1) return;
+    const voters = this.kraftState.lastVoterSet;
+    const self = voters.get(this.options.nodeId);
+    if (self !== undefined && self.directoryId === this.options.directoryId) return;
+    const nowMs = this.options.env.clock.monotonicMs();
+    if (nowMs - this.lastAutoJoinMs < this.config.fetchTimeoutMs) return;
+    this.lastAutoJoinMs = nowMs;
+    const clusterId = this.options.clusterId ?? null;
+    const sent = self !== undefined
+      ? this.options.channel!.send(state.leaderId, RemoveRaftVoter, { clusterId, voterId: self.id, voterDirectoryId: self.directoryId })
+      : this.options.channel!.send(state.leaderId, AddRaftVoter, {
+        clusterId,
+        timeoutMs: this.config.requestTimeoutMs,
+        voterId: this.options.nodeId,
+        voterDirectoryId: this.options.directoryId,
+        listeners: [{ ...endpoint }],
+        ackWhenCommitted: false,
+      });
+    sent.then(
+      (response) => this.options.logger?.info(`raft: node ${this.options.nodeId} asked to ${self === undefined ? 'join' : 'replace its stale voter'}: error ${response.errorCode}`),
+      (error: Error) => this.options.logger?.debug(`raft: auto-join request failed: ${error.message}`),
+    );
   }
 
   /** Kafka's isReplicaCaughtUp for a replica to add: an observer with this directory id that caught up and fetched within the last hour. */
@@ -1163,6 +1219,7 @@ export class KafkaRaftClient<T> {
 
   private heardFromLeader(): void {
     this.lastLeaderContactMs = this.options.env.clock.monotonicMs();
+    this.maybeAutoJoin();
     if (this.leaderResigned) return;
     this.armRoleTimer(this.config.fetchTimeoutMs, () => this.onFetchTimeout());
   }

@@ -9,12 +9,14 @@
  * a replica that is not caught up (REQUEST_TIMED_OUT), a duplicate id
  * (DUPLICATE_VOTER), an unknown voter (VOTER_NOT_FOUND), a second change
  * while one is in flight (REQUEST_TIMED_OUT), a static quorum
- * (UNSUPPORTED_VERSION), a follower (NOT_LEADER_OR_FOLLOWER).
+ * (UNSUPPORTED_VERSION), a follower (NOT_LEADER_OR_FOLLOWER); with
+ * controller.quorum.auto.join.enable an observer adds itself once caught up.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { readQuorumState } from '../../src/raft/quorum-state-file.js';
+import type { QuorumConfig } from '../../src/raft/quorum-config.js';
 import type { VoterNode } from '../../src/raft/voter-set.js';
 import { LOG_DIR } from './helpers.js';
 import { SimQuorum } from './sim-cluster.js';
@@ -25,11 +27,11 @@ const ADD_TIMEOUT_MS = 30_000;
 const METADATA_DIR = `${LOG_DIR}/__cluster_metadata-0`;
 
 function voterNode(id: number): VoterNode {
-  return { id, directoryId: SimQuorum.directoryId(id), endpoints: [{ name: 'CONTROLLER', host: '127.0.0.1', port: 9000 + id }], kraftVersionMin: 0, kraftVersionMax: 1 };
+  return { id, directoryId: SimQuorum.directoryId(id), endpoints: [SimQuorum.endpoint(id)], kraftVersionMin: 0, kraftVersionMax: 1 };
 }
 
-async function dynamicQuorum(seed: number): Promise<{ quorum: SimQuorum; leader: number }> {
-  const quorum = new SimQuorum(VOTERS, { seed, dynamic: true });
+async function dynamicQuorum(seed: number, config: Partial<QuorumConfig> = {}): Promise<{ quorum: SimQuorum; leader: number }> {
+  const quorum = new SimQuorum(VOTERS, { seed, dynamic: true, config });
   await quorum.startAll();
   await quorum.runUntil(() => quorum.agreedLeader() !== null, ELECTION_LIMIT_MS, 'an agreed leader');
   const leader = quorum.agreedLeader()!;
@@ -130,5 +132,14 @@ test('a static quorum (kraft.version 0) refuses voter changes with UNSUPPORTED_V
   const result = await quorum.whileRunning(quorum.client(leader).removeVoter(2, SimQuorum.directoryId(2)));
   assert.equal(result.errorCode, ErrorCode.UNSUPPORTED_VERSION);
   assert.equal(quorum.client(leader).kraftVersion, 0);
+  await quorum.closeAll();
+});
+
+test('controller.quorum.auto.join.enable: an observer asks the leader to add it, and is a voter everywhere once caught up', async () => {
+  const { quorum, leader } = await dynamicQuorum(16, { autoJoinEnable: true });
+  await quorum.start(4);
+  await quorum.runUntil(() => [1, 2, 3, 4].every((id) => quorum.client(id).voterSet.ids.join() === '1,2,3,4'), 20_000, 'the observer joined the voters');
+  assert.equal(quorum.client(leader).voterSet.get(4)!.directoryId, SimQuorum.directoryId(4));
+  assert.deepEqual(quorum.client(leader).voterSet.endpoint(4), SimQuorum.endpoint(4));
   await quorum.closeAll();
 });

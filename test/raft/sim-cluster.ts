@@ -54,6 +54,11 @@ export class SimQuorum {
    */
   private readonly dynamic: boolean;
 
+  /** The controller endpoint node `id` announces (the simulated network routes by id; this is what VotersRecords carry). */
+  static endpoint(id: number): { name: string; host: string; port: number } {
+    return { name: 'CONTROLLER', host: '127.0.0.1', port: 9000 + id };
+  }
+
   /** The directory id every node's metadata log has (fixed per node id). */
   static directoryId(id: number): string {
     return Buffer.alloc(16, id).toString('base64url');
@@ -71,6 +76,7 @@ export class SimQuorum {
       voters: this.dynamic ? [] : this.voters,
       ...(this.dynamic ? { bootstrapServers: this.voters } : {}),
       directoryId: SimQuorum.directoryId(id),
+      localEndpoint: SimQuorum.endpoint(id),
       log,
       serde: textSerde,
       env,

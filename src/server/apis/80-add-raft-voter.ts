@@ -18,7 +18,6 @@
  * listener to the controller).
  */
 import { AddRaftVoter } from '../../protocol/schemas/80-add-raft-voter.js';
-import { KRAFT_VERSION_MAX, KRAFT_VERSION_MIN, voterOfRequest } from '../../raft/voter-set.js';
 import { defineHandler } from '../handler.js';
 import type { RaftApiContext } from '../api-context.js';
 
@@ -26,11 +25,7 @@ export function addRaftVoterHandler(node: RaftApiContext) {
   return defineHandler({
     api: AddRaftVoter,
     listeners: ['controller'],
-    handle: async (request) => {
-      const voter = voterOfRequest(request, { min: KRAFT_VERSION_MIN, max: KRAFT_VERSION_MAX });
-      const result = await node.raft.addVoter(voter, { timeoutMs: request.timeoutMs, ackWhenCommitted: request.ackWhenCommitted, clusterId: request.clusterId });
-      return { throttleTimeMs: 0, ...result };
-    },
+    handle: (request) => node.raft.handleAddRaftVoter(request),
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null }),
   });
 }

@@ -20,10 +20,7 @@ export function removeRaftVoterHandler(node: RaftApiContext) {
   return defineHandler({
     api: RemoveRaftVoter,
     listeners: ['controller'],
-    handle: async (request) => {
-      const result = await node.raft.removeVoter(request.voterId, request.voterDirectoryId, { clusterId: request.clusterId });
-      return { throttleTimeMs: 0, ...result };
-    },
+    handle: (request) => node.raft.handleRemoveRaftVoter(request),
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null }),
   });
 }
