@@ -1,0 +1,195 @@
+/**
+ * The shape of Kafka's system test transactions_test.py
+ * (test_transactions with bounce_target "brokers" and "clients"):
+ * 10,000 records go through Java transactional copiers (TxnCopier.java,
+ * kafka-clients 4.4.0: read_committed consumer, transactions of up to 750
+ * records, offsets committed in the transaction) from a 2-partition input
+ * topic to an output topic, while the Spool broker process and the copiers
+ * are bounced, each both with kill -9 and with a clean SIGTERM. A copier
+ * that dies (or fails on a broker bounce) is started again with the same
+ * transactional id, fencing its predecessor.
+ *
+ * Proves: the read_committed output holds exactly the input, no record lost
+ * and none twice.
+ *
+ * SPOOL_TXN_BOUNCE_RECORDS sets a larger count for the long form
+ * (`npm run test:txn-bounce-long`).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Admin } from '../../../src/client/admin.js';
+import { Consumer } from '../../../src/client/consumer.js';
+import { Producer } from '../../../src/client/producer.js';
+import { javaDriverArgs, javaDriverMissing } from './java-client.js';
+import { missingToolSkip } from './scenario.js';
+import { freePort, startSpool, type SpoolProcess } from './spool-process.js';
+
+const RECORDS = Number(process.env.SPOOL_TXN_BOUNCE_RECORDS ?? 10_000);
+const PARTITIONS = 2;
+const RECORDS_PER_TRANSACTION = 750;
+/** Respawns allowed per copier (each bounce of the broker may fail a copier more than once while it is down). */
+const COPIER_STARTS_MAX = 40;
+/** Bound on each wait (copying, bouncing, reading back), scaled for the long form. */
+const WAIT_MS_MAX = Math.max(150_000, RECORDS * 15);
+const INPUT = 'bounce-input';
+const OUTPUT = 'bounce-output';
+const GROUP = 'bounce-copiers';
+
+type Bounce = { atCopied: number; what: string; run: () => Promise<void> };
+
+/** One copier slot: its current process, the offset it last committed, and whether it finished. */
+class CopierSlot {
+  process: ChildProcess | null = null;
+  committed = 0;
+  starts = 0;
+  done = false;
+  lastError = '';
+  /** The tail of the current copier's stderr, for failure messages. */
+  stderr = '';
+
+  constructor(
+    readonly partition: number,
+    private readonly bootstrap: () => string,
+    private readonly onProgress: () => void,
+  ) {}
+
+  /** Set when the copier kept failing: the test fails with it. */
+  gaveUp: string | null = null;
+
+  start(): void {
+    if (this.starts >= COPIER_STARTS_MAX) {
+      this.gaveUp = `copier ${this.partition} started ${this.starts} times; last error ${this.lastError}`;
+      return;
+    }
+    this.starts++;
+    const base = javaDriverArgs([]);
+    const child = spawn('java', [...base.slice(0, -1), 'TxnCopier', this.bootstrap(), INPUT, String(this.partition), OUTPUT, GROUP, `copier-${this.partition}`, String(RECORDS_PER_TRANSACTION)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = child;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line) as { committed?: number; done?: boolean; error?: string };
+      if (message.committed !== undefined) this.committed = Math.max(this.committed, message.committed);
+      if (message.done === true) this.done = true;
+      if (message.error !== undefined) this.lastError = message.error;
+      this.onProgress();
+    });
+    child.stderr!.on('data', (data: Buffer) => { this.stderr = (this.stderr + data.toString()).slice(-2000); });
+    child.once('exit', () => {
+      if (this.process === child) this.process = null;
+      if (!this.done) this.start();
+      this.onProgress();
+    });
+  }
+
+  /** Ends the current copier (the exit handler starts the next); false when none runs. */
+  bounce(signal: 'SIGKILL' | 'SIGTERM'): boolean {
+    return this.process?.kill(signal) ?? false;
+  }
+}
+
+test('transactional copiers through broker and copier bounces: the output is exactly the input', { timeout: WAIT_MS_MAX * 3 }, async (t) => {
+  const missing = javaDriverMissing() ?? (existsSync(new URL('../../../../test/interop/java-client/classes/TxnCopier.class', import.meta.url)) ? undefined : 'TxnCopier not built: run test/interop/java-client/ci-setup.sh');
+  const skip = missingToolSkip(missing === undefined, missing ?? '');
+  if (skip !== undefined) return t.skip(skip);
+
+  const dir = mkdtempSync(join(tmpdir(), 'spool-txn-bounce-'));
+  const port = await freePort();
+  let spool: SpoolProcess = await startSpool({ dir, port });
+  const bootstrap = `127.0.0.1:${port}`;
+  let wake: () => void = () => undefined;
+  const progressed = () => wake();
+  const slots = Array.from({ length: PARTITIONS }, (_, partition) => new CopierSlot(partition, () => bootstrap, progressed));
+  const copied = () => slots.reduce((sum, slot) => sum + slot.committed, 0);
+  const until = async (condition: () => boolean, what: string) => {
+    const started = Date.now();
+    while (!condition()) {
+      for (const slot of slots) assert.equal(slot.gaveUp, null);
+      assert.ok(Date.now() - started < WAIT_MS_MAX, `timed out waiting for ${what}: ${JSON.stringify(slots.map(({ partition, committed, starts, done, lastError, stderr }) => ({ partition, committed, starts, done, lastError, stderr })))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1000); // a bound on the wait, not a delay: progress wakes it first
+        wake = () => { clearTimeout(timer); resolve(); };
+      });
+    }
+  };
+
+  try {
+    const admin = new Admin({ bootstrapServers: bootstrap });
+    await admin.createTopics([{ name: INPUT, numPartitions: PARTITIONS, replicationFactor: 1 }, { name: OUTPUT, numPartitions: PARTITIONS, replicationFactor: 1 }]);
+    await admin.close();
+    const seed = new Producer({ bootstrapServers: bootstrap, lingerMs: 20 });
+    await Promise.all(Array.from({ length: RECORDS }, (_, i) => seed.send({ topic: INPUT, partition: i % PARTITIONS, key: String(i), value: String(i) })));
+    await seed.close();
+
+    const restartBroker = async (how: 'kill9' | 'stop') => {
+      if (how === 'kill9') await spool.kill9();
+      else assert.equal(await spool.stop({ keepDir: true }), 0, 'a clean shutdown exits 0');
+      spool = await startSpool({ dir, port });
+    };
+    let copiersBounced = 0;
+    /** Bounces a copier still at work. */
+    const bounceCopier = async (signal: 'SIGKILL' | 'SIGTERM') => {
+      const busy = slots.find((slot) => !slot.done && slot.process !== null);
+      if (busy?.bounce(signal) === true) copiersBounced++;
+    };
+    const step = Math.floor(RECORDS / 5);
+    const bounces: Bounce[] = [
+      { atCopied: step, what: 'kill -9 of a copier', run: () => bounceCopier('SIGKILL') },
+      { atCopied: 2 * step, what: 'kill -9 of the broker', run: () => restartBroker('kill9') },
+      { atCopied: 3 * step, what: 'SIGTERM of a copier', run: () => bounceCopier('SIGTERM') },
+      { atCopied: 4 * step, what: 'clean restart of the broker', run: () => restartBroker('stop') },
+    ];
+    for (const slot of slots) slot.start();
+    for (const bounce of bounces) {
+      await until(() => copied() >= bounce.atCopied || slots.every((s) => s.done), `${bounce.atCopied} records copied before the ${bounce.what}`);
+      assert.ok(!slots.every((s) => s.done), `the copiers finished before the ${bounce.what}: bounce earlier`);
+      await bounce.run();
+    }
+    await until(() => slots.every((s) => s.done), 'every copier to finish');
+    assert.equal(copiersBounced, 2, 'a copier was killed with kill -9 and one stopped with SIGTERM mid-run');
+
+    const values = await readCommitted(bootstrap);
+    assert.equal(values.length, RECORDS, 'no record lost and none duplicated');
+    assert.deepEqual(values.map(Number).sort((a, b) => a - b), Array.from({ length: RECORDS }, (_, i) => i));
+  } finally {
+    for (const slot of slots) {
+      slot.done = true;
+      slot.bounce('SIGKILL');
+    }
+    await spool.stop({ keepDir: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Every value of the output topic a read_committed consumer sees, once the last stable offsets reach the high watermarks. */
+async function readCommitted(bootstrap: string): Promise<string[]> {
+  const admin = new Admin({ bootstrapServers: bootstrap });
+  const consumer = new Consumer({ bootstrapServers: bootstrap, isolationLevel: 'read_committed', autoOffsetReset: 'earliest' });
+  try {
+    const partitions = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: OUTPUT, partition }));
+    const started = Date.now();
+    let ends: number[];
+    for (;;) {
+      const stable = await admin.listOffsets(partitions.map((tp) => ({ ...tp, spec: 'latest' as const })), { isolationLevel: 'read_committed' });
+      const high = await admin.listOffsets(partitions.map((tp) => ({ ...tp, spec: 'latest' as const })));
+      ends = high.map((h) => h.offset);
+      if (stable.every((s, i) => s.offset === ends[i])) break;
+      assert.ok(Date.now() - started < WAIT_MS_MAX, 'the output topic never settled (an open transaction holds it)');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    consumer.assign(partitions);
+    const values: string[] = [];
+    const reached = async () => (await Promise.all(partitions.map((tp, i) => consumer.position(tp).then((p) => p >= ends[i]!)))).every(Boolean);
+    while (!(await reached())) {
+      assert.ok(Date.now() - started < WAIT_MS_MAX, 'reading the output timed out');
+      values.push(...(await consumer.poll(500)).map((r) => r.value!.toString()));
+    }
+    return values;
+  } finally {
+    await consumer.close();
+    await admin.close();
+  }
+}
