@@ -257,8 +257,10 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
       this.options.logger.error(`loading ${this.options.name} ${this.options.topic}-${context.partition} failed: ${(error as Error).message}`);
       return;
     }
-    context.shard.onLoaded();
+    // Active before onLoaded: what it starts must find the shard serving (the markers of a
+    // transaction loaded in PrepareCommit were dropped when the shard still looked unloaded).
     context.status = 'active';
+    context.shard.onLoaded();
     for (const periodic of this.options.periodic) this.schedulePeriodic(context, periodic);
     const tookMs = Math.round(this.options.env.clock.monotonicMs() - startedMs);
     this.options.logger.info(`loaded ${this.options.name} ${this.options.topic}-${context.partition} (epoch ${context.leaderEpoch}, ${count} records, ${tookMs} ms)`);

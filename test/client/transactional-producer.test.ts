@@ -24,7 +24,7 @@ import { Consumer, type ConsumerRecord } from '../../src/client/consumer.js';
 import { KafkaError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { BrokerConfig, SINGLE_NODE_DEFAULTS } from '../../src/common/config.js';
-import { silentLogger } from '../../src/common/logger.js';
+import { createLogger, silentLogger } from '../../src/common/logger.js';
 import { realEnv } from '../../src/io/env.js';
 import { randomUuid } from '../../src/metadata/meta-properties.js';
 import { formatStorage } from '../../src/node/formatter.js';
@@ -41,7 +41,8 @@ async function startAt(transactionVersion: 1 | 2): Promise<{ running: RunningBro
   if (transactionVersion === 1) {
     await formatStorage(realEnv, BrokerConfig.fromObject(config), { clusterId: randomUuid(realEnv.random), initialVoters: { kind: 'standalone' }, features: new Map([['transaction.version', 1]]), ignoreFormatted: false });
   }
-  return { running: await startBroker({ config, logger: silentLogger }), dir };
+  const logger = process.env.SPOOL_TEST_BROKER_LOG === '1' ? createLogger({ name: `v${transactionVersion}`, level: 'warn', sink: (line) => process.stderr.write(`${line}\n`) }) : silentLogger;
+  return { running: await startBroker({ config, logger }), dir };
 }
 
 for (const transactionVersion of [2, 1] as const) {
@@ -81,15 +82,19 @@ for (const transactionVersion of [2, 1] as const) {
     };
     const endOffset = async (topic: string, isolationLevel: 'read_committed' | 'read_uncommitted') =>
       (await admin.listOffsets([{ topic, partition: 0, spec: 'latest' }], { isolationLevel }))[0]!.offset;
-    /** The last stable offset once `expected` (EndTxn answers before its markers are written, so an ended transaction holds it briefly). */
-    const lastStableOffsetReaching = async (topic: string, expected: number) => {
+    /**
+     * The last stable offset once it reached `expected`, or the high
+     * watermark once they agree (EndTxn answers before its markers are
+     * written, so an ended transaction holds both back briefly).
+     */
+    const lastStableOffset = async (topic: string, expected: number | 'highWatermark') => {
       const started = Date.now();
-      let offset = await endOffset(topic, 'read_committed');
-      while (offset < expected && Date.now() - started < WAIT_MS_MAX) {
+      for (;;) {
+        const offset = await endOffset(topic, 'read_committed');
+        const target = expected === 'highWatermark' ? await endOffset(topic, 'read_uncommitted') : expected;
+        if (offset >= target || Date.now() - started > WAIT_MS_MAX) return { offset, target };
         await new Promise((resolve) => setImmediate(resolve));
-        offset = await endOffset(topic, 'read_committed');
       }
-      return offset;
     };
 
     before(async () => {
@@ -122,14 +127,16 @@ for (const transactionVersion of [2, 1] as const) {
       await last.send({ topic, value: '3' });
       await last.commitTransaction();
 
-      assert.equal(await lastStableOffsetReaching(topic, openOffset), openOffset, 'the last stable offset is where the open transaction starts');
+      const held = await lastStableOffset(topic, openOffset);
+      assert.equal(held.offset, openOffset, 'the last stable offset is where the open transaction starts');
       const committed = consumer(topic, 'read_committed');
       const seen = await readUpTo(committed, topic, openOffset);
       assert.deepEqual(seen, ['0']);
 
       await open.commitTransaction();
-      const highWatermark = await endOffset(topic, 'read_uncommitted');
-      assert.equal(await lastStableOffsetReaching(topic, highWatermark), highWatermark);
+      const settled = await lastStableOffset(topic, 'highWatermark');
+      assert.equal(settled.offset, settled.target, 'with nothing open the last stable offset is the high watermark');
+      const highWatermark = settled.target;
       assert.deepEqual(await readUpTo(committed, topic, highWatermark, seen), ['0', '2', '3']);
       assert.deepEqual(await readUpTo(consumer(topic, 'read_uncommitted'), topic, highWatermark), ['0', '1', '2', '3'], 'read_uncommitted also sees the aborted record');
     });

@@ -12,6 +12,12 @@
  * Proves: the read_committed output holds exactly the input, no record lost
  * and none twice.
  *
+ * Regression: a broker restarted while a transaction was in PrepareCommit
+ * never sent its markers (the coordinator runtime called the shard's
+ * onLoaded before marking it active, and the marker sender, finding no
+ * active shard, gave up), so the transaction hung in PrepareCommit and its
+ * copier failed with CONCURRENT_TRANSACTIONS until the test timed out.
+ *
  * SPOOL_TXN_BOUNCE_RECORDS sets a larger count for the long form
  * (`npm run test:txn-bounce-long`).
  */
