@@ -322,6 +322,18 @@ export class ProducerStateManager {
     return this.producers.get(producerId);
   }
 
+  /**
+   * Kafka's UnifiedLog.hasOngoingTransaction: the producer has a transaction
+   * open here at this epoch. A Transactions V2 producer bumps its epoch every
+   * transaction, so its next transaction's first batch can arrive before the
+   * previous one's marker: at the new epoch it opens a transaction (and must
+   * be added at the coordinator), it does not join the old one.
+   */
+  hasOngoingTransaction(producerId: number, producerEpoch: number): boolean {
+    const entry = this.producers.get(producerId);
+    return entry !== undefined && entry.currentTxnFirstOffset !== null && entry.producerEpoch === producerEpoch;
+  }
+
   isEmpty(): boolean {
     return this.producers.size === 0 && this.unreplicatedTxns.size === 0;
   }

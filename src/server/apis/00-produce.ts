@@ -166,7 +166,7 @@ const ADD_PARTITION_VERSION = 12;
 function opensTransaction(broker: ApiContext, topicPartition: { topic: string; partition: number }, records: Buffer): boolean {
   const header = readBatchHeader(records, 0);
   const partition = broker.replicaManager.getPartitionOrError(topicPartition);
-  return !(partition instanceof Partition && partition.producerState.lastEntry(header.producerId)?.currentTxnFirstOffset != null);
+  return !(partition instanceof Partition && partition.producerState.hasOngoingTransaction(header.producerId, header.producerEpoch));
 }
 
 /**

@@ -95,7 +95,7 @@ async function addOffsetsPartition(
 ): Promise<number> {
   const coordinator = broker.transactionCoordinator;
   const offsetsPartition = broker.replicaManager.getPartitionOrError(coordinator.offsetsPartitionFor(request.groupId));
-  if (offsetsPartition instanceof Partition && offsetsPartition.producerState.lastEntry(request.producerId)?.currentTxnFirstOffset != null) return ErrorCode.NONE;
+  if (offsetsPartition instanceof Partition && offsetsPartition.producerState.hasOngoingTransaction(request.producerId, request.producerEpoch)) return ErrorCode.NONE;
   const producer = { producerId: request.producerId, producerEpoch: request.producerEpoch };
   const errorCode = await coordinator.addOffsets(request.transactionalId, producer, request.groupId, 2);
   return errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : errorCode;
