@@ -19,7 +19,7 @@
  * copier failed with CONCURRENT_TRANSACTIONS until the test timed out.
  *
  * SPOOL_TXN_BOUNCE_RECORDS sets a larger count for the long form
- * (`npm run test:txn-bounce-long`).
+ * (`npm run txn-bounce`).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
