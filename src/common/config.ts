@@ -135,6 +135,7 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'producer.id.expiration.ms', type: 'int', default: 86400000 },
   { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5 },
   { name: 'unclean.leader.election.enable', type: 'boolean', default: false },
+  { name: 'unclean.leader.election.interval.ms', type: 'long', default: 300000, validate: atLeast(1) },
   { name: 'auto.leader.rebalance.enable', type: 'boolean', default: true },
   { name: 'leader.imbalance.check.interval.seconds', type: 'long', default: 300, validate: atLeast(1) },
   // Read by Kafka's ZooKeeper-era controller only: a KRaft controller balances every imbalanced partition.

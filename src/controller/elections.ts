@@ -12,7 +12,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ControllerContext } from './context.js';
 import { Election, buildPartitionChange, leaderRecoveryStateOf, type PartitionChangeData } from './partition-change.js';
 import type { AlterPartitionPartitionResult, AlterPartitionRequest } from './replication-control.js';
-import { NO_LEADER, generateLeaderAndIsrUpdates, isActive, partitionsWithBrokerInElr, partitionsWithBrokerInIsr, uncleanLeaderElectionEnabled } from './replication-control.js';
+import { NO_LEADER, generateLeaderAndIsrUpdates, isActive, partitionsWithBrokerInElr, partitionsWithBrokerInIsr, partitionsWithNoLeader, uncleanLeaderElectionEnabled } from './replication-control.js';
 import { EXCESSIVE_BATCH_MESSAGE, MAX_RECORDS_PER_USER_OP, result, type ControllerResult } from './result.js';
 
 /** The topic's min.insync.replicas: its override, else the cluster's dynamic default, else the static config; at most its replication factor. */
@@ -225,6 +225,22 @@ export function maybeBalancePartitionLeaders(context: ControllerContext, electio
       });
       if (change !== null) records.push(partitionChangeRecord(change));
     }
+  }
+  return result(records, records.length >= electionsMax);
+}
+
+/**
+ * Kafka's maybeElectUncleanLeaders: an UNCLEAN election on each leaderless
+ * partition whose topic has unclean.leader.election.enable (turned on after
+ * it lost its leader, say), at most `electionsMax`; the response says
+ * whether the pass stopped at the limit.
+ */
+export function maybeElectUncleanLeaders(context: ControllerContext, electionsMax = MAX_ELECTIONS_PER_IMBALANCE): ControllerResult<boolean> {
+  const records: MetadataRecord[] = [];
+  for (const partition of partitionsWithNoLeader(context.image)) {
+    if (records.length >= electionsMax) return result(records, true);
+    if (!uncleanLeaderElectionEnabled(context, partition.topicName)) continue;
+    records.push(...electLeader(context, { topic: partition.topicName, partitionId: partition.partition, electionType: ElectionType.UNCLEAN }).records);
   }
   return result(records, records.length >= electionsMax);
 }

@@ -20,7 +20,9 @@
  * it is older than broker.session.timeout.ms the broker is fenced and its
  * leaderships move. With auto.leader.rebalance.enable it also runs preferred
  * leader elections every leader.imbalance.check.interval.seconds while some
- * partition is not led by its first replica (leader-balance-schedule.ts).
+ * partition is not led by its first replica, and unclean elections of
+ * leaderless partitions whose topic allows them every
+ * unclean.leader.election.interval.ms (election-schedule.ts).
  */
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
@@ -62,6 +64,7 @@ import {
   createPartitions,
   createTopics,
   deleteTopics,
+  partitionsWithNoLeader,
   type AlterPartitionReply,
   type AlterPartitionRequest,
   type CreatableTopic,
@@ -79,8 +82,8 @@ import {
   type OngoingTopicReassignment,
 } from './partition-reassignment.js';
 import { result, type ApiError, type ControllerResult } from './result.js';
-import { arePartitionLeadersImbalanced, electLeaders, maybeBalancePartitionLeaders, type ElectLeadersReply, type ElectLeadersRequest } from './elections.js';
-import { LeaderBalanceSchedule } from './leader-balance-schedule.js';
+import { arePartitionLeadersImbalanced, electLeaders, maybeBalancePartitionLeaders, maybeElectUncleanLeaders, type ElectLeadersReply, type ElectLeadersRequest } from './elections.js';
+import { ElectionSchedule } from './election-schedule.js';
 
 /** What the controller needs from Raft: appends as leader, and where the next record goes. */
 export interface MetadataRaft {
@@ -118,19 +121,26 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   /** Heartbeat sessions; null while not active. */
   private sessions: BrokerHeartbeatManager | null = null;
   private staleBrokerCheck: TimerHandle | null = null;
-  /** The preferred-leader balancing passes (auto.leader.rebalance.enable) while active. */
-  private readonly leaderBalance: LeaderBalanceSchedule;
+  /** The periodic election passes while active: preferred leaders (auto.leader.rebalance.enable), unclean ones of leaderless partitions. */
+  private readonly electionSchedules: readonly ElectionSchedule[];
   /** Where each broker's current RegisterBrokerRecord was replayed (unfencing waits for the broker to reach it). */
   private readonly registerBrokerRecordOffsets = new Map<number, number>();
 
   constructor(private readonly options: QuorumControllerOptions) {
     this.state = emptyImage(options.clusterId);
     const { config } = options;
-    this.leaderBalance = new LeaderBalanceSchedule(options.timers, {
-      checkIntervalMs: config.bool('auto.leader.rebalance.enable') ? config.int('leader.imbalance.check.interval.seconds') * 1000 : null,
-      imbalanced: () => arePartitionLeadersImbalanced({ image: this.state }),
-      runPass: async () => (await this.write((context) => maybeBalancePartitionLeaders(context))).response,
-    });
+    this.electionSchedules = [
+      new ElectionSchedule(options.timers, {
+        checkIntervalMs: config.bool('auto.leader.rebalance.enable') ? config.int('leader.imbalance.check.interval.seconds') * 1000 : null,
+        imbalanced: () => arePartitionLeadersImbalanced({ image: this.state }),
+        runPass: async () => (await this.write((context) => maybeBalancePartitionLeaders(context))).response,
+      }),
+      new ElectionSchedule(options.timers, {
+        checkIntervalMs: config.int('unclean.leader.election.interval.ms'),
+        imbalanced: () => partitionsWithNoLeader(this.state).length > 0,
+        runPass: async () => (await this.write((context) => maybeElectUncleanLeaders(context))).response,
+      }),
+    ];
   }
 
   /** The replayed state (committed records only). */
@@ -157,7 +167,7 @@ export class QuorumController implements RaftListener<MetadataRecord> {
       if (record.type === 'UnregisterBrokerRecord') this.registerBrokerRecordOffsets.delete(record.data.brokerId);
     });
     if (this.sessions !== null) this.syncSessions(this.sessions);
-    if (this.active) this.leaderBalance.maybeSchedule();
+    if (this.active) for (const schedule of this.electionSchedules) schedule.maybeSchedule();
   }
 
   handleLeaderChange(leader: LeaderAndEpoch): void {
@@ -169,12 +179,12 @@ export class QuorumController implements RaftListener<MetadataRecord> {
       this.sessions = new BrokerHeartbeatManager(this.options.clock, this.options.config.int('broker.session.timeout.ms'));
       this.syncSessions(this.sessions);
       this.rescheduleStaleBrokerCheck();
-      this.leaderBalance.maybeSchedule();
+      for (const schedule of this.electionSchedules) schedule.maybeSchedule();
     } else {
       this.sessions = null;
       this.staleBrokerCheck?.cancel();
       this.staleBrokerCheck = null;
-      this.leaderBalance.cancel();
+      for (const schedule of this.electionSchedules) schedule.cancel();
     }
   }
 
@@ -340,7 +350,7 @@ export class QuorumController implements RaftListener<MetadataRecord> {
   close(): void {
     this.staleBrokerCheck?.cancel();
     this.staleBrokerCheck = null;
-    this.leaderBalance.cancel();
+    for (const schedule of this.electionSchedules) schedule.cancel();
     this.sessions = null;
     this.active = false;
   }

@@ -201,11 +201,10 @@ test('an UNCLEAN ElectLeaders elects a live out-of-sync replica, or says none is
   assert.deepEqual({ leader: partitionOf(elected.image).leader, isr: partitionOf(elected.image).isr, recovery: partitionOf(elected.image).leaderRecoveryState }, { leader: 3, isr: [3], recovery: 1 });
 });
 
-test('auto.leader.rebalance.enable: the active controller elects preferred leaders every leader.imbalance.check.interval.seconds', async () => {
-  const clock = new ManualClock();
+/** An active QuorumController whose log starts with `image` (a snapshot), over a Raft that commits every append at once. */
+function activeControllerOver(image: MetadataImage, config: Record<string, string | number | boolean>, clock: ManualClock) {
   const appended: MetadataRecord[][] = [];
   let offset = -1;
-  let controller: QuorumController;
   const raft = {
     get logEndOffset() {
       return offset + 1;
@@ -218,17 +217,22 @@ test('auto.leader.rebalance.enable: the active controller elects preferred leade
       return { baseOffset, lastOffset: offset, epoch: 1 };
     },
   };
-  // Sessions outlast the test: only the balancing pass writes.
-  const config = { 'leader.imbalance.check.interval.seconds': 30, 'broker.session.timeout.ms': 3_600_000 };
-  const context = contextFor(bootstrapped(), config);
-  controller = new QuorumController({
+  // Sessions outlast the test: only the election passes write.
+  const context = contextFor(bootstrapped(), { 'broker.session.timeout.ms': 3_600_000, ...config });
+  const controller = new QuorumController({
     nodeId: 1, clusterId: CLUSTER_ID, config: context.config, configSchema: context.configSchema, random: context.random, clock, timers: clock, raft, bootstrapMetadataVersion: 25,
   });
-  // The controller's log starts with a cluster where 2 leads t-0 although 1, its preferred replica, is back.
-  const image = rejoin(unfence(fence(withTopic(cluster({ elr: false })), 1), 1).image, 1);
   controller.handleLoadSnapshot({ id: { offset: image.offset + 1, epoch: 0 }, records: imageToRecords(image) } as never);
   offset = controller.image.offset;
   controller.handleLeaderChange({ leaderId: 1, epoch: 1 } as never);
+  return { controller, appended };
+}
+
+test('auto.leader.rebalance.enable: the active controller elects preferred leaders every leader.imbalance.check.interval.seconds', async () => {
+  const clock = new ManualClock();
+  // 2 leads t-0 although 1, its preferred replica, is back in the ISR.
+  const image = rejoin(unfence(fence(withTopic(cluster({ elr: false })), 1), 1).image, 1);
+  const { controller, appended } = activeControllerOver(image, { 'leader.imbalance.check.interval.seconds': 30 }, clock);
   assert.equal(partitionOf(controller.image).leader, 2);
   clock.advance(29_999);
   await settle();
@@ -236,6 +240,25 @@ test('auto.leader.rebalance.enable: the active controller elects preferred leade
   clock.advance(1);
   await settle();
   assert.equal(partitionOf(controller.image).leader, 1);
+  controller.close();
+});
+
+test('unclean.leader.election.interval.ms: a leaderless partition is elected uncleanly once its topic allows it', async () => {
+  const clock = new ManualClock();
+  let image = unfence(fence(fence(fence(withTopic(cluster({ elr: false })), 3), 2), 1), 3).image;
+  const { controller: before, appended: none } = activeControllerOver(image, {}, clock);
+  clock.advance(300_000);
+  await settle();
+  assert.deepEqual({ leader: partitionOf(before.image).leader, writes: none.length }, { leader: -1, writes: 0 }, 'not while the topic forbids it');
+  before.close();
+  image = replay(image, [metadataRecord('ConfigRecord', { resourceType: 2, resourceName: 't', name: 'unclean.leader.election.enable', value: 'true' })]);
+  const { controller } = activeControllerOver(image, {}, clock);
+  clock.advance(299_999);
+  await settle();
+  assert.equal(partitionOf(controller.image).leader, -1);
+  clock.advance(1);
+  await settle();
+  assert.deepEqual({ leader: partitionOf(controller.image).leader, isr: partitionOf(controller.image).isr }, { leader: 3, isr: [3] });
   controller.close();
 });
 

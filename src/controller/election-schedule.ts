@@ -1,11 +1,14 @@
 /**
- * When the active controller runs its preferred-leader balancing pass
- * (auto.leader.rebalance.enable; Kafka's QuorumController
- * maybeScheduleNextBalancePartitionLeaders): while some partition is not
- * led by its preferred replica, one pass is scheduled
- * leader.imbalance.check.interval.seconds after the previous one finished,
- * or 10 ms after one that stopped at MAX_ELECTIONS_PER_IMBALANCE. Never
- * more than one pass is scheduled at a time.
+ * When the active controller runs a periodic election pass (Kafka's
+ * QuorumController ImbalanceSchedule): the preferred-leader balancing of
+ * auto.leader.rebalance.enable (maybeScheduleNextBalancePartitionLeaders,
+ * while some partition is not led by its preferred replica, every
+ * leader.imbalance.check.interval.seconds) and the unclean elections of
+ * leaderless partitions (maybeScheduleNextElectUncleanLeaders, while some
+ * partition has no leader, every unclean.leader.election.interval.ms). A
+ * pass is scheduled the interval after the previous one finished, or 10 ms
+ * after one that stopped at MAX_ELECTIONS_PER_IMBALANCE. Never more than
+ * one pass of a kind is scheduled at a time.
  *
  *   DEFERRED ──imbalanced──▶ SCHEDULED (interval) ──pass done──▶ DEFERRED
  *   IMMEDIATELY ──imbalanced──▶ SCHEDULED (10 ms) ──pass at limit──▶ IMMEDIATELY
@@ -18,13 +21,13 @@ const IMMEDIATE_DELAY_MS = 10;
 const ImbalanceSchedule = { DEFERRED: 'DEFERRED', SCHEDULED: 'SCHEDULED', IMMEDIATELY: 'IMMEDIATELY' } as const;
 type ImbalanceSchedule = (typeof ImbalanceSchedule)[keyof typeof ImbalanceSchedule];
 
-export class LeaderBalanceSchedule {
+export class ElectionSchedule {
   private state: ImbalanceSchedule = ImbalanceSchedule.DEFERRED;
   private timer: TimerHandle | null = null;
 
   /**
-   * `checkIntervalMs` null: auto.leader.rebalance.enable is false, nothing
-   * is ever scheduled. `runPass` resolves with whether the pass stopped at
+   * `checkIntervalMs` null: never scheduled (auto.leader.rebalance.enable
+   * false). `runPass` resolves with whether the pass stopped at
    * its limit.
    */
   constructor(
