@@ -39,6 +39,7 @@ import {
   checkAckedPresent,
   checkNoDuplicates,
   CommittedLogPrefix,
+  CommittedOffsetsMonotonic,
   HighWatermarkMonotonic,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
@@ -63,6 +64,8 @@ export interface SimRunOptions {
   faults?: boolean;
   /** Node log lines in the trace from this level up. Default 'warn'. */
   nodeLogLevel?: 'error' | 'warn' | 'info' | 'debug';
+  /** Also run a consumer group of two members that commit what they read (default true). */
+  groups?: boolean;
   /** Told of each trace line as it is written (a live trace). */
   onTrace?: (line: string) => void;
 }
@@ -112,6 +115,7 @@ class ClusterSim {
   private readonly metadataLog = new CommittedLogPrefix();
   private readonly leaderHighWatermarks = new HighWatermarkMonotonic();
   private readonly reads = new ReadsBelowHighWatermark();
+  private readonly groupCommits = new CommittedOffsetsMonotonic();
   private pendingViolation: Violation | null = null;
   private loadRunning = true;
   private readonly faultPhaseMs: number;
@@ -156,7 +160,7 @@ class ClusterSim {
           return this.env(`node-${nodeId}`, disk);
         },
         logger: (nodeId) => this.nodeLogger(nodeId),
-        config: { 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500 },
+        config: { 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500, 'offsets.topic.num.partitions': 3 },
       }),
       { limitMs: 60_000, what: 'the cluster to start' },
     );
@@ -167,11 +171,12 @@ class ClusterSim {
     await this.createTopic();
     const producer = this.produce();
     const consumer = this.consume();
+    const group = this.options.groups === false ? Promise.resolve() : this.consumeInGroup();
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
     await this.healAndAwaitWhole();
     this.loadRunning = false;
-    await this.drive(Promise.all([producer, consumer]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
+    await this.drive(Promise.all([producer, consumer, group]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
     await this.finalCheck();
     this.log(`done: ${this.acked.length} acked, ${this.consumed} consumed`);
   }
@@ -381,6 +386,51 @@ class ClusterSim {
     }
   }
 
+  /**
+   * Two members of group `sim-group` (the classic protocol or KIP-848's, by
+   * the seed) subscribe to the topic, check every record against the HW
+   * and commit what they read after each poll; every accepted commit is
+   * checked against the group's earlier ones.
+   */
+  private async consumeInGroup(): Promise<void> {
+    const protocol = this.fork().nextInt(2) === 0 ? 'classic' : 'consumer';
+    this.log(`group sim-group: two members, ${protocol} protocol`);
+    const member = async (name: string) => {
+      const consumer = new Consumer({
+        ...this.clientOptions(name),
+        groupId: 'sim-group',
+        groupProtocol: protocol,
+        autoOffsetReset: 'earliest',
+        enableAutoCommit: false,
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1_000,
+      });
+      consumer.subscribe([TOPIC]);
+      let failures = 0;
+      let commits = 0;
+      while (this.loadRunning) {
+        try {
+          const next = new Map<number, number>();
+          for (const record of await consumer.poll(200)) {
+            this.report(this.reads.observeRead(`${record.topic}-${record.partition}`, record.offset));
+            next.set(record.partition, record.offset + 1);
+          }
+          if (next.size === 0) continue;
+          const offsets = [...next].map(([partition, offset]) => ({ topic: TOPIC, partition, offset }));
+          await consumer.commitSync(offsets);
+          for (const { partition, offset } of offsets) this.report(this.groupCommits.observeAcceptedCommit(name, `${TOPIC}-${partition}`, offset));
+          commits++;
+        } catch (error) {
+          if (failures++ < 10) this.log(`${name}: ${(error as Error).message}`);
+          await this.sleep(100);
+        }
+      }
+      this.log(`${name}: ${commits} commits accepted, ${failures} polls or commits failed`);
+      await consumer.close();
+    };
+    await Promise.all([member('member-a'), member('member-b')]);
+  }
+
   // ---- faults
 
   private async injectFaults(): Promise<void> {
@@ -397,7 +447,9 @@ class ClusterSim {
         faulty = null;
         continue;
       }
-      const victim = nodes[random.nextInt(nodes.length)]!;
+      // Half the time the victim is the Raft leader (the active controller), whose loss moves the most.
+      const raftLeader = nodes.find((node) => node.running && node.node.shared.raft.isLeader);
+      const victim = raftLeader !== undefined && random.nextInt(2) === 0 ? raftLeader : nodes[random.nextInt(nodes.length)]!;
       const other = nodes.find((node) => node !== victim && random.nextInt(2) === 0) ?? nodes.find((node) => node !== victim)!;
       const action = random.nextInt(6);
       if (action === 0) {
@@ -405,9 +457,11 @@ class ClusterSim {
         await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
         faulty = { nodeId: victim.nodeId, kind: 'down' };
       } else if (action === 1) {
-        this.log(`FAULT power cut on node-${victim.nodeId} (kill, and its disk loses unsynced writes)`);
+        // Either a seeded prefix of the unsynced operations survives (the last write maybe torn), or none of them.
+        const keepUnsyncedPrefix = random.nextInt(2) === 0;
+        this.log(`FAULT power cut on node-${victim.nodeId} (kill, and its disk loses ${keepUnsyncedPrefix ? 'some' : 'all'} unsynced writes)`);
         await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
-        const report = this.disks.get(victim.nodeId)!.crash({ keepUnsyncedPrefix: true });
+        const report = this.disks.get(victim.nodeId)!.crash({ keepUnsyncedPrefix });
         this.log(`disk of node-${victim.nodeId}: kept ${report.keptOperations} of ${report.pendingOperations} unsynced operations, torn write ${report.tornWriteBytes}`);
         await this.logMetadataDir(victim);
         faulty = { nodeId: victim.nodeId, kind: 'down' };

@@ -4,7 +4,8 @@
  * without it: two leaders in one epoch; two nodes committing different
  * batches at one offset, or a node skipping offsets; a leader's HW moving
  * back within its epoch; a consumer reading at the HW; an acked record
- * missing or replaced; a value stored twice.
+ * missing or replaced; a value stored twice; a group's accepted commit
+ * below an earlier one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import {
   checkAckedPresent,
   checkNoDuplicates,
   CommittedLogPrefix,
+  CommittedOffsetsMonotonic,
   HighWatermarkMonotonic,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
@@ -88,4 +90,15 @@ test('no-duplicates-with-idempotence: a value stored twice is caught', () => {
   const twice = checkNoDuplicates([...once, { partition: 'sim-0', offset: 1, value: 'v0' }]);
   assert.equal(twice?.invariant, 'no-duplicates-with-idempotence');
   assert.match(twice!.detail, /v0 stored twice: sim-0@0 and sim-0@1/);
+});
+
+test('committed-offsets-never-go-backwards: an accepted commit below an earlier one is caught', () => {
+  const checker = new CommittedOffsetsMonotonic();
+  assert.equal(checker.observeAcceptedCommit('a', 'sim-0', 10), null);
+  assert.equal(checker.observeAcceptedCommit('b', 'sim-0', 10), null);
+  assert.equal(checker.observeAcceptedCommit('b', 'sim-0', 12), null);
+  assert.equal(checker.observeAcceptedCommit('a', 'sim-1', 3), null);
+  const violation = checker.observeAcceptedCommit('a', 'sim-0', 11);
+  assert.equal(violation?.invariant, 'committed-offsets-never-go-backwards');
+  assert.match(violation!.detail, /a committed sim-0 offset 11 after b had committed 12/);
 });

@@ -142,3 +142,24 @@ export function checkNoDuplicates(stored: readonly StoredRecord[]): Violation | 
   }
   return null;
 }
+
+/**
+ * Committed offsets never go backwards for a group: every commit the group
+ * coordinator accepted names, per partition, an offset at least as high as
+ * the last accepted one. Members commit what they read; a member that lost a
+ * partition has its commits refused (a stale generation or member epoch), so
+ * a lower accepted offset means a zombie got through or an offset was lost.
+ */
+export class CommittedOffsetsMonotonic {
+  static readonly invariant = 'committed-offsets-never-go-backwards';
+  private readonly highest = new Map<string, { offset: number; member: string }>();
+
+  observeAcceptedCommit(member: string, partition: string, offset: number): Violation | null {
+    const previous = this.highest.get(partition);
+    if (previous !== undefined && offset < previous.offset) {
+      return { invariant: CommittedOffsetsMonotonic.invariant, detail: `${member} committed ${partition} offset ${offset} after ${previous.member} had committed ${previous.offset}` };
+    }
+    this.highest.set(partition, { offset, member });
+    return null;
+  }
+}
