@@ -5,8 +5,9 @@
  *                 (src/node/formatter.ts): --cluster-id/-t, --config/-c,
  *                 --standalone/-s | --initial-controllers/-I |
  *                 --no-initial-controllers/-N, --ignore-formatted/-g,
- *                 --release-version/-r, --feature/-f name=level (repeatable)
- * Not done: --add-scram (Spool has no SCRAM), `info`, `version-mapping`,
+ *                 --release-version/-r, --feature/-f name=level (repeatable),
+ *                 --add-scram/-S 'SCRAM-SHA-256=[name=..,password=..]' (repeatable)
+ * Not done: `info`, `version-mapping`,
  * `feature-dependencies`.
  */
 import type { Command } from 'commander';
@@ -24,6 +25,7 @@ interface FormatFlags {
   ignoreFormatted?: boolean;
   releaseVersion?: string;
   feature: string[];
+  addScram: string[];
 }
 
 export function registerStorage(program: Command, io: CliIo): void {
@@ -43,6 +45,7 @@ export function registerStorage(program: Command, io: CliIo): void {
     .option('-g, --ignore-formatted', 'skip directories that are already formatted')
     .option('-r, --release-version <version>', 'the metadata.version to start at (e.g. 4.0-IV3)')
     .option('-f, --feature <name=level>', 'the level of a feature (repeatable)', collect, [])
+    .option('-S, --add-scram <credential>', "a SCRAM credential for the metadata log, e.g. 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", collect, [])
     .action(async (flags: FormatFlags) => {
       const config = await loadConfig(io, flags.config);
       try {
@@ -52,6 +55,7 @@ export function registerStorage(program: Command, io: CliIo): void {
           features: featureLevels(flags.feature),
           initialVoters: initialVoters(flags),
           ignoreFormatted: flags.ignoreFormatted === true,
+          scram: flags.addScram,
         });
         for (const line of lines) io.stdout(`${line}\n`);
       } catch (error) {

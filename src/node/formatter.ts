@@ -41,6 +41,7 @@ import { buildBatch } from '../protocol/records/records.js';
 import { buildRaftControlBatch, type RaftControlRecord } from '../raft/control-records.js';
 import { snapshotFileName } from '../raft/snapshot.js';
 import { ConfigError } from '../common/config.js';
+import { describeScramRecord, parseScramArguments, ScramArgumentError, type ScramCredentialRecord } from '../security/scram-arguments.js';
 import { validateKRaftConfig } from './kraft-config.js';
 
 const METADATA_VERSIONS = SUPPORTED_METADATA_VERSIONS;
@@ -53,6 +54,8 @@ const FORMATTABLE_FEATURES: ReadonlyMap<string, { min: number; max: number }> = 
 ]);
 const METADATA_PARTITION_DIR = '__cluster_metadata-0';
 const BOOTSTRAP_SNAPSHOT_ID = { offset: 0, epoch: 0 };
+/** The first metadata.version with SCRAM credentials in the metadata log. */
+const METADATA_VERSION_3_5_IV2 = METADATA_VERSIONS.indexOf('3.5-IV2') + METADATA_VERSION_MIN;
 
 export class FormatterError extends Error {
   override readonly name = 'FormatterError';
@@ -76,6 +79,8 @@ export interface FormatOptions {
   features?: ReadonlyMap<string, number>;
   initialVoters: InitialVoters;
   ignoreFormatted: boolean;
+  /** `--add-scram` arguments (src/security/scram-arguments.ts), each a UserScramCredentialRecord after the features. */
+  scram?: readonly string[];
 }
 
 /** The level of a `--release-version` text, with Kafka's message for an unknown one. */
@@ -135,6 +140,7 @@ export function bootstrapSnapshot(options: {
   features: ReadonlyMap<string, number>;
   voters: readonly { id: number; directoryId: string; listenerName: string; host: string; port: number }[] | null;
   timestampMs: number;
+  scram?: readonly ScramCredentialRecord[];
 }): Buffer {
   const { timestampMs } = options;
   const kraftVersion = options.features.get('kraft.version') ?? 0;
@@ -154,6 +160,7 @@ export function bootstrapSnapshot(options: {
     .filter(([name, level]) => name !== 'kraft.version' && level > 0)
     .sort(([a], [b]) => (a === 'metadata.version' ? -1 : b === 'metadata.version' ? 1 : a.localeCompare(b)))
     .map(([name, featureLevel]) => encodeMetadataRecord(metadataRecord('FeatureLevelRecord', { name, featureLevel })));
+  for (const credential of options.scram ?? []) records.push(encodeMetadataRecord(metadataRecord('UserScramCredentialRecord', credential)));
   const epoch = BOOTSTRAP_SNAPSHOT_ID.epoch;
   const footerOffset = control.length + records.length;
   return Buffer.concat([
@@ -171,11 +178,13 @@ function directoryDescription(dir: string, metadataDir: string, voter: boolean, 
 }
 
 /** Kafka's BootstrapMetadata.toString, which kafka-storage.sh format prints first. */
-function describeBootstrap(features: ReadonlyMap<string, number>, metadataVersion: number): string {
+function describeBootstrap(features: ReadonlyMap<string, number>, metadataVersion: number, scram: readonly ScramCredentialRecord[]): string {
   const records = [...features]
     .filter(([name, level]) => name !== 'kraft.version' && level > 0)
     .sort(([a], [b]) => (a === 'metadata.version' ? -1 : b === 'metadata.version' ? 1 : a.localeCompare(b)))
-    .map(([name, level]) => `ApiMessageAndVersion(FeatureLevelRecord(name='${name}', featureLevel=${level}) at version 0)`);
+    .map(([name, level]) => `FeatureLevelRecord(name='${name}', featureLevel=${level})`)
+    .concat(scram.map(describeScramRecord))
+    .map((record) => `ApiMessageAndVersion(${record} at version 0)`);
   return `Bootstrap metadata: BootstrapMetadata(records=[${records.join(', ')}], metadataVersionLevel=${metadataVersion}, source=format command)`;
 }
 
@@ -213,6 +222,7 @@ export async function formatStorage(env: Env, config: BrokerConfig, options: For
   }
   const features = bootstrapFeatures(options);
   const metadataVersion = features.get('metadata.version')!;
+  const scram = scramRecords(options.scram ?? [], metadataVersion, env);
   const metadataDir = config.string('metadata.log.dir') ?? config.logDirs[0]!;
   const dirs = [...new Set([...config.logDirs, metadataDir])];
   const formatted: string[] = [];
@@ -220,7 +230,7 @@ export async function formatStorage(env: Env, config: BrokerConfig, options: For
   if (formatted.length > 0 && !options.ignoreFormatted) {
     throw new FormatterError(`Log directory ${formatted[0]} is already formatted. Use --ignore-formatted to ignore this directory and format the others.`);
   }
-  const lines = [describeBootstrap(features, metadataVersion)];
+  const lines = [describeBootstrap(features, metadataVersion, scram)];
   const empty = dirs.filter((dir) => !formatted.includes(dir));
   if (empty.length === 0) return [...lines, 'All of the log directories are already formatted.'];
   const listenerName = config.list('controller.listener.names')[0] ?? 'CONTROLLER';
@@ -230,11 +240,25 @@ export async function formatStorage(env: Env, config: BrokerConfig, options: For
     const description = directoryDescription(dir, metadataDir, self !== undefined, initial !== null);
     lines.push(`Formatting ${description} ${dir} with metadata.version ${metadataVersionName(metadataVersion)}.`);
     await env.fs.mkdir(dir);
-    if (dir === metadataDir) await writeBootstrapSnapshot(env, dir, { features, voters: initial, listenerName });
+    if (dir === metadataDir) await writeBootstrapSnapshot(env, dir, { features, voters: initial, listenerName, scram });
     const directoryId = dir === metadataDir && self !== undefined ? self.directoryId : randomUuid(env.random);
     await writeMetaProperties(env.fs, dir, { version: 1, clusterId: options.clusterId, nodeId, directoryId }, env.clock.nowMs());
   }
   return lines;
+}
+
+/** The `--add-scram` credentials; SCRAM records exist from metadata.version 3.5-IV2 (Kafka's check). */
+function scramRecords(args: readonly string[], metadataVersion: number, env: Env): ScramCredentialRecord[] {
+  if (args.length === 0) return [];
+  if (metadataVersion < METADATA_VERSION_3_5_IV2) {
+    throw new FormatterError(`SCRAM is only supported in metadata.version ${metadataVersionName(METADATA_VERSION_3_5_IV2)} or later.`);
+  }
+  try {
+    return parseScramArguments(args, env.random);
+  } catch (error) {
+    if (error instanceof ScramArgumentError) throw new FormatterError(error.message);
+    throw error;
+  }
 }
 
 function initialControllers(config: BrokerConfig, nodeId: number, listenerName: string, initialVoters: InitialVoters, env: Env): InitialController[] | null {
@@ -246,12 +270,12 @@ function initialControllers(config: BrokerConfig, nodeId: number, listenerName: 
 async function writeBootstrapSnapshot(
   env: Env,
   dir: string,
-  options: { features: ReadonlyMap<string, number>; voters: readonly InitialController[] | null; listenerName: string },
+  options: { features: ReadonlyMap<string, number>; voters: readonly InitialController[] | null; listenerName: string; scram: readonly ScramCredentialRecord[] },
 ): Promise<void> {
   const partitionDir = posix.join(dir, METADATA_PARTITION_DIR);
   await env.fs.mkdir(partitionDir);
   const voters = options.voters?.map((voter) => ({ ...voter, listenerName: options.listenerName })) ?? null;
-  const bytes = bootstrapSnapshot({ features: options.features, voters, timestampMs: env.clock.nowMs() });
+  const bytes = bootstrapSnapshot({ features: options.features, voters, timestampMs: env.clock.nowMs(), scram: options.scram });
   await env.fs.writeFileAtomic(posix.join(partitionDir, snapshotFileName(BOOTSTRAP_SNAPSHOT_ID)), bytes);
   await env.fs.syncDir(partitionDir);
 }

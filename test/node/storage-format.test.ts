@@ -21,6 +21,7 @@ import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { readMetaProperties } from '../../src/metadata/meta-properties.js';
 import { formatStorage, parseInitialControllers, type FormatOptions } from '../../src/node/formatter.js';
 import { SpoolNode } from '../../src/node/node.js';
+import { saltedPassword, scramKeys, scramMechanismNamed } from '../../src/security/scram.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
 import { spool } from '../cli/cli-io.js';
 
@@ -94,6 +95,41 @@ test('the quorum options are checked against the config, and formatted directori
   assert.equal((await format(env, STATIC, { ignoreFormatted: true })).at(-1), 'All of the log directories are already formatted.');
 });
 
+test('--add-scram writes UserScramCredentialRecords after the features, which a starting node replays; bad arguments get Kafka\'s messages', async () => {
+  const env = simEnv(3);
+  const lines = await format(env, STATIC, { scram: ['SCRAM-SHA-256=[name=alice,password=alice-secret]'] });
+  assert.match(lines[0]!, /FeatureLevelRecord\(name='transaction.version', featureLevel=2\) at version 0\), ApiMessageAndVersion\(UserScramCredentialRecord\(name='alice', mechanism=1, salt=\[/);
+  const config = BrokerConfig.fromObject({ 'log.dirs': '/data', ...STATIC, listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0' });
+  const node = new SpoolNode(config, env, silentLogger);
+  await node.start();
+  try {
+    const credential = node.metadata.image.scramCredentials.get('alice')?.get(1);
+    assert.ok(credential !== undefined, 'the formatted credential is in the metadata image');
+    assert.equal(credential.iterations, 4096, "Kafka's default iterations");
+    assert.match(credential.salt.toString('ascii'), /^[0-9a-z]+$/, 'a random salt in base 36, as Kafka\'s ScramFormatter makes one');
+    const salted = saltedPassword(scramMechanismNamed('SCRAM-SHA-256')!, 'alice-secret', credential.salt, 4096);
+    assert.deepEqual(scramKeys(scramMechanismNamed('SCRAM-SHA-256')!, salted), { storedKey: credential.storedKey, serverKey: credential.serverKey });
+  } finally {
+    await node.stop();
+  }
+  const refusal = async (scram: string[], message: string, settings = STATIC, releaseVersion?: string) =>
+    assert.rejects(format(simEnv(4), settings, { scram, ...(releaseVersion === undefined ? {} : { releaseVersion }) }), { message });
+  await refusal(['SCRAM-SHA-1=[name=a,password=b]'], 'The add-scram mechanism SCRAM-SHA-1 is not supported.');
+  await refusal(['SCRAM-SHA-256'], "Failed to find equals sign in SCRAM argument 'SCRAM-SHA-256'");
+  await refusal(['SCRAM-SHA-256=name=a'], 'Expected configuration string to start with [');
+  await refusal(['SCRAM-SHA-256=[name=a,password=b'], 'Expected configuration string to end with ]');
+  await refusal(['SCRAM-SHA-256=[password=b]'], "You must supply 'name' to add-scram");
+  await refusal(['SCRAM-SHA-256=[name=a]'], "You must supply one of 'password' or 'saltedpassword' to add-scram");
+  await refusal(['SCRAM-SHA-256=[name=a,saltedpassword=YCE=]'], "You must supply 'salt' with 'saltedpassword' to add-scram");
+  await refusal(['SCRAM-SHA-256=[name=a,password=b,salt=%%]'], 'Failed to decode given salt: %%');
+  await refusal(['SCRAM-SHA-256=[name=a,password=b,iterations=x]'], 'Failed to parse iterations count: x');
+  await refusal(['SCRAM-SHA-256=[name=a,password=b,iterations=4095]'], "The 'iterations' value must be >= 4096 for add-scram using SCRAM_SHA_256");
+  await refusal(['SCRAM-SHA-512=[name=a,password=b,iterations=16385]'], "The 'iterations' value must be <= 16384 for add-scram using SCRAM_SHA_512");
+  await refusal(['SCRAM-SHA-256=[name=a,password=b,pepper=c,colour=d]'], 'Unknown SCRAM configurations: colour, pepper');
+  await refusal(['SCRAM-SHA-256=[name=a,password]'], 'No equals sign found in SCRAM component: password');
+  await refusal(['SCRAM-SHA-256=[name=a,password=b]'], 'SCRAM is only supported in metadata.version 3.5-IV2 or later.', STATIC, '3.5-IV1');
+});
+
 test('--initial-controllers gives this node the directory id listed for it', async () => {
   const controllers = parseInitialControllers('1@c1:9093:JEXY6aqzQY-32P5TStzaFg,2@c2:9093:MvDxzVmcRsaTz33bUuRU6A');
   assert.deepEqual(controllers[1], { id: 2, host: 'c2', port: 9093, directoryId: 'MvDxzVmcRsaTz33bUuRU6A' });
@@ -154,6 +190,9 @@ function blankVolatile(file: Buffer): Buffer {
   return copy;
 }
 
+/** --add-scram with given salts, so both tools write the same credentials: a password, and a salted password. */
+const FIXED_SCRAM = ['-S', 'SCRAM-SHA-256=[name=alice,salt="MWtf",iterations=4096,password=alice-secret]', '--add-scram', 'SCRAM-SHA-512=[name=bob,iterations=8192,salt="N3E=",saltedpassword="YCE="]'];
+
 const blankMeta = (text: string) => text.replace(/^#[A-Z].*$/m, '#DATE').replace(/directory.id=.*/, 'directory.id=ID');
 
 describe('byte for byte as Kafka 4.4\'s kafka-storage.sh format', { skip: kafkaSkipReason() ?? false }, () => {
@@ -161,6 +200,7 @@ describe('byte for byte as Kafka 4.4\'s kafka-storage.sh format', { skip: kafkaS
     { name: 'static voters', settings: STATIC, spool: [] as string[], kafka: [] as string[] },
     { name: '--standalone', settings: DYNAMIC, spool: ['--standalone'], kafka: ['--standalone'] },
     { name: '--no-initial-controllers', settings: DYNAMIC, spool: ['--no-initial-controllers'], kafka: ['--no-initial-controllers'] },
+    { name: '--add-scram', settings: STATIC, spool: FIXED_SCRAM, kafka: FIXED_SCRAM },
   ];
   for (const testCase of cases) {
     test(testCase.name, async () => {

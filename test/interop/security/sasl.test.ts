@@ -6,12 +6,16 @@
  * - SCRAM: credentials added with Kafka 4.4's kafka-configs
  *   (`--add-config 'SCRAM-SHA-512=[...]' --entity-type users`, which sends
  *   AlterUserScramCredentials) and described back; then the Java tools over
- *   SASL_SSL with SCRAM-SHA-512 and kcat with SCRAM-SHA-256.
+ *   SASL_SSL with SCRAM-SHA-512 and kcat with SCRAM-SHA-256;
+ * - SCRAM credentials written by `spool storage format --add-scram` (KIP-900)
+ *   into the bootstrap snapshot: kcat authenticates with them on the node's
+ *   first start, with no AlterUserScramCredentials.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { kafkaLibReady, runKafkaTool, TOOL } from '../kafka/kafka.js';
@@ -19,6 +23,7 @@ import { hasCommand } from '../clients/harness.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import { makeTestPki } from '../../security/certificates.js';
 import { kafkaTool as tool, startSecuredSpool } from './secured-spool.js';
+import { freePort, SPOOL_BIN, startSpool } from '../clients/spool-process.js';
 
 const pki = makeTestPki();
 after(() => pki.remove());
@@ -116,5 +121,40 @@ test('SCRAM: kafka-configs adds credentials, then the Java tools (SCRAM-SHA-512 
     assert.doesNotMatch(await tool(TOOL.configs, [...configs, '--describe']), /SCRAM-SHA-512/);
   } finally {
     await spool.stop();
+  }
+});
+
+test('spool storage format --add-scram: kcat authenticates with the formatted credentials (SCRAM-SHA-256 and -512) on first start', { timeout: 120_000 }, async (t) => {
+  const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  const dir = mkdtempSync(join(tmpdir(), 'spool-add-scram-'));
+  const [port, saslPort, controllerPort] = [await freePort(), await freePort(), await freePort()];
+  const listeners = `listeners=PLAINTEXT://127.0.0.1:${port},SASL_PLAINTEXT://127.0.0.1:${saslPort},CONTROLLER://127.0.0.1:${controllerPort}`;
+  const voters = `controller.quorum.voters=1@127.0.0.1:${controllerPort}`;
+  const properties = join(dir, 'server.properties');
+  writeFileSync(properties, ['process.roles=broker,controller', 'node.id=1', voters, listeners, 'controller.listener.names=CONTROLLER', `log.dirs=${join(dir, 'data')}`].join('\n'));
+  const formatted = await promisify(execFile)(process.execPath, [
+    SPOOL_BIN, 'storage', 'format', '-t', 'MkU3OEVBNTcwNTJENDM2Qk', '-c', properties,
+    '--add-scram', 'SCRAM-SHA-256=[name=alice,password=alice-secret]',
+    '-S', 'SCRAM-SHA-512=[name=bob,iterations=8192,password="bob-secret"]',
+  ]);
+  assert.match(formatted.stdout, /UserScramCredentialRecord\(name='alice', mechanism=1,.*UserScramCredentialRecord\(name='bob', mechanism=2,.*iterations=8192\)/);
+  const spool = await startSpool({
+    dir: join(dir, 'data'), port, controllerPort,
+    overrides: [listeners, voters, 'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT', ...scramListener('sasl_plaintext')],
+  });
+  try {
+    const kcat = promisify(execFile);
+    const sasl = (mechanism: string, user: string, password: string) => ['-b', `127.0.0.1:${saslPort}`, '-X', 'security.protocol=sasl_plaintext', '-X', `sasl.mechanism=${mechanism}`, '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`];
+    const producer = kcat('kcat', [...sasl('SCRAM-SHA-256', 'alice', 'alice-secret'), '-P', '-t', 'formatted-scram', '-p', '0'], { timeout: 60_000 });
+    producer.child.stdin!.end('one\ntwo\n');
+    await producer;
+    const { stdout } = await kcat('kcat', [...sasl('SCRAM-SHA-512', 'bob', 'bob-secret'), '-C', '-t', 'formatted-scram', '-p', '0', '-o', 'beginning', '-e', '-q'], { timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n'), ['one', 'two']);
+    const refused = await kcat('kcat', [...sasl('SCRAM-SHA-512', 'bob', 'wrong'), '-L', '-m', '10'], { timeout: 60_000 }).then(() => null, (error: Error) => error);
+    assert.ok(refused !== null, 'a wrong password is refused');
+  } finally {
+    await spool.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
