@@ -22,21 +22,17 @@ import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/records.js';
-import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { ListOffsets } from '../../src/protocol/schemas/02-list-offsets.js';
-import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
-import { InitProducerId } from '../../src/protocol/schemas/22-init-producer-id.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
 import { WireClient, call } from '../server/wire-client.js';
 import { spool } from './cli-io.js';
+import { openTransaction, plantHangingTransaction } from './transaction-fixtures.js';
 
 const kafkaSkip = kafkaSkipReason();
 const TOPIC = 'payments';
 const OPEN_TXN = 'open-payments';
 /** Producer ids no coordinator gave out: their transactions hang. */
 const HANGING = [777_777, 888_888] as const;
-const HOUR_MS = 3_600_000;
 
 let running: RunningBroker;
 let client: WireClient;
@@ -57,14 +53,6 @@ const lastStableOffset = async () => {
   return listed.topics[0]!.partitions[0]!.offset;
 };
 
-const plantHanging = async (producerId: number) => {
-  const planted = await running.broker.replicaManager.appendRecords({
-    timeoutMs: 5000, requiredAcks: -1, internalTopicsAllowed: false, origin: 'client',
-    entries: [{ topicPartition: { topic: TOPIC, partition: 0 }, records: buildBatch({ records: [{ value: 'lost', timestamp: Date.now() - HOUR_MS }], producerId, producerEpoch: 0, baseSequence: 0, isTransactional: true }) }],
-  });
-  assert.equal(planted.get(`${TOPIC}-0`)?.errorCode, ErrorCode.NONE);
-};
-
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spool-txn-cli-'));
   running = await startBroker({ config: { 'log.dirs': dir, 'node.id': 1 }, logger: silentLogger });
@@ -72,20 +60,9 @@ before(async () => {
   assert.equal(created!.errorCode, ErrorCode.NONE);
   client = await WireClient.connect(running.bootstrapServers);
 
-  await plantHanging(HANGING[0]); // offset 0
-  for (;;) {
-    const found = await call(client, FindCoordinator, 4, { keyType: 1, coordinatorKeys: [OPEN_TXN] });
-    if (found.coordinators[0]!.errorCode === ErrorCode.NONE) break;
-  }
-  const init = await call(client, InitProducerId, 5, { transactionalId: OPEN_TXN, transactionTimeoutMs: 600_000, producerId: -1, producerEpoch: -1 });
-  assert.equal(init.errorCode, ErrorCode.NONE);
-  openProducerId = init.producerId;
-  const produced = await call(client, Produce, 12, { // offset 1, added by Transactions V2
-    transactionalId: OPEN_TXN, acks: -1, timeoutMs: 5000,
-    topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildBatch({ records: [{ value: 'open', timestamp: Date.now() - 60_000 }], producerId: openProducerId, producerEpoch: 0, baseSequence: 0, isTransactional: true }) }] }],
-  });
-  assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
-  await plantHanging(HANGING[1]); // offset 2
+  await plantHangingTransaction(running, TOPIC, HANGING[0]); // offset 0
+  openProducerId = await openTransaction(client, TOPIC, OPEN_TXN); // offset 1
+  await plantHangingTransaction(running, TOPIC, HANGING[1]); // offset 2
 });
 
 after(async () => {
