@@ -287,10 +287,14 @@ export class KafkaRaftClient<T> {
   async start(): Promise<void> {
     if (this.started) throw new Error('raft client already started');
     this.started = true;
-    await this.loadKraftState();
-    const persisted = await readQuorumState(this.options.env.fs, this.log.dir);
-    await this.run(this.quorum.initialize(persisted, this.log.lastEpoch));
-    await this.loadLatestSnapshot();
+    // In the request queue: a request served while the state is read (a leader's BeginQuorumEpoch reaching a
+    // restarted voter) would move it out of unattached before initialize (found by test/fault/'s clean bounce).
+    await this.serialized(async () => {
+      await this.loadKraftState();
+      const persisted = await readQuorumState(this.options.env.fs, this.log.dir);
+      await this.run(this.quorum.initialize(persisted, this.log.lastEpoch));
+      await this.loadLatestSnapshot();
+    });
     await this.serialized(async () => {
       if (!this.isOnlyVoter) {
         this.generation++;
