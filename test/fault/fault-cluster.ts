@@ -31,6 +31,8 @@ export const NODE_IDS: readonly NodeId[] = [0, 1, 2];
 /** How long a condition on real processes may take on a loaded two-core machine. */
 export const WAIT_MS = 90_000;
 const POLL_MS = 100;
+/** How long a node may take to stop cleanly on SIGTERM (its controlled shutdown moves its leaderships first). */
+const CLEAN_STOP_WAIT_MS = 60_000;
 
 /**
  * Timeouts short enough for a fault to be noticed in seconds, long enough
@@ -142,12 +144,27 @@ export class FaultCluster {
     slot.process = null;
   }
 
-  /** A clean shutdown (SIGTERM); the node must exit 0. */
-  async cleanStop(id: NodeId): Promise<void> {
+  /**
+   * A clean shutdown (SIGTERM); the node must exit 0. A node still running
+   * CLEAN_STOP_WAIT_MS after SIGTERM is killed (kill -9) so the run goes on,
+   * and the answer says so: a known bug (docs/SKIPPED.md), reported by the
+   * suite as a diagnostic rather than a hang.
+   */
+  async cleanStop(id: NodeId): Promise<'exited' | 'killed'> {
     const slot = this.slot(id);
-    const code = await slot.process?.stop({ keepDir: true });
+    const running = slot.process;
+    if (running === null) return 'exited';
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), CLEAN_STOP_WAIT_MS); });
+    const code = await Promise.race([running.stop({ keepDir: true }), late]);
+    clearTimeout(timer);
     slot.process = null;
+    if (code === 'late') {
+      await running.kill9();
+      return 'killed';
+    }
     if (code !== 0) throw new Error(`node ${id} exited with ${code} on SIGTERM`);
+    return 'exited';
   }
 
   pause(id: NodeId): void {
@@ -233,7 +250,7 @@ export class FaultCluster {
 
   async stop(): Promise<void> {
     this.healAll();
-    await Promise.all(this.slots.map((slot) => slot.process?.stop({ keepDir: true })));
+    await Promise.allSettled(this.slots.map((slot) => this.cleanStop(slot.id)));
     await this.network.close();
     rmSync(this.root, { recursive: true, force: true });
   }

@@ -8,7 +8,9 @@
  * A proxy knows which node a connection comes from: the connecting
  * socket's inode is looked up in /proc/net/tcp{,6} by its port pair, and
  * found among the node processes' file descriptors (/proc/PID/fd); any other
- * process is a client. So `isolate(node)` cuts the node off in both
+ * process is a client. The lookup runs when a partition begins (a node's
+ * pid is known only once it is ready, after its first connections) and for
+ * each connection opened during one. So `isolate(node)` cuts the node off in both
  * directions, from the other nodes and from clients, while its own
  * connections to itself (its broker to its controller) keep working, as on
  * a machine whose network cable was pulled.
