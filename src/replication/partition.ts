@@ -617,6 +617,10 @@ export class Partition {
   async appendRecordsAsFollower(records: Buffer): Promise<{ lastOffset: number } | null> {
     if (records.length === 0) return null;
     return this.serialized(async () => {
+      // A fetch answered by the old leader may be queued behind makeLeader: appended now, its batches (stamped
+      // with the old epoch) would land after the new epoch's start, and every follower would loop truncating on
+      // the diverging epoch (found by test/fault/'s clean bounce). Kafka removes the fetcher before makeLeader.
+      if (this.isLeader) return null;
       const batches = [...iterateBatches(records)].map(({ position, header }) =>
         header.isControl ? { header, endTxnMarker: endTxnMarkerOf(records.subarray(position, position + header.sizeBytes)) } : { header });
       const { infos, completed } = collectProducerUpdates(this.producerState, batches);

@@ -389,3 +389,18 @@ test('a __cluster_metadata topic in an old image is not served and its directory
   assert.deepEqual(await readdir(join(dir, '__cluster_metadata-0')), ['quorum-state']);
   assert.ok((await readdir(dir)).every((name) => !name.startsWith('__cluster_metadata-0.')), 'nothing renamed for deletion');
 });
+
+test('a fetched batch queued behind becoming leader is not appended (regression: followers looping on a diverging epoch)', async (t) => {
+  // Bug: a follower's fetch answered by the old leader was appended after makeLeader had begun the new epoch at
+  // the log end, so batches stamped with the old epoch followed the new epoch's start; every follower of the new
+  // leader then truncated and refetched those offsets for ever (found by test/fault/'s clean bounce).
+  const { manager, dir, metadata } = await startManager();
+  t.after(async () => { await manager.stop(); await rm(dir, { recursive: true, force: true }); });
+  await lead(manager, metadata, registration({ leaderEpoch: 3 }));
+  const partition = manager.hostedPartitions().find((p) => p.topicPartition.topic === 'orders')!;
+  assert.equal(partition.isLeader, true);
+  const fromOldLeader = Buffer.from(buildBatch({ records: [{ value: 'old epoch', timestamp: NOW() }], partitionLeaderEpoch: 2 }));
+  assert.equal(await partition.appendRecordsAsFollower(fromOldLeader), null);
+  assert.equal(partition.log.logEndOffset, 0);
+  assert.deepEqual(partition.log.leaderEpochCache.epochEntries, [{ epoch: 3, startOffset: 0 }]);
+});
