@@ -141,6 +141,8 @@ async function runOne(t: TestContext, cluster: FaultCluster, options: FaultSuite
   }
   const report = await finishAndCheck(run, options.partitions);
   t.diagnostic(`${fault}: ${JSON.stringify(report.counts)}`);
+  const sendErrors = new Set(run.workload.history.flatMap((event) => (event.type === 'send' && event.error !== undefined ? [event.error] : [])));
+  for (const error of sendErrors) t.diagnostic(`${fault}: a send failed (outcome unknown): ${error}`);
   assert.ok(report.counts.acknowledged >= 4 * options.plan.progress, describeReport(report));
   assert.deepEqual(anomalyCounts(report), NO_ANOMALIES, describeReport(report));
 }

@@ -39,6 +39,8 @@ export interface SendEvent {
   value: string;
   /** ok: acknowledged with an offset; fail: definitely not written; info: unknown (a timeout, a lost connection). */
   outcome: 'ok' | 'fail' | 'info';
+  /** With fail or info: what the client said, for the report. */
+  error?: string;
   /** With ok: where the ack says the value is. */
   topic?: string;
   partition?: number;

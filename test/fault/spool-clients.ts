@@ -43,7 +43,7 @@ export function startSpoolWorkload(options: SpoolWorkloadOptions): Workload {
         const value = `${process}.${n}`;
         const sent: Promise<void> = producer.send({ topic: options.topic, value }).then(
           (metadata) => { history.push({ type: 'send', process, value, outcome: 'ok', topic: metadata.topic, partition: metadata.partition, offset: metadata.offset }); },
-          () => { history.push({ type: 'send', process, value, outcome: 'info' }); },
+          (error: unknown) => { history.push({ type: 'send', process, value, outcome: 'info', error: String(error) }); },
         ).finally(() => inFlight.delete(sent));
         inFlight.add(sent);
         if (inFlight.size >= IN_FLIGHT_MAX) await Promise.race(inFlight);

@@ -128,7 +128,7 @@ function onProducerEvent(history: HistoryEvent[], process: string, event: Record
   if (event.name === 'producer_send_success') {
     history.push({ type: 'send', process, value: String(event.value), outcome: 'ok', topic: String(event.topic), partition: Number(event.partition), offset: Number(event.offset) });
   } else if (event.name === 'producer_send_error') {
-    history.push({ type: 'send', process, value: String(event.value), outcome: 'info' });
+    history.push({ type: 'send', process, value: String(event.value), outcome: 'info', error: `${String(event.exception)}: ${String(event.message)}` });
   }
 }
 
