@@ -15,7 +15,8 @@
  * RF=3, min.insync.replicas=2); an idempotent acks=all producer and a
  * consumer run for `faultPhaseMs` while faults are injected (a node killed
  * as kill -9 and restarted, a power cut that loses its unsynced writes, a
- * node partitioned two ways or one way, connections reset, a slow link);
+ * node partitioned two ways or one way, connections reset, a node paused
+ * as by a GC stall or SIGSTOP, a slow link);
  * then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
  * ISRs); the producer flushes; a fresh consumer reads both partitions to
@@ -30,6 +31,7 @@ import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
 import { ManualClock, SeededRandom, type Env } from '../../src/io/env.js';
+import { PauseControl, pausableEnv } from './pausable-env.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
@@ -109,6 +111,7 @@ class ClusterSim {
   private readonly random: SeededRandom;
   private readonly net: SimStreamNetwork;
   private readonly disks = new Map<number, SimFileSystem>();
+  private readonly pauses = new Map<number, PauseControl>();
   private readonly incarnations = new Map<number, number>();
   private cluster: RunningCluster | null = null;
   private readonly leaders = new SingleLeaderPerEpoch();
@@ -157,7 +160,9 @@ class ClusterSim {
         nodeEnv: (nodeId) => {
           const disk = new SimFileSystem(this.fork(), this.clock);
           this.disks.set(nodeId, disk);
-          return this.env(`node-${nodeId}`, disk);
+          const pause = new PauseControl();
+          this.pauses.set(nodeId, pause);
+          return pausableEnv(this.env(`node-${nodeId}`, disk), pause);
         },
         logger: (nodeId) => this.nodeLogger(nodeId),
         config: { 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500, 'offsets.topic.num.partitions': 3 },
@@ -437,12 +442,13 @@ class ClusterSim {
     const random = this.fork();
     const endMs = this.clock.nowMs() + this.faultPhaseMs;
     /** The one node down or cut off, if any. */
-    let faulty: { nodeId: number; kind: 'down' | 'cut' } | null = null;
+    let faulty: { nodeId: number; kind: 'down' | 'cut' | 'paused' } | null = null;
     while (this.clock.nowMs() < endMs) {
       await this.runFor(300 + random.nextInt(2_700));
       const nodes = this.cluster!.nodes;
       if (faulty !== null) {
         if (faulty.kind === 'down') await this.restart(nodes[faulty.nodeId]!);
+        else if (faulty.kind === 'paused') this.resume(faulty.nodeId);
         else this.net.heal();
         faulty = null;
         continue;
@@ -451,7 +457,7 @@ class ClusterSim {
       const raftLeader = nodes.find((node) => node.running && node.node.shared.raft.isLeader);
       const victim = raftLeader !== undefined && random.nextInt(2) === 0 ? raftLeader : nodes[random.nextInt(nodes.length)]!;
       const other = nodes.find((node) => node !== victim && random.nextInt(2) === 0) ?? nodes.find((node) => node !== victim)!;
-      const action = random.nextInt(6);
+      const action = random.nextInt(7);
       if (action === 0) {
         this.log(`FAULT kill node-${victim.nodeId} (kill -9)`);
         await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
@@ -476,12 +482,21 @@ class ClusterSim {
       } else if (action === 4) {
         this.log(`FAULT reset the connections of node-${victim.nodeId}`);
         this.net.resetConnections(`node-${victim.nodeId}`);
+      } else if (action === 5) {
+        this.log(`FAULT pause node-${victim.nodeId} (a GC stall or SIGSTOP: its timers and arrivals wait)`);
+        this.pauses.get(victim.nodeId)!.pause();
+        faulty = { nodeId: victim.nodeId, kind: 'paused' };
       } else {
         const fault = { extraDelayMs: random.nextInt(200), bytesPerMs: 100 + random.nextInt(1000) };
         this.log(`FAULT slow link node-${victim.nodeId} -> node-${other.nodeId}`);
         this.net.slowLink(`node-${victim.nodeId}`, `node-${other.nodeId}`, fault);
       }
     }
+  }
+
+  private resume(nodeId: number): void {
+    this.log(`resume node-${nodeId}`);
+    this.pauses.get(nodeId)!.resume();
   }
 
   private async restart(node: EmbeddedNode): Promise<void> {
@@ -512,6 +527,7 @@ class ClusterSim {
     this.log('HEAL: network healed, every node restarted');
     this.net.heal();
     this.net.clearLinkFaults();
+    for (const [nodeId, pause] of this.pauses) if (pause.paused) this.resume(nodeId);
     for (const node of this.cluster!.nodes) if (!node.running) await this.restart(node);
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
