@@ -4,7 +4,9 @@
  * mechanism its JAAS entry in
  * `listener.name.<listener>.<mechanism>.sasl.jaas.config`. PLAIN takes its
  * users from that entry's `user_<name>="<password>"` options; SCRAM its
- * credentials from the metadata log (UserScramCredentialRecord).
+ * credentials from the metadata log (UserScramCredentialRecord); OAUTHBEARER
+ * validates unsecured JWS tokens with the entry's unsecuredValidator* options
+ * (Kafka's default server callback handler).
  *
  * Kafka's broker also reads a JAAS file (java.security.auth.login.config);
  * Spool reads only the property form.
@@ -17,17 +19,21 @@ import type { SaslServer } from './mechanism.js';
 import { ScramSaslServer, type ScramCredentialSource } from './scram-server.js';
 import { SCRAM_MECHANISMS, scramMechanismNamed } from '../scram.js';
 import type { Random } from '../../io/random.js';
+import type { Clock } from '../../io/clock.js';
+import { OAUTHBEARER, OAuthBearerSaslServer, unsecuredValidatorOptions, type UnsecuredValidatorOptions } from './oauthbearer.js';
 
 /** The mechanisms Spool serves, and the JAAS login module each expects. */
 const LOGIN_MODULES: Readonly<Record<string, string>> = {
   [PLAIN]: 'org.apache.kafka.common.security.plain.PlainLoginModule',
   ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [m.name, 'org.apache.kafka.common.security.scram.ScramLoginModule'])),
+  [OAUTHBEARER]: 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule',
 };
 
-/** What SASL mechanisms read from the node: SCRAM credentials from the metadata image, randomness for nonces. */
+/** What SASL mechanisms read from the node: SCRAM credentials from the metadata image, randomness for nonces, the clock for token times. */
 export interface SaslCredentialSources {
   scramCredentials: ScramCredentialSource;
   random: Random;
+  clock: Clock;
 }
 
 export interface SaslListenerSettings {
@@ -57,6 +63,7 @@ export function saslListenerSettings(config: BrokerConfig, listener: { name: str
   if (unserved.length > 0) {
     throw new ConfigError(`Listener ${listener.name} enables SASL mechanism ${unserved.join(', ')} (sasl.enabled.mechanisms), which Spool does not serve; it serves ${Object.keys(LOGIN_MODULES).join(', ')}`);
   }
+  if (mechanisms.includes(OAUTHBEARER)) refuseOAuthCallbackHandler(config, listener.name);
   const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources)]));
   return {
     enabledMechanisms: mechanisms,
@@ -64,6 +71,20 @@ export function saslListenerSettings(config: BrokerConfig, listener: { name: str
     failedAuthenticationDelayMs: intSetting(config, listener.name, 'connection.failed.authentication.delay.ms', 100),
     receiveBytesMax: intSetting(config, listener.name, 'sasl.server.max.receive.size', 524288),
   };
+}
+
+/**
+ * A server callback handler (Kafka's secured OAuthBearerValidatorCallbackHandler
+ * with JWKS, or a custom one) would validate tokens that Spool's unsecured
+ * validator accepts unsigned: its setting stops the start rather than
+ * being ignored.
+ */
+function refuseOAuthCallbackHandler(config: BrokerConfig, listenerName: string): void {
+  for (const name of [listenerPrefixed(listenerName, 'oauthbearer.sasl.server.callback.handler.class'), 'sasl.server.callback.handler.class']) {
+    if (config.explicit.has(name)) {
+      throw new ConfigError(`${name} is set, but Spool's OAUTHBEARER validates only unsecured JWS (Kafka's default handler); JWKS validation is not served`);
+    }
+  }
 }
 
 function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string): JaasEntry {
@@ -86,6 +107,15 @@ function serverFactory(mechanism: string, jaas: JaasEntry, sources: SaslCredenti
   if (mechanism === PLAIN) {
     const users = plainUsers(jaas.options);
     return () => new PlainSaslServer(users);
+  }
+  if (mechanism === OAUTHBEARER) {
+    let options: UnsecuredValidatorOptions;
+    try {
+      options = unsecuredValidatorOptions(jaas.options);
+    } catch (error) {
+      throw new ConfigError(`Invalid OAUTHBEARER JAAS options: ${(error as Error).message}`);
+    }
+    return () => new OAuthBearerSaslServer(options, sources.clock);
   }
   const scram = scramMechanismNamed(mechanism);
   if (scram === undefined) throw new Error(`no SASL server for ${mechanism}`);

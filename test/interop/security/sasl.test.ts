@@ -9,7 +9,10 @@
  *   SASL_SSL with SCRAM-SHA-512 and kcat with SCRAM-SHA-256;
  * - SCRAM credentials written by `spool storage format --add-scram` (KIP-900)
  *   into the bootstrap snapshot: kcat authenticates with them on the node's
- *   first start, with no AlterUserScramCredentials.
+ *   first start, with no AlterUserScramCredentials;
+ * - OAUTHBEARER with Kafka's unsecured JWS validation: kcat's unsecured JWT
+ *   (`enable.sasl.oauthbearer.unsecure.jwt`) authenticates; a token without
+ *   the listener's required scope is refused.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -156,5 +159,26 @@ test('spool storage format --add-scram: kcat authenticates with the formatted cr
   } finally {
     await spool.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kcat (librdkafka) over SASL_PLAINTEXT with OAUTHBEARER unsecured JWS: produce and consume; a token without the required scope is refused', { timeout: 120_000 }, async (t) => {
+  const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  const jaas = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredValidatorRequiredScope="kafka" unsecuredValidatorAllowableClockSkewMs="1000";';
+  const { spool, bootstrap } = await startSecuredSpool('SASL_PLAINTEXT', ['sasl.enabled.mechanisms=OAUTHBEARER', `listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=${jaas}`]);
+  try {
+    const oauth = (config: string) => ['-b', bootstrap, '-X', 'security.protocol=sasl_plaintext', '-X', 'sasl.mechanism=OAUTHBEARER', '-X', 'enable.sasl.oauthbearer.unsecure.jwt=true', '-X', `sasl.oauthbearer.config=${config}`];
+    const kcat = promisify(execFile);
+    const producer = kcat('kcat', [...oauth('principal=alice scope=kafka'), '-P', '-t', 'oauth-kcat', '-p', '0'], { timeout: 60_000 });
+    producer.child.stdin!.end('alpha\nbeta\n');
+    await producer;
+    const { stdout } = await kcat('kcat', [...oauth('principal=bob scope=other,kafka'), '-C', '-t', 'oauth-kcat', '-p', '0', '-o', 'beginning', '-e', '-q'], { timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n'), ['alpha', 'beta']);
+    const refused = await kcat('kcat', [...oauth('principal=carol scope=other'), '-L', '-m', '10'], { timeout: 60_000 }).then(() => null, (error: Error & { stderr?: string }) => error);
+    assert.ok(refused !== null, 'a token without the required scope is refused');
+    assert.match(refused.stderr ?? '', /insufficient_scope|Authentication failed|SASL authentication error/i, refused.stderr);
+  } finally {
+    await spool.stop();
   }
 });
