@@ -1,31 +1,21 @@
 /**
- * The whole-cluster simulator in CI, bounded: a run replays byte for byte
- * from its seed (the same trace twice), a run without faults acks and reads
- * back every record, and a few dozen seeds with faults (kills, power cuts,
- * partitions both ways and one way, resets, slow links) break no invariant,
- * a few of them with a consumer group committing what it reads.
- * The long form is `npm run sim -- --seeds N` or `--minutes M`.
+ * The whole-cluster simulator in CI, bounded: a run without faults acks and
+ * reads back every record, and a few dozen seeds with faults (kills, power
+ * cuts, partitions both ways and one way, resets, pauses, slow links) break
+ * no invariant, a few of them with a consumer group committing what it
+ * reads. The long form is `npm run sim -- --seeds N` or `--minutes M`;
+ * replay is proved by sim-determinism.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSeed } from './cluster-sim.js';
 
-/** Seeds of the bounded CI run without a consumer group (well under two minutes on a shared machine). */
+/** Seeds of the bounded CI run without a consumer group (about 15 s of CPU). */
 const CI_SEEDS = 24;
 /** Seeds of the bounded CI run with a consumer group (a group makes a seed several times slower). */
 const CI_GROUP_SEEDS = 4;
 /** Simulated milliseconds of faults per CI seed. */
 const CI_FAULT_PHASE_MS = 10_000;
-
-test('the same seed gives the same trace, byte for byte', async () => {
-  const first = await runSeed({ seed: 42, faultPhaseMs: CI_FAULT_PHASE_MS, nodeLogLevel: 'info' });
-  const second = await runSeed({ seed: 42, faultPhaseMs: CI_FAULT_PHASE_MS, nodeLogLevel: 'info' });
-  assert.equal(first.violation, null, first.trace.join('\n'));
-  assert.ok(first.trace.length > 20, `a trace of ${first.trace.length} lines`);
-  assert.equal(second.trace.join('\n'), first.trace.join('\n'));
-  const other = await runSeed({ seed: 43, faultPhaseMs: CI_FAULT_PHASE_MS, nodeLogLevel: 'info' });
-  assert.notEqual(other.trace.join('\n'), first.trace.join('\n'));
-});
 
 test('without faults every record is acked and read back', async () => {
   const result = await runSeed({ seed: 7, faults: false, groups: false, faultPhaseMs: CI_FAULT_PHASE_MS });
