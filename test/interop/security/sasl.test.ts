@@ -11,8 +11,9 @@
  *   into the bootstrap snapshot: kcat authenticates with them on the node's
  *   first start, with no AlterUserScramCredentials;
  * - OAUTHBEARER with Kafka's unsecured JWS validation: kcat's unsecured JWT
- *   (`enable.sasl.oauthbearer.unsecure.jwt`) authenticates; a token without
- *   the listener's required scope is refused.
+ *   (`enable.sasl.oauthbearer.unsecure.jwt`) and the Java tools'
+ *   OAuthBearerLoginModule (unsecuredLoginStringClaim_sub) authenticate; a
+ *   token without the listener's required scope is refused.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -178,6 +179,40 @@ test('kcat (librdkafka) over SASL_PLAINTEXT with OAUTHBEARER unsecured JWS: prod
     const refused = await kcat('kcat', [...oauth('principal=carol scope=other'), '-L', '-m', '10'], { timeout: 60_000 }).then(() => null, (error: Error & { stderr?: string }) => error);
     assert.ok(refused !== null, 'a token without the required scope is refused');
     assert.match(refused.stderr ?? '', /insufficient_scope|Authentication failed|SASL authentication error/i, refused.stderr);
+  } finally {
+    await spool.stop();
+  }
+});
+
+test('Kafka 4.4 Java tools over SASL_SSL with OAUTHBEARER (OAuthBearerLoginModule, unsecured): produce and consume; a token without the required scope is refused', { timeout: 240_000 }, async (t) => {
+  const skip = missingToolSkip(kafkaLibReady(), 'Kafka 4.4 jars missing: run test/interop/kafka/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  const serverJaas = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredValidatorRequiredScope="kafka";';
+  const { spool, bootstrap } = await startSecuredSpool('SASL_SSL', [
+    'sasl.enabled.mechanisms=OAUTHBEARER', `listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=${serverJaas}`,
+    'ssl.keystore.type=PEM', `ssl.keystore.location=${pki.serverPemPath}`,
+  ]);
+  try {
+    const clientConfig = (name: string, claims: string) => {
+      const file = join(pki.dir, `${name}.properties`);
+      writeFileSync(file, [
+        'security.protocol=SASL_SSL',
+        'sasl.mechanism=OAUTHBEARER',
+        `sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ${claims};`,
+        'ssl.truststore.type=PEM',
+        `ssl.truststore.location=${pki.caPemPath}`,
+        '',
+      ].join('\n'));
+      return ['--bootstrap-server', bootstrap, '--command-config', file];
+    };
+    const alice = clientConfig('oauth-alice', 'unsecuredLoginStringClaim_sub="alice" unsecuredLoginStringClaim_scope="kafka"');
+    await tool(TOOL.consoleProducer, [...alice, '--topic', 'oauth-java'], 'one\ntwo\n');
+    const consumed = await tool(TOOL.consoleConsumer, [...alice, '--topic', 'oauth-java', '--from-beginning', '--max-messages', '2', '--timeout-ms', '30000']);
+    assert.deepEqual(consumed.trim().split('\n'), ['one', 'two']);
+    const noScope = clientConfig('oauth-noscope', 'unsecuredLoginStringClaim_sub="mallory"');
+    const refused = await runKafkaTool(TOOL.topics, [...noScope, '--list']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /insufficient_scope/, refused.stderr);
   } finally {
     await spool.stop();
   }
