@@ -86,6 +86,9 @@ export class SharedServer {
       get leaderAndEpoch() {
         return opened()?.leaderAndEpoch ?? { leaderId: null, epoch: 0 };
       },
+      get kraftVersion() {
+        return opened()?.kraftVersion ?? 0;
+      },
       handleVote: (request) => raft().handleVote(request),
       handleBeginQuorumEpoch: (request) => raft().handleBeginQuorumEpoch(request),
       handleEndQuorumEpoch: (request) => raft().handleEndQuorumEpoch(request),

@@ -138,6 +138,7 @@ export type RaftRequestServer = Pick<
   | 'handleRemoveRaftVoter'
   | 'updateVoter'
   | 'voterEndpoint'
+  | 'kraftVersion'
 >;
 
 export class NotLeaderError extends Error {

@@ -1,7 +1,8 @@
 /**
  * Proves a dynamic KRaft quorum (KIP-853) in an embedded cluster, driven the
  * way an operator drives Kafka's: startCluster({ combined: 3, dynamicQuorum:
- * true }) formats the controllers with --initial-controllers and elects one;
+ * true }) formats the controllers with --initial-controllers and elects one
+ * (kraft.version 1, as `spool features describe` reports);
  * a fourth controller, formatted with --no-initial-controllers, follows the
  * log as an observer until `spool metadata-quorum add-controller` (with the
  * new controller's properties as --command-config) makes it a voter on every
@@ -64,6 +65,9 @@ test('a fourth controller is added with add-controller and the active one remove
   const dir = mkdtempSync(join(tmpdir(), 'spool-dynamic-quorum-'));
   try {
     for (const id of [0, 1, 2]) assert.deepEqual(voterIds(cluster, id), [0, 1, 2]);
+    const features = await spool(['features', '--bootstrap-controller', controllerAddress(cluster, 0), 'describe']);
+    assert.equal(features.code, 0, features.err);
+    assert.match(features.out, /Feature: kraft\.version +SupportedMinVersion: 0 +SupportedMaxVersion: 1 +FinalizedVersionLevel: 1 /);
     await createTopic(cluster, 'before-add');
 
     const added = await cluster.addController();

@@ -27,7 +27,7 @@ import { WireClient } from './wire-client.js';
 import { WatchedNetwork } from './watched-network.js';
 
 async function startServer(quotas: Partial<ConnectionQuotaConfig>, listenerNames: readonly string[] = ['PLAINTEXT']) {
-  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map() } } } as unknown as ApiContext;
+  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map() } }, raft: { kraftVersion: 0 } } as unknown as ApiContext;
   const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker)], silentLogger);
   (fakeBroker as unknown as { handlers: RequestHandlerTable }).handlers = table;
   const net = new WatchedNetwork();

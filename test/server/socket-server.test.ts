@@ -31,7 +31,7 @@ interface ServerOptions {
 }
 
 async function startServer(options: ServerOptions = {}) {
-  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } } } as unknown as ApiContext;
+  const fakeBroker = { metadata: { image: { offset: 3, clusterId: 'test-cluster', features: new Map([['metadata.version', 25]]) } }, raft: { kraftVersion: 0 } } as unknown as ApiContext;
   const table = new RequestHandlerTable([apiVersionsHandler(fakeBroker), ...(options.handlers?.(fakeBroker) ?? [])], silentLogger);
   (fakeBroker as unknown as { handlers: RequestHandlerTable }).handlers = table;
   const env = { ...realEnv, net: options.net ?? realEnv.net };

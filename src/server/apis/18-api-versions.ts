@@ -4,7 +4,8 @@
  * Advertises exactly the handlers registered in apis/index.ts that the
  * request's listener serves (the controller listener's APIs or the
  * broker's), so the advertisement and what is served cannot drift, plus the supported and
- * finalized features (v3+, KIP-584). v3+ carries the client's software name
+ * finalized features (v3+, KIP-584; kraft.version from the Raft log, as
+ * Kafka's KRaftMetadataCache reports it, once above 0). v3+ carries the client's software name
  * and version (KIP-511); a malformed name or version gets INVALID_REQUEST.
  * A request at a version above 5 is answered at v0 with UNSUPPORTED_VERSION
  * by the handler table, before this handler runs.
@@ -37,9 +38,16 @@ export function apiVersionsHandler(broker: ControllerApiContext) {
         throttleTimeMs: 0,
         supportedFeatures: SUPPORTED_FEATURES.map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
         finalizedFeaturesEpoch: image.offset,
-        finalizedFeatures: [...image.features].map(([name, level]) => ({ name, maxVersionLevel: level, minVersionLevel: level })),
+        finalizedFeatures: finalizedFeatures(image.features, broker.raft.kraftVersion),
       };
     },
     errorResponse: (_request, errorCode) => ({ errorCode }),
   });
+}
+
+/** The metadata image's finalized levels, and kraft.version from the Raft log once above 0 (Kafka's KRaftMetadataCache.features). */
+function finalizedFeatures(levels: ReadonlyMap<string, number>, kraftVersion: number) {
+  const finalized = new Map(levels);
+  if (kraftVersion > 0) finalized.set('kraft.version', kraftVersion);
+  return [...finalized].map(([name, level]) => ({ name, maxVersionLevel: level, minVersionLevel: level }));
 }
