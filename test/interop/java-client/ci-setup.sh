@@ -2,9 +2,10 @@
 # Called by .ci/run (and by the tests' README): resolves kafka-clients 4.4.0,
 # Jackson and slf4j-nop from Maven into lib/ and compiles src/*.java into
 # classes/. A stamp of pom.xml and the sources makes a second run a no-op.
-# Prints the classpath.
+# Prints the classpath. Given a directory, builds that one's pom.xml and
+# src/*.java the same way (test/interop/streams/ci-setup.sh).
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+here="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
 stamp="$here/classes/.stamp"
 hash="$(cat "$here/pom.xml" "$here"/src/*.java | sha256sum | cut -d' ' -f1)"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$hash" ]]; then
