@@ -30,7 +30,7 @@ export async function listenerSecurity(
   node: { fs: FileSystem; credentials: SaslCredentialSources },
 ): Promise<ListenerSecurity> {
   const { fs } = node;
-  const sasl = listener.securityProtocol.startsWith('SASL_') ? { sasl: saslListenerSettings(config, listener, node.credentials) } : {};
+  const sasl = listener.securityProtocol.startsWith('SASL_') ? { sasl: await saslListenerSettings(config, listener, node.credentials, fs) } : {};
   if (listener.securityProtocol !== 'SSL' && listener.securityProtocol !== 'SASL_SSL') return sasl;
   const ssl = await sslListenerSettings(config, listener, fs);
   if (listener.securityProtocol === 'SASL_SSL') return { tls: ssl.tls, ...sasl };

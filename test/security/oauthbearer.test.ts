@@ -6,12 +6,15 @@
  * {"status":...} challenge followed by failure, and the authorization id.
  */
 import { test } from 'node:test';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { SimFileSystem } from '../../src/io/sim-fs.js';
+import { SECURED_VALIDATOR } from '../../src/security/sasl/oauth-jwks.js';
 import assert from 'node:assert/strict';
 import { BrokerConfig } from '../../src/common/config.js';
 import { ManualClock, SeededRandom } from '../../src/io/env.js';
 import { saslListenerSettings } from '../../src/security/sasl/config.js';
 import type { SaslServer, SaslStep } from '../../src/security/sasl/mechanism.js';
-import { OAuthBearerSaslServer, unsecuredValidatorOptions } from '../../src/security/sasl/oauthbearer.js';
+import { OAuthBearerSaslServer, unsecuredValidator, unsecuredValidatorOptions } from '../../src/security/sasl/oauthbearer.js';
 
 const NOW_MS = 1_700_000_000_000;
 const NOW_S = NOW_MS / 1000;
@@ -20,7 +23,7 @@ const jws = (claims: object, header: object = { alg: 'none' }, signature = '') =
 const firstMessage = (token: string, authzid = '') => Buffer.from(`n,${authzid === '' ? '' : `a=${authzid}`},\u0001auth=Bearer ${token}\u0001\u0001`);
 
 function server(options: Record<string, string> = {}) {
-  return new OAuthBearerSaslServer(unsecuredValidatorOptions(new Map(Object.entries(options))), new ManualClock(NOW_MS));
+  return new OAuthBearerSaslServer(unsecuredValidator(unsecuredValidatorOptions(new Map(Object.entries(options)))), new ManualClock(NOW_MS));
 }
 
 /** Evaluates a token; an invalid one must get a challenge, then fail with that challenge's text once the client sends \x01. */
@@ -94,24 +97,77 @@ test('malformed client first messages and a different authorization id fail', ()
   );
 });
 
-test('a listener enables OAUTHBEARER with its OAuthBearerLoginModule entry; a server callback handler (JWKS validation) stops the start', () => {
+test('a listener enables OAUTHBEARER with its OAuthBearerLoginModule entry; another server callback handler stops the start', async () => {
   const jaas = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredValidatorRequiredScope="kafka";';
   const settings = {
     'sasl.enabled.mechanisms': 'OAUTHBEARER',
     'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': jaas,
   };
   const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock: new ManualClock(NOW_MS) };
-  const listener = saslListenerSettings(BrokerConfig.fromObject(settings), { name: 'SASL_PLAINTEXT' }, sources);
+  const fs = new SimFileSystem(new SeededRandom(2));
+  const listener = await saslListenerSettings(BrokerConfig.fromObject(settings), { name: 'SASL_PLAINTEXT' }, sources, fs);
   assert.deepEqual(listener.enabledMechanisms, ['OAUTHBEARER']);
   assert.equal(outcome(listener.newServer('OAUTHBEARER'), firstMessage(jws({ sub: 'alice', exp: NOW_S + 60, scope: 'kafka' }))), 'principal alice');
   assert.equal(outcome(listener.newServer('OAUTHBEARER'), firstMessage(jws({ sub: 'alice', exp: NOW_S + 60 }))), '{"status":"insufficient_scope", "scope":"[kafka]"}');
-  const handler = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
-  assert.throws(
-    () => saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': handler }), { name: 'SASL_PLAINTEXT' }, sources),
-    /JWKS validation is not served/,
+  await assert.rejects(
+    saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': 'com.example.MyHandler' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
+    /Spool's OAUTHBEARER serves only org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler/,
   );
-  assert.throws(
-    () => saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required;' }), { name: 'SASL_PLAINTEXT' }, sources),
+  await assert.rejects(
+    saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR, 'sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1/jwks' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
+    /only from file: URLs/,
+  );
+  await assert.rejects(
+    saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required;' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
     /OAUTHBEARER needs org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule/,
   );
+});
+
+test('OAuthBearerValidatorCallbackHandler with a JWKS file: signed tokens (RS256, ES256) with the expected issuer and audience authenticate; others get invalid_token', async () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const fs = new SimFileSystem(new SeededRandom(2));
+  await fs.writeFileAtomic('/jwks.json', Buffer.from(JSON.stringify({
+    keys: [
+      { ...rsa.publicKey.export({ format: 'jwk' }), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+      { ...ec.publicKey.export({ format: 'jwk' }), kid: 'ec-1' },
+    ],
+  })));
+  const config = BrokerConfig.fromObject({
+    'sasl.enabled.mechanisms': 'OAUTHBEARER',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR,
+    'listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url': 'file:///jwks.json',
+    'sasl.oauthbearer.expected.issuer': 'https://issuer.example',
+    'sasl.oauthbearer.expected.audience': 'kafka,other',
+    'sasl.oauthbearer.clock.skew.seconds': '10',
+  });
+  const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock: new ManualClock(NOW_MS) };
+  const listener = await saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs);
+  const signed = (claims: object, header: Record<string, string> = { alg: 'RS256', kid: 'rsa-1' }, key: KeyObject = rsa.privateKey) => {
+    const input = `${part(header)}.${part(claims)}`;
+    const signature = sign('sha256', Buffer.from(input), header.alg!.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key);
+    return `${input}.${signature.toString('base64url')}`;
+  };
+  const good = { sub: 'alice', iss: 'https://issuer.example', aud: 'kafka', iat: NOW_S - 5, exp: NOW_S + 60, scope: 'read' };
+  const evaluate = (token: string) => outcome(listener.newServer('OAUTHBEARER'), firstMessage(token));
+  assert.equal(evaluate(signed(good)), 'principal alice');
+  assert.equal(evaluate(signed({ ...good, aud: ['x', 'other'], exp: NOW_S - 5 })), 'principal alice', 'an audience among the expected, exp within the clock skew');
+  assert.equal(evaluate(signed(good, { alg: 'ES256', kid: 'ec-1' }, ec.privateKey)), 'principal alice');
+  const invalid = '{"status":"invalid_token"}';
+  const refused: [string, string][] = [
+    ['another key', signed(good, { alg: 'RS256', kid: 'rsa-1' }, stranger.privateKey)],
+    ['an unknown kid', signed(good, { alg: 'RS256', kid: 'rsa-2' })],
+    ['alg none', `${part({ alg: 'none' })}.${part(good)}.`],
+    ['a tampered payload', `${signed(good).split('.')[0]}.${part({ ...good, sub: 'mallory' })}.${signed(good).split('.')[2]}`],
+    ['expired beyond the skew', signed({ ...good, exp: NOW_S - 11 })],
+    ['not yet valid', signed({ ...good, nbf: NOW_S + 11 })],
+    ['no iat', signed({ ...good, iat: undefined })],
+    ['another issuer', signed({ ...good, iss: 'https://elsewhere.example' })],
+    ['another audience', signed({ ...good, aud: 'billing' })],
+    ['no audience', signed({ ...good, aud: undefined })],
+    ['a blank subject', signed({ ...good, sub: ' ' })],
+  ];
+  for (const [why, token] of refused) assert.equal(evaluate(token), invalid, why);
 });

@@ -20,7 +20,9 @@ import { ScramSaslServer, type ScramCredentialSource } from './scram-server.js';
 import { SCRAM_MECHANISMS, scramMechanismNamed } from '../scram.js';
 import type { Random } from '../../io/random.js';
 import type { Clock } from '../../io/clock.js';
-import { OAUTHBEARER, OAuthBearerSaslServer, unsecuredValidatorOptions, type UnsecuredValidatorOptions } from './oauthbearer.js';
+import { OAUTHBEARER, OAuthBearerSaslServer, unsecuredValidator, unsecuredValidatorOptions, type TokenValidator } from './oauthbearer.js';
+import { oauthCallbackHandler, SECURED_VALIDATOR, securedValidator } from './oauth-jwks.js';
+import type { FileSystem } from '../../io/fs.js';
 
 /** The mechanisms Spool serves, and the JAAS login module each expects. */
 const LOGIN_MODULES: Readonly<Record<string, string>> = {
@@ -53,7 +55,7 @@ const intSetting = (config: BrokerConfig, listenerName: string, name: string, fa
   return value;
 };
 
-export function saslListenerSettings(config: BrokerConfig, listener: { name: string }, sources: SaslCredentialSources): SaslListenerSettings {
+export async function saslListenerSettings(config: BrokerConfig, listener: { name: string }, sources: SaslCredentialSources, fs: FileSystem): Promise<SaslListenerSettings> {
   const mechanisms = (listenerSetting(config, listener.name, 'sasl.enabled.mechanisms', 'GSSAPI') ?? '')
     .split(',')
     .map((m) => m.trim())
@@ -63,8 +65,8 @@ export function saslListenerSettings(config: BrokerConfig, listener: { name: str
   if (unserved.length > 0) {
     throw new ConfigError(`Listener ${listener.name} enables SASL mechanism ${unserved.join(', ')} (sasl.enabled.mechanisms), which Spool does not serve; it serves ${Object.keys(LOGIN_MODULES).join(', ')}`);
   }
-  if (mechanisms.includes(OAUTHBEARER)) refuseOAuthCallbackHandler(config, listener.name);
-  const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources)]));
+  const secured = mechanisms.includes(OAUTHBEARER) ? await oauthSecuredValidator(config, listener.name, fs) : null;
+  const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources, secured)]));
   return {
     enabledMechanisms: mechanisms,
     newServer: (mechanism) => servers.get(mechanism)!(),
@@ -74,17 +76,15 @@ export function saslListenerSettings(config: BrokerConfig, listener: { name: str
 }
 
 /**
- * A server callback handler (Kafka's secured OAuthBearerValidatorCallbackHandler
- * with JWKS, or a custom one) would validate tokens that Spool's unsecured
- * validator accepts unsigned: its setting stops the start rather than
- * being ignored.
+ * The listener's OAUTHBEARER validation: Kafka's default unsecured one (null),
+ * or its OAuthBearerValidatorCallbackHandler with a JWKS. Any other callback
+ * handler stops the start rather than being ignored.
  */
-function refuseOAuthCallbackHandler(config: BrokerConfig, listenerName: string): void {
-  for (const name of [listenerPrefixed(listenerName, 'oauthbearer.sasl.server.callback.handler.class'), 'sasl.server.callback.handler.class']) {
-    if (config.explicit.has(name)) {
-      throw new ConfigError(`${name} is set, but Spool's OAUTHBEARER validates only unsecured JWS (Kafka's default handler); JWKS validation is not served`);
-    }
-  }
+async function oauthSecuredValidator(config: BrokerConfig, listenerName: string, fs: FileSystem): Promise<TokenValidator | null> {
+  const handler = oauthCallbackHandler(config, listenerName);
+  if (handler === undefined) return null;
+  if (handler !== SECURED_VALIDATOR) throw new ConfigError(`sasl.server.callback.handler.class ${handler} on listener ${listenerName}: Spool's OAUTHBEARER serves only ${SECURED_VALIDATOR} and Kafka's default unsecured validation`);
+  return securedValidator(config, listenerName, fs);
 }
 
 function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string): JaasEntry {
@@ -103,19 +103,19 @@ function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string
   return entry;
 }
 
-function serverFactory(mechanism: string, jaas: JaasEntry, sources: SaslCredentialSources): () => SaslServer {
+function serverFactory(mechanism: string, jaas: JaasEntry, sources: SaslCredentialSources, secured: TokenValidator | null): () => SaslServer {
   if (mechanism === PLAIN) {
     const users = plainUsers(jaas.options);
     return () => new PlainSaslServer(users);
   }
   if (mechanism === OAUTHBEARER) {
-    let options: UnsecuredValidatorOptions;
+    let validator = secured;
     try {
-      options = unsecuredValidatorOptions(jaas.options);
+      validator ??= unsecuredValidator(unsecuredValidatorOptions(jaas.options));
     } catch (error) {
       throw new ConfigError(`Invalid OAUTHBEARER JAAS options: ${(error as Error).message}`);
     }
-    return () => new OAuthBearerSaslServer(options, sources.clock);
+    return () => new OAuthBearerSaslServer(validator, sources.clock);
   }
   const scram = scramMechanismNamed(mechanism);
   if (scram === undefined) throw new Error(`no SASL server for ${mechanism}`);

@@ -17,7 +17,8 @@
  * unsecuredValidatorPrincipalClaimName (default sub),
  * unsecuredValidatorScopeClaimName (default scope),
  * unsecuredValidatorRequiredScope (space-delimited),
- * unsecuredValidatorAllowableClockSkewMs (default 0).
+ * unsecuredValidatorAllowableClockSkewMs (default 0). The secured
+ * validation with a JWKS is in oauth-jwks.ts.
  */
 import { ConfigError } from '../../common/config.js';
 import type { Clock } from '../../io/clock.js';
@@ -58,7 +59,7 @@ export function unsecuredValidatorOptions(options: ReadonlyMap<string, string>):
 const parseScope = (text: string): string[] => text.split(' ').filter((item) => item !== '');
 
 /** Why a token is refused; `scope` set for a missing required scope (Kafka's failureScope). */
-class IllegalToken extends Error {
+export class IllegalToken extends Error {
   constructor(
     message: string,
     readonly scope: string | null = null,
@@ -67,12 +68,20 @@ class IllegalToken extends Error {
   }
 }
 
+/** Checks a token at a time: its principal name, or throws IllegalToken. */
+export type TokenValidator = (token: string, nowMs: number) => string;
+
+export const unsecuredValidator =
+  (options: UnsecuredValidatorOptions): TokenValidator =>
+  (token, nowMs) =>
+    validateUnsecuredJws(token, options, nowMs);
+
 export class OAuthBearerSaslServer implements SaslServer {
   readonly mechanism = OAUTHBEARER;
   private errorMessage: string | null = null;
 
   constructor(
-    private readonly options: UnsecuredValidatorOptions,
+    private readonly validate: TokenValidator,
     private readonly clock: Clock,
   ) {}
 
@@ -93,7 +102,7 @@ export class OAuthBearerSaslServer implements SaslServer {
     if (authMatch.groups!.scheme!.toLowerCase() !== 'bearer') return { kind: 'failed', message: `Invalid scheme in OAUTHBEARER client first message: ${authMatch.groups!.scheme}`, reveal: false };
     let principal: string;
     try {
-      principal = validateUnsecuredJws(authMatch.groups!.token!, this.options, this.clock.nowMs());
+      principal = this.validate(authMatch.groups!.token!, this.clock.nowMs());
     } catch (error) {
       if (!(error instanceof IllegalToken)) throw error;
       this.errorMessage = jsonErrorResponse(error.scope === null ? 'invalid_token' : 'insufficient_scope', error.scope);

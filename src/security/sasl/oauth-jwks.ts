@@ -1,0 +1,162 @@
+/**
+ * OAUTHBEARER's secured validation, as Kafka's OAuthBearerValidatorCallbackHandler
+ * (ValidatorAccessTokenValidator over jose4j) does it, when a listener sets
+ * `listener.name.<l>.oauthbearer.sasl.server.callback.handler.class` to that
+ * handler. The keys come from a JWKS file (`sasl.oauthbearer.jwks.endpoint.url`
+ * with a `file:` URL, read once at start as Kafka's JwksFileVerificationKeyResolver
+ * does). A token is a signed JWS (RS256/384/512 or ES256/384/512, never
+ * none) whose key is the JWKS key with its `kid` (or the only key when it
+ * names none), with:
+ *   exp and iat required; exp and nbf checked with sasl.oauthbearer.clock.skew.seconds (30)
+ *   iss equal to sasl.oauthbearer.expected.issuer when set
+ *   aud containing one of sasl.oauthbearer.expected.audience when set, and
+ *     no aud at all when it is not (jose4j's default audience check)
+ *   the principal from sasl.oauthbearer.sub.claim.name (sub), a non-blank string
+ *   scopes from sasl.oauthbearer.scope.claim.name (scope), each non-blank
+ */
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, type BrokerConfig } from '../../common/config.js';
+import type { FileSystem } from '../../io/fs.js';
+import { listenerPrefixed } from '../ssl-config.js';
+import { IllegalToken, type TokenValidator } from './oauthbearer.js';
+
+export const SECURED_VALIDATOR = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
+const DEFAULT_CLOCK_SKEW_SECONDS = 30;
+const ALGORITHMS: Readonly<Record<string, { hash: string; kty: string; ec?: true }>> = {
+  RS256: { hash: 'sha256', kty: 'RSA' },
+  RS384: { hash: 'sha384', kty: 'RSA' },
+  RS512: { hash: 'sha512', kty: 'RSA' },
+  ES256: { hash: 'sha256', kty: 'EC', ec: true },
+  ES384: { hash: 'sha384', kty: 'EC', ec: true },
+  ES512: { hash: 'sha512', kty: 'EC', ec: true },
+};
+
+/** Kafka's ValidateException: answered {"status":"invalid_token"}. */
+export class InvalidAccessToken extends IllegalToken {
+  override readonly name = 'InvalidAccessToken';
+}
+
+interface VerificationKey {
+  kid: string | null;
+  kty: string;
+  alg: string | null;
+  key: KeyObject;
+}
+
+
+/** A setting of the listener's OAUTHBEARER mechanism: listener-and-mechanism prefixed, listener prefixed, then plain. */
+function oauthSetting(config: BrokerConfig, listenerName: string, name: string): string | undefined {
+  return config.explicit.get(listenerPrefixed(listenerName, `oauthbearer.${name}`)) ?? config.explicit.get(listenerPrefixed(listenerName, name)) ?? config.explicit.get(name);
+}
+
+/** The server callback handler the listener names for OAUTHBEARER, if any. */
+export function oauthCallbackHandler(config: BrokerConfig, listenerName: string): string | undefined {
+  return oauthSetting(config, listenerName, 'sasl.server.callback.handler.class');
+}
+
+/** Builds the secured validator of a listener; throws ConfigError for missing or unreadable settings. */
+export async function securedValidator(config: BrokerConfig, listenerName: string, fs: FileSystem): Promise<TokenValidator> {
+  const url = oauthSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.url');
+  if (url === undefined || url.trim() === '') throw new ConfigError(`${SECURED_VALIDATOR} on listener ${listenerName} needs sasl.oauthbearer.jwks.endpoint.url`);
+  if (!url.startsWith('file:')) throw new ConfigError(`sasl.oauthbearer.jwks.endpoint.url ${url}: Spool reads JWKS only from file: URLs, not from an HTTP endpoint`);
+  let keys: VerificationKey[];
+  try {
+    keys = parseJwks((await fs.readFile(fileURLToPath(url))).toString('utf8'));
+  } catch (error) {
+    throw new ConfigError(`Cannot read the JWKS of sasl.oauthbearer.jwks.endpoint.url ${url}: ${(error as Error).message}`);
+  }
+  const skewText = oauthSetting(config, listenerName, 'sasl.oauthbearer.clock.skew.seconds') ?? String(DEFAULT_CLOCK_SKEW_SECONDS);
+  if (!/^\d+$/.test(skewText.trim())) throw new ConfigError(`Invalid value ${skewText} for configuration sasl.oauthbearer.clock.skew.seconds: Not a number of type INT`);
+  const audiences = (oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.audience') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  return jwtValidator({
+    keys,
+    clockSkewMs: Number(skewText.trim()) * 1000,
+    expectedIssuer: oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.issuer') ?? null,
+    expectedAudiences: audiences,
+    subClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.sub.claim.name') ?? 'sub',
+    scopeClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.scope.claim.name') ?? 'scope',
+  });
+}
+
+function parseJwks(text: string): VerificationKey[] {
+  const jwks = JSON.parse(text) as { keys?: unknown };
+  if (!Array.isArray(jwks.keys)) throw new Error('a JWKS is an object with a "keys" array');
+  return jwks.keys.map((jwk: Record<string, unknown>) => ({
+    kid: typeof jwk.kid === 'string' ? jwk.kid : null,
+    kty: String(jwk.kty),
+    alg: typeof jwk.alg === 'string' ? jwk.alg : null,
+    key: createPublicKey({ key: jwk as never, format: 'jwk' }),
+  }));
+}
+
+const base64url = (part: string): Buffer => {
+  if (!/^[-_A-Za-z0-9]*$/.test(part)) throw new InvalidAccessToken('malformed Base64 URL encoded value');
+  return Buffer.from(part, 'base64url');
+};
+
+function json(part: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(base64url(part).toString('utf8'));
+  } catch (error) {
+    if (error instanceof InvalidAccessToken) throw error;
+    throw new InvalidAccessToken('malformed JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidAccessToken('malformed JSON');
+  return value as Record<string, unknown>;
+}
+
+export function jwtValidator(options: {
+  keys: readonly VerificationKey[];
+  clockSkewMs: number;
+  expectedIssuer: string | null;
+  expectedAudiences: readonly string[];
+  subClaimName: string;
+  scopeClaimName: string;
+}): TokenValidator {
+  return (token, nowMs) => {
+      const parts = token.split('.');
+      if (parts.length !== 3) throw new InvalidAccessToken(`Malformed JWT provided; expected three sections (header, payload, and signature), but ${parts.length} sections provided`);
+      const [headerPart, claimsPart, signaturePart] = parts as [string, string, string];
+      const header = json(headerPart);
+      const claims = json(claimsPart);
+      const algorithm = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined;
+      if (algorithm === undefined) throw new InvalidAccessToken(`'${String(header.alg)}' is not a permitted algorithm`);
+      const kid = typeof header.kid === 'string' ? header.kid : null;
+      const candidates = options.keys.filter((k) => k.kty === algorithm.kty && (k.alg === null || k.alg === header.alg) && (kid === null || k.kid === kid));
+      if (candidates.length !== 1) throw new InvalidAccessToken(`Unable to find a suitable verification key for JWS w/ header ${JSON.stringify(header)}`);
+      const signed = Buffer.from(`${headerPart}.${claimsPart}`, 'ascii');
+      const signature = base64url(signaturePart);
+      const key = candidates[0]!.key;
+      const valid = verify(algorithm.hash, signed, algorithm.ec === true ? { key, dsaEncoding: 'ieee-p1363' } : key, signature);
+      if (!valid) throw new InvalidAccessToken('JWS signature is invalid');
+      const seconds = (name: string, required: boolean): number | null => {
+        const value = claims[name];
+        if (value === undefined) {
+          if (required) throw new InvalidAccessToken(`No ${name} claim present`);
+          return null;
+        }
+        if (typeof value !== 'number') throw new InvalidAccessToken(`The value of the '${name}' claim is not the expected type`);
+        return value;
+      };
+      const expiration = seconds('exp', true)!;
+      seconds('iat', true);
+      const notBefore = seconds('nbf', false);
+      if (nowMs - options.clockSkewMs >= expiration * 1000) throw new InvalidAccessToken(`The JWT is no longer valid - the evaluation time is on or after the Expiration Time (exp=${expiration})`);
+      if (notBefore !== null && nowMs + options.clockSkewMs < notBefore * 1000) throw new InvalidAccessToken(`The JWT is not yet valid as the evaluation time is before the nbf (nbf=${notBefore})`);
+      if (options.expectedIssuer !== null && claims.iss !== options.expectedIssuer) throw new InvalidAccessToken(`Issuer (iss) claim value (${String(claims.iss)}) doesn't match expected value of ${options.expectedIssuer}`);
+      const audience = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+      if (options.expectedAudiences.length === 0) {
+        if (claims.aud !== undefined) throw new InvalidAccessToken('Audience (aud) claim present in the JWT but no expected audience value(s) were provided to the JWT Consumer');
+      } else if (!audience.some((a) => typeof a === 'string' && options.expectedAudiences.includes(a))) {
+        throw new InvalidAccessToken(`Audience (aud) claim ${JSON.stringify(claims.aud ?? null)} doesn't contain an acceptable identifier`);
+      }
+      const subject = claims[options.subClaimName];
+      if (typeof subject !== 'string' || subject.trim() === '') throw new InvalidAccessToken(`${options.subClaimName} value must be non-null and non-empty`);
+      const scope = claims[options.scopeClaimName];
+      const scopes = typeof scope === 'string' ? [scope] : Array.isArray(scope) ? scope : [];
+      if (scopes.some((s) => typeof s !== 'string' || s.trim() === '')) throw new InvalidAccessToken(`${options.scopeClaimName} value must be non-null and non-empty`);
+      return subject.trim();
+  };
+}
