@@ -66,6 +66,8 @@ export interface SimRunOptions {
   faults?: boolean;
   /** Node log lines in the trace from this level up. Default 'warn'. */
   nodeLogLevel?: 'error' | 'warn' | 'info' | 'debug';
+  /** How many nodes may be faulty (down, cut off or paused) at once. Default 1 (RF − min.insync.replicas); 2 loses the quorum at times. */
+  faultyNodesMax?: number;
   /** Also run a consumer group of two members that commit what they read (default true). */
   groups?: boolean;
   /** Told of each trace line as it is written (a live trace). */
@@ -441,27 +443,43 @@ class ClusterSim {
   private async injectFaults(): Promise<void> {
     const random = this.fork();
     const endMs = this.clock.nowMs() + this.faultPhaseMs;
-    /** The one node down or cut off, if any. */
-    let faulty: { nodeId: number; kind: 'down' | 'cut' | 'paused' } | null = null;
+    /** The nodes down, cut off or paused; a node that lost power is faulty alone. */
+    const faulty = new Map<number, 'down' | 'cut' | 'paused' | 'starting'>();
+    let powerCut = false;
+    const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
       await this.runFor(300 + random.nextInt(2_700));
       const nodes = this.cluster!.nodes;
-      if (faulty !== null) {
-        if (faulty.kind === 'down') await this.restart(nodes[faulty.nodeId]!);
-        else if (faulty.kind === 'paused') this.resume(faulty.nodeId);
+      for (const [nodeId, kind] of faulty) if (kind === 'starting' && !this.starting.has(nodeId)) faulty.delete(nodeId);
+      const recoverable = [...faulty].filter(([, kind]) => kind !== 'starting');
+      if (faulty.size >= faultyNodesMax && recoverable.length === 0) continue;
+      if (recoverable.length > 0 && (faulty.size >= faultyNodesMax || powerCut || random.nextInt(2) === 0)) {
+        const [nodeId, kind] = recoverable[0]!;
+        // A restart runs on while faults go on (a start may wait on a cut that only a later step heals).
+        if (kind === 'down') this.restartInBackground(nodes[nodeId]!);
+        else if (kind === 'paused') this.resume(nodeId);
         else this.net.heal();
-        faulty = null;
+        if (kind === 'down') faulty.set(nodeId, 'starting');
+        else faulty.delete(nodeId);
+        if (kind === 'cut') for (const [id, other] of faulty) if (other === 'cut') faulty.delete(id);
+        powerCut = false;
         continue;
       }
       // Half the time the victim is the Raft leader (the active controller), whose loss moves the most.
-      const raftLeader = nodes.find((node) => node.running && node.node.shared.raft.isLeader);
-      const victim = raftLeader !== undefined && random.nextInt(2) === 0 ? raftLeader : nodes[random.nextInt(nodes.length)]!;
+      const healthy = nodes.filter((node) => !faulty.has(node.nodeId));
+      const raftLeader = healthy.find((node) => node.running && node.node.shared.raft.isLeader);
+      const victim = raftLeader !== undefined && random.nextInt(2) === 0 ? raftLeader : healthy[random.nextInt(healthy.length)]!;
       const other = nodes.find((node) => node !== victim && random.nextInt(2) === 0) ?? nodes.find((node) => node !== victim)!;
       const action = random.nextInt(7);
       if (action === 0) {
         this.log(`FAULT kill node-${victim.nodeId} (kill -9)`);
         await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
-        faulty = { nodeId: victim.nodeId, kind: 'down' };
+        faulty.set(victim.nodeId, 'down');
+      } else if (action === 1 && faulty.size > 0) {
+        // A power cut loses acknowledged writes on one replica: with another node faulty that is beyond what acks=all promises.
+        this.log(`FAULT kill node-${victim.nodeId} (kill -9; no power cut while another node is faulty)`);
+        await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
+        faulty.set(victim.nodeId, 'down');
       } else if (action === 1) {
         // Either a seeded prefix of the unsynced operations survives (the last write maybe torn), or none of them.
         const keepUnsyncedPrefix = random.nextInt(2) === 0;
@@ -470,22 +488,23 @@ class ClusterSim {
         const report = this.disks.get(victim.nodeId)!.crash({ keepUnsyncedPrefix });
         this.log(`disk of node-${victim.nodeId}: kept ${report.keptOperations} of ${report.pendingOperations} unsynced operations, torn write ${report.tornWriteBytes}`);
         await this.logMetadataDir(victim);
-        faulty = { nodeId: victim.nodeId, kind: 'down' };
+        faulty.set(victim.nodeId, 'down');
+        powerCut = true;
       } else if (action === 2) {
         this.log(`FAULT partition node-${victim.nodeId} from the others, both ways`);
         this.net.partition([[`node-${victim.nodeId}`], nodes.filter((node) => node !== victim).map((node) => `node-${node.nodeId}`)]);
-        faulty = { nodeId: victim.nodeId, kind: 'cut' };
+        faulty.set(victim.nodeId, 'cut');
       } else if (action === 3) {
         this.log(`FAULT one-way cut node-${victim.nodeId} -> node-${other.nodeId}`);
         this.net.cutOneWay(`node-${victim.nodeId}`, `node-${other.nodeId}`);
-        faulty = { nodeId: victim.nodeId, kind: 'cut' };
+        faulty.set(victim.nodeId, 'cut');
       } else if (action === 4) {
         this.log(`FAULT reset the connections of node-${victim.nodeId}`);
         this.net.resetConnections(`node-${victim.nodeId}`);
       } else if (action === 5) {
         this.log(`FAULT pause node-${victim.nodeId} (a GC stall or SIGSTOP: its timers and arrivals wait)`);
         this.pauses.get(victim.nodeId)!.pause();
-        faulty = { nodeId: victim.nodeId, kind: 'paused' };
+        faulty.set(victim.nodeId, 'paused');
       } else {
         const fault = { extraDelayMs: random.nextInt(200), bytesPerMs: 100 + random.nextInt(1000) };
         this.log(`FAULT slow link node-${victim.nodeId} -> node-${other.nodeId}`);
@@ -497,6 +516,21 @@ class ClusterSim {
   private resume(nodeId: number): void {
     this.log(`resume node-${nodeId}`);
     this.pauses.get(nodeId)!.resume();
+  }
+
+  /** Nodes whose start is under way in the background, by id. */
+  private readonly starting = new Map<number, Promise<void>>();
+
+  /** Starts a node without waiting for it: a start that fails (other than by a kill) is a violation; a slow one is judged once everything heals. */
+  private restartInBackground(node: EmbeddedNode): void {
+    this.log(`restart node-${node.nodeId} (in the background)`);
+    const started = node.start();
+    this.tapIncarnation(node);
+    const tracked = started.then(
+      () => this.log(`node-${node.nodeId} running again`),
+      (error: Error) => this.report({ invariant: 'restart-succeeds', detail: `node-${node.nodeId}: ${error.message}` }),
+    );
+    this.starting.set(node.nodeId, tracked.finally(() => this.starting.delete(node.nodeId)));
   }
 
   private async restart(node: EmbeddedNode): Promise<void> {
@@ -528,7 +562,7 @@ class ClusterSim {
     this.net.heal();
     this.net.clearLinkFaults();
     for (const [nodeId, pause] of this.pauses) if (pause.paused) this.resume(nodeId);
-    for (const node of this.cluster!.nodes) if (!node.running) await this.restart(node);
+    for (const node of this.cluster!.nodes) if (!node.running && !this.starting.has(node.nodeId)) await this.restart(node);
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
     this.log('cluster whole: one agreed Raft leader, full ISRs');

@@ -5,6 +5,7 @@
  *   --trace          prints the trace of each seed run (with --seed: its replay)
  *   --minutes M      long mode: runs seeds from --from until M minutes of wall-clock time are up
  *   --fault-ms MS    simulated milliseconds of faults per seed (default 20000)
+ *   --faulty-max K   how many nodes may be faulty at once (default 1; 2 takes the quorum away at times)
  *   --log-level L    node log lines in the trace from level L (error, warn, info, debug; default warn)
  * Prints the seeds it runs, one line per failing seed (seed, invariant, detail), and a summary; exits 1 when a seed failed.
  */
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     minutes: { type: 'string' },
     'fault-ms': { type: 'string' },
     'log-level': { type: 'string' },
+    'faulty-max': { type: 'string' },
   },
 });
 
@@ -33,6 +35,7 @@ function integer(name: string, text: string | undefined, fallback: number): numb
 const logLevel = values['log-level'] ?? 'warn';
 if (!['error', 'warn', 'info', 'debug'].includes(logLevel)) throw new Error(`--log-level must be error, warn, info or debug`);
 const faultPhaseMs = integer('fault-ms', values['fault-ms'], 20_000);
+const faultyNodesMax = integer('faulty-max', values['faulty-max'], 1);
 const from = integer('from', values.from, 1);
 const single = values.seed === undefined ? null : integer('seed', values.seed, 0);
 const minutes = values.minutes === undefined ? null : Number(values.minutes);
@@ -51,7 +54,7 @@ for (let index = 0; ; index++) {
   if (seed === undefined) break;
   if (seeds === null && deadlineMs === null && index >= count) break;
   if (deadlineMs !== null && performance.now() >= deadlineMs) break;
-  const result = await runSeed({ seed, faultPhaseMs, nodeLogLevel: logLevel as 'warn', ...(values.trace ? { onTrace: (line: string) => console.log(line) } : {}) });
+  const result = await runSeed({ seed, faultPhaseMs, faultyNodesMax, nodeLogLevel: logLevel as 'warn', ...(values.trace ? { onTrace: (line: string) => console.log(line) } : {}) });
   ran++;
   simulatedMs += result.simulatedMs;
   if (result.violation !== null) {
