@@ -5,10 +5,12 @@
  * controller listener (--bootstrap-controller) and their outputs are
  * compared line by line (timestamps, which move between the two calls,
  * masked). Kafka's tool is skipped (outside CI) when its jars are not set up.
+ * add-controller and remove-controller refuse bad arguments with Kafka's
+ * messages (their real runs are in test/node and test/interop/cluster).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker } from '../../src/node/embedded.js';
@@ -70,6 +72,29 @@ test('Kafka\'s kafka-metadata-quorum.sh against Spool prints what spool metadata
     }
   } finally {
     await running.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('add-controller and remove-controller check their arguments as kafka-metadata-quorum.sh does (--dry-run changes nothing)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-metadata-quorum-args-'));
+  try {
+    const noConfig = await spool(['metadata-quorum', '--bootstrap-controller', '127.0.0.1:1', 'add-controller']);
+    assert.notEqual(noConfig.code, 0);
+    assert.match(noConfig.err, /You must supply the configuration file of the controller you are adding when using add-controller\./);
+    const properties = join(dir, 'broker.properties');
+    writeFileSync(properties, 'node.id=5\nprocess.roles=broker\nlog.dirs=' + dir + '\n');
+    const notController = await spool(['metadata-quorum', '--bootstrap-controller', '127.0.0.1:1', '--command-config', properties, 'add-controller']);
+    assert.match(notController.err, /process\.roles did not contain 'controller' in configuration file\. Is this a valid controller configuration file\?/);
+    writeFileSync(properties, 'node.id=5\nprocess.roles=controller\nlog.dirs=' + dir + '\ncontroller.listener.names=CONTROLLER\nlisteners=CONTROLLER://127.0.0.1:9093\n');
+    const unformatted = await spool(['metadata-quorum', '--bootstrap-controller', '127.0.0.1:1', '--command-config', properties, 'add-controller', '--dry-run']);
+    assert.match(unformatted.err, new RegExp(`Unable to read meta\\.properties from ${dir}`));
+    const negative = await spool(['metadata-quorum', '--bootstrap-controller', '127.0.0.1:1', 'remove-controller', '--controller-id', '-1', '--controller-directory-id', 'AAAAAAAAAAAAAAAAAAAAAQ']);
+    assert.match(negative.err, /Invalid negative --controller-id: -1/);
+    const dryRun = await spool(['metadata-quorum', '--bootstrap-controller', '127.0.0.1:1', 'remove-controller', '--controller-id', '2', '--controller-directory-id', 'AAAAAAAAAAAAAAAAAAAAAQ', '--dry-run']);
+    assert.equal(dryRun.code, 0, dryRun.err);
+    assert.equal(dryRun.out, 'DRY RUN of removing KRaft controller 2 with directory id AAAAAAAAAAAAAAAAAAAAAQ\n');
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
