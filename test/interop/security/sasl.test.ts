@@ -13,11 +13,15 @@
  * - OAUTHBEARER with Kafka's unsecured JWS validation: kcat's unsecured JWT
  *   (`enable.sasl.oauthbearer.unsecure.jwt`) and the Java tools'
  *   OAuthBearerLoginModule (unsecuredLoginStringClaim_sub) authenticate; a
- *   token without the listener's required scope is refused.
+ *   token without the listener's required scope is refused; with
+ *   OAuthBearerValidatorCallbackHandler and a file: JWKS, the Java tools
+ *   authenticate with an RS256 token (OAuthBearerLoginCallbackHandler reading
+ *   it from a file: token endpoint) and one of the wrong issuer is refused.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +218,59 @@ test('Kafka 4.4 Java tools over SASL_SSL with OAUTHBEARER (OAuthBearerLoginModul
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /insufficient_scope/, refused.stderr);
   } finally {
+    await spool.stop();
+  }
+});
+
+test('Kafka 4.4 Java tools with a signed token against OAuthBearerValidatorCallbackHandler and a file: JWKS; a token of another issuer is refused', { timeout: 240_000 }, async (t) => {
+  const skip = missingToolSkip(kafkaLibReady(), 'Kafka 4.4 jars missing: run test/interop/kafka/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwks = join(pki.dir, 'jwks.json');
+  writeFileSync(jwks, JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }] }));
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const token = (issuer: string) => {
+    const nowS = Math.floor(Date.now() / 1000);
+    const input = `${part({ alg: 'RS256', kid: 'k1', typ: 'JWT' })}.${part({ sub: 'alice', iss: issuer, aud: 'kafka', iat: nowS, exp: nowS + 3600, scope: 'kafka' })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
+  };
+  const { spool, bootstrap } = await startSecuredSpool('SASL_PLAINTEXT', [
+    'sasl.enabled.mechanisms=OAUTHBEARER',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+    `listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=file://${jwks}`,
+    'sasl.oauthbearer.expected.issuer=https://issuer.example',
+    'sasl.oauthbearer.expected.audience=kafka',
+  ]);
+  const toolOptions = process.env.KAFKA_TOOL_OPTS;
+  try {
+    const clientConfig = (name: string, issuer: string) => {
+      const tokenFile = join(pki.dir, `${name}.jwt`);
+      writeFileSync(tokenFile, token(issuer));
+      const file = join(pki.dir, `${name}.properties`);
+      writeFileSync(file, [
+        'security.protocol=SASL_PLAINTEXT',
+        'sasl.mechanism=OAUTHBEARER',
+        'sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+        'sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler',
+        `sasl.oauthbearer.token.endpoint.url=file://${tokenFile}`,
+        '',
+      ].join('\n'));
+      return { server: ['--bootstrap-server', bootstrap, '--command-config', file], url: `file://${tokenFile}` };
+    };
+    const alice = clientConfig('jwks-alice', 'https://issuer.example');
+    const stranger = clientConfig('jwks-stranger', 'https://elsewhere.example');
+    // Kafka's clients read token endpoint URLs only from the allowed list (org.apache.kafka.sasl.oauthbearer.allowed.urls).
+    process.env.KAFKA_TOOL_OPTS = `${toolOptions ?? ''} -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${alice.url},${stranger.url}`;
+    await tool(TOOL.consoleProducer, [...alice.server, '--topic', 'oauth-jwks'], 'one\ntwo\n');
+    const consumed = await tool(TOOL.consoleConsumer, [...alice.server, '--topic', 'oauth-jwks', '--from-beginning', '--max-messages', '2', '--timeout-ms', '30000']);
+    assert.deepEqual(consumed.trim().split('\n'), ['one', 'two']);
+    const refused = await runKafkaTool(TOOL.topics, [...stranger.server, '--list']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /invalid_token/, refused.stderr);
+  } finally {
+    if (toolOptions === undefined) delete process.env.KAFKA_TOOL_OPTS;
+    else process.env.KAFKA_TOOL_OPTS = toolOptions;
     await spool.stop();
   }
 });
