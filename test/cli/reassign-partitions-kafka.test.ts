@@ -28,7 +28,10 @@ import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
 import { until } from '../interop/cluster/until.js';
 import { spool } from './cli-io.js';
 
-const skip = kafkaSkipReason();
+// Skipped until understood: on the main of 2026-12-01 evening (after ELR, elections and dynamic quorums landed
+// beside reassignment) this file hung past its timeout in CI and alone on a quiet machine (docs/SKIPPED.md).
+const HANG_REASON = 'hung past its timeout once the other cluster work landed; skipped until understood (docs/SKIPPED.md)';
+const skip = kafkaSkipReason() ?? HANG_REASON;
 const WAIT = { waitMs: 60_000, pollMs: 50 };
 
 let cluster: RunningCluster;
