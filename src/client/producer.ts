@@ -441,10 +441,13 @@ export class Producer {
       return;
     }
     this.expireBatches();
+    // One reading of the clock for "ready now" and "ready later": with two, a batch not ready at the first could be
+    // due by the second, and no timer would be left to send it (a producer stalled for good under load).
+    const nowMs = this.cluster.env.clock.monotonicMs();
     const readyAll = this.accumulator.readyBatches({
       flushing: this.flushing > 0 || this.closing,
       inFlightPerPartitionMax: this.settings.idempotence ? IDEMPOTENT_IN_FLIGHT_MAX : Number.MAX_SAFE_INTEGER,
-    });
+    }, nowMs);
     const ready = this.txn === null ? readyAll : this.txn.sendable(readyAll, this.producerIdAndEpoch(), () => this.scheduleDrain());
     const byNode = this.groupByLeader(ready);
     for (const [nodeId, batches] of byNode) {
@@ -456,7 +459,7 @@ export class Producer {
     // A batch that is ready now and still here waits on an in-flight request or a metadata refresh, whose end drains
     // again: a timer for it would fire at once, over and over (a busy loop while a leader does not answer).
     const nextReadyMs = this.accumulator.nextReadyMs();
-    if (nextReadyMs > this.cluster.env.clock.monotonicMs()) this.wakeAt(nextReadyMs);
+    if (nextReadyMs > nowMs) this.wakeAt(nextReadyMs);
   }
 
   /** Leader of each ready batch's partition; batches without a known leader trigger a metadata refresh. */

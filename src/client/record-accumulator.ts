@@ -171,10 +171,10 @@ export class RecordAccumulator {
    * Head batches that may be sent now, one per partition. A partition with
    * `inFlightPerPartitionMax` batches in flight sends nothing more; a batch
    * being retried goes out only when nothing of its partition is in flight,
-   * so retries cannot overtake each other.
+   * so retries cannot overtake each other. `nowMs` is the caller's reading
+   * of the clock, so that it can compare nextReadyMs() with the same one.
    */
-  readyBatches(options: { flushing: boolean; inFlightPerPartitionMax: number }): ProducerBatch[] {
-    const nowMs = this.clock.monotonicMs();
+  readyBatches(options: { flushing: boolean; inFlightPerPartitionMax: number }, nowMs = this.clock.monotonicMs()): ProducerBatch[] {
     const ready: ProducerBatch[] = [];
     for (const queue of this.queues.values()) {
       const inFlight = queue.batches.filter((batch) => batch.inFlight).length;

@@ -5,7 +5,8 @@
  * flight behind it get OUT_OF_ORDER_SEQUENCE_NUMBER; the producer resends
  * every batch with its original sequence and bytes, in sequence order, and
  * each record ends up in the log once, in send order. Also proves a
- * non-retriable error fails only the records of its batch.
+ * non-retriable error fails only the records of its batch, and that a batch
+ * becoming ready between two readings of the clock is still sent.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { readBatchHeader } from '../../src/protocol/records/batch.js';
 import { decodeRecords } from '../../src/protocol/records/records.js';
 import { ZERO_UUID } from '../../src/protocol/reader.js';
+import { realEnv, type Env } from '../../src/io/env.js';
 import { FakeBroker, apiVersionsBody, reply, type ReceivedRequest } from './fake-broker.js';
 
 interface PartitionData { index: number; records: Buffer }
@@ -133,4 +135,30 @@ test('delivery.timeout.ms expires a batch waiting for a leader, and again for a 
   await producer.close();
   await broker.stop();
   assert.ok(broker.received.every((request) => request.header.requestApiKey !== 0), 'nothing was produced without a leader');
+});
+
+test('a batch that lingers past linger.ms between two readings of the clock is sent (the wake-up is not lost)', { timeout: 20_000 }, async () => {
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  const leader = new SequencedLeader(() => address);
+  leader.refuseNext = null;
+  broker.answer = leader.answer;
+  address = await broker.start();
+  const values: string[] = [];
+  // Time moves a step with every reading of the clock: for some step, a batch of linger.ms 1 is not ready at the
+  // producer's reading that decides what to send and is due at a later one.
+  for (let step = 0.05; step <= 1; step += 0.05) {
+    let monotonicMs = 0;
+    const env: Env = { ...realEnv, clock: { nowMs: () => realEnv.clock.nowMs(), monotonicMs: () => (monotonicMs += step) } };
+    const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}`, lingerMs: 1, env });
+    leader.expectedSequence = 0; // each producer starts its sequences again
+    for (let i = 0; i < 3; i++) {
+      const value = `${step.toFixed(2)}-${i}`;
+      values.push(value);
+      await producer.send({ topic: 't', value });
+    }
+    await producer.close();
+  }
+  await broker.stop();
+  assert.deepEqual(leader.log, values);
 });
