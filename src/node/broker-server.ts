@@ -1,7 +1,7 @@
 /**
  * BrokerServer: the broker role of a node (Kafka's BrokerServer): the
-    this.lifecycle?.close();
-    await this.transactionCoordinator.shutdown();
+ * replica manager, the group and transaction coordinators (whose markers go
+ * to the other leaders over the marker channel), and the
  * broker's own requests to the controller, all through the controller
  * channel: auto topic creation (Kafka's AutoTopicCreationManager) and
  * producer-id blocks (Kafka's RPCProducerIdManager).
@@ -21,6 +21,9 @@ import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../group/placem
 import { TransactionCoordinator } from '../txn/coordinator.js';
 import { transactionCoordinatorConfigFrom } from '../txn/config.js';
 import { localMarkerWriter } from '../txn/marker-writer.js';
+import { TxnMarkerChannel } from '../txn/marker-channel.js';
+import { AddPartitionsToTxnManager } from '../txn/add-partitions-manager.js';
+import { InterBrokerChannel } from '../server/inter-broker-channel.js';
 import { ProducerIdManager, type ProducerIdBlock, type ProducerIdBlockSource } from '../txn/producer-id-manager.js';
 import type { AutoTopicCreation } from '../server/api-context.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
@@ -36,6 +39,9 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   readonly replicaManager: ReplicaManager;
   readonly groupCoordinator: GroupCoordinator;
   readonly transactionCoordinator: TransactionCoordinator;
+  readonly addPartitionsToTxn: AddPartitionsToTxnManager;
+  /** The transaction coordinator's and the partition leaders' requests to other brokers (markers, AddPartitionsToTxn). */
+  private readonly txnChannel: InterBrokerChannel;
   private lifecycle: BrokerLifecycleManager | null = null;
 
   constructor(
@@ -64,6 +70,22 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       image: () => loader.image,
     });
     const txnConfig = transactionCoordinatorConfigFrom(config);
+    const markerWriter = localMarkerWriter({
+      image: () => loader.image,
+      clock: env.clock,
+      requestTimeoutMs: txnConfig.requestTimeoutMs,
+      replicas: this.replicaManager,
+      groups: this.groupCoordinator,
+    });
+    this.txnChannel = new InterBrokerChannel({
+      nodeId,
+      env,
+      image: () => loader.image,
+      listenerName: interBrokerListenerName(config),
+      requestTimeoutMs: txnConfig.requestTimeoutMs,
+      purpose: 'txn',
+    });
+    const markerChannel = new TxnMarkerChannel({ nodeId, logger: log, image: () => loader.image, local: markerWriter, channel: this.txnChannel });
     this.transactionCoordinator = new TransactionCoordinator({
       nodeId,
       config: txnConfig,
@@ -72,15 +94,11 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       log: coordinatorLogOver(this.replicaManager, { topic: TRANSACTION_STATE_TOPIC, appendTimeoutMs: txnConfig.requestTimeoutMs }),
       image: () => loader.image,
       producerIds: new ProducerIdManager(nodeId, this),
-      markerWriter: localMarkerWriter({
-        image: () => loader.image,
-        clock: env.clock,
-        requestTimeoutMs: txnConfig.requestTimeoutMs,
-        replicas: this.replicaManager,
-        groups: this.groupCoordinator,
-      }),
+      markerWriter,
+      markerSender: markerChannel,
       offsetsTopicPartitions: groupConfig.offsetsTopicPartitions,
     });
+    this.addPartitionsToTxn = new AddPartitionsToTxnManager({ nodeId, image: () => loader.image, coordinator: this.transactionCoordinator, channel: this.txnChannel });
   }
 
   /** This broker's epoch from its registration, -1 before. */
@@ -142,6 +160,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   async stop(): Promise<void> {
     this.lifecycle?.close();
     await this.transactionCoordinator.shutdown();
+    this.txnChannel.close();
     await this.groupCoordinator.shutdown();
     await this.replicaManager.stop();
   }

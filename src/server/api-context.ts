@@ -38,6 +38,7 @@ import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.j
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
+import type { AddPartitionsToTxnManager } from '../txn/add-partitions-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { RaftRequestServer } from '../raft/raft-client.js';
 import type { RequestHandlerTable } from './request-handler.js';
@@ -107,4 +108,6 @@ export interface ApiContext extends ControllerApiContext {
   readonly autoTopicCreation: AutoTopicCreation;
   /** Transactional ids, and producer ids for InitProducerId (blocks from the controller through AllocateProducerIds). */
   readonly transactionCoordinator: TransactionCoordinator;
+  /** KIP-890 verification and adds at the coordinator of a transactional id, wherever it is. */
+  readonly addPartitionsToTxn: AddPartitionsToTxnManager;
 }

@@ -7,8 +7,9 @@
  * transaction markers (Kafka's TransactionMarkerChannelManager).
  *
  * Markers: a transaction in PrepareCommit / PrepareAbort has its COMMIT or
- * ABORT marker written to each of its partitions through the marker writer
- * (the local WriteTxnMarkers path). A partition answering a retriable error
+ * ABORT marker written to each of its partitions through the marker sender
+ * (the local writer for the partitions this node leads, WriteTxnMarkers to
+ * the other leaders: src/txn/marker-channel.ts). A partition answering a retriable error
  * is retried after TXN_MARKER_RETRY_BACKOFF_MS until written; a partition
  * whose topic is gone counts as done; any other error stops the sending, as
  * Kafka's TransactionMarkerRequestCompletionHandler does, and the
@@ -20,8 +21,7 @@
  * v12+ and TxnOffsetCommit v5+ add their partitions to the transaction
  * (`addPartitions` with client version 2), and the aborts the coordinator
  * starts itself (fencing, timeouts) follow the finalized version.
- *
- * Not done: markers for partitions led by another node (the cluster issue).
+
  */
 import type { Env } from '../io/env.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';
@@ -52,6 +52,8 @@ export interface TxnMarker {
   committed: boolean;
   coordinatorEpoch: number;
   partitions: readonly TopicPartitionRef[];
+  /** The transaction's client version (WriteTxnMarkers v2), 0 when not known. */
+  transactionVersion?: number;
 }
 
 /** Writes a transaction's marker into each partition (the broker's WriteTxnMarkers path); an error code per partition. */
@@ -67,7 +69,10 @@ export interface TransactionCoordinatorOptions {
   logger: RuntimeLogger;
   image: () => MetadataImage;
   producerIds: ProducerIdManager;
+  /** Writes markers to the partitions this node leads (WriteTxnMarkers from a coordinator). */
   markerWriter: TxnMarkerWriter;
+  /** Sends this coordinator's markers to every leader (src/txn/marker-channel.ts); the local writer when unset. */
+  markerSender?: TxnMarkerWriter;
   /** offsets.topic.num.partitions, for AddOffsetsToTxn's partition of the group. */
   offsetsTopicPartitions: number;
 }
@@ -246,7 +251,7 @@ export class TransactionCoordinator implements MetadataPublisher {
       if (!this.active || this.runtime.shard(txnPartition)?.coordinatorEpoch !== markers.coordinatorEpoch) return;
       const image = this.options.image();
       const existing = remaining.filter((p) => image.topicsByName.get(p.topic)?.partitions.has(p.partition) === true);
-      const results = await this.options.markerWriter.writeMarkers({ ...markers, partitions: existing });
+      const results = await (this.options.markerSender ?? this.options.markerWriter).writeMarkers({ ...markers, partitions: existing });
       const retry: TopicPartitionRef[] = [];
       for (const { topic, partition, errorCode } of results) {
         if (errorCode === ErrorCode.NONE) continue;

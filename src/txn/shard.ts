@@ -47,6 +47,8 @@ export interface PendingMarkers {
   committed: boolean;
   coordinatorEpoch: number;
   partitions: TopicPartitionRef[];
+  /** The client version of the transaction, carried by WriteTxnMarkers v2. */
+  transactionVersion: number;
 }
 
 export interface TxnShardEnvironment {
@@ -255,6 +257,7 @@ export class TransactionCoordinatorShard implements CoordinatorShard<Transaction
       committed: metadata.state === 'PrepareCommit',
       coordinatorEpoch: this.env.leaderEpoch,
       partitions: partitionList(metadata),
+      transactionVersion: metadata.clientTransactionVersion,
     };
   }
 

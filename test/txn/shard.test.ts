@@ -82,7 +82,7 @@ test('commit: PrepareCommit is written and answered, the markers go out, the mar
   const end = { transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, clientTransactionVersion: 0 };
   assert.deepEqual(h.run((s) => s.endTransaction(end)), { producerId: 4000, producerEpoch: 0 });
   assert.equal(h.shard.transactions.get(TXN)?.state, 'PrepareCommit');
-  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, coordinatorEpoch: 5, partitions: orders }]);
+  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: true, coordinatorEpoch: 5, partitions: orders, transactionVersion: 0 }]);
   assert.equal(h.run((s) => s.endTransaction(end)), ErrorCode.CONCURRENT_TRANSACTIONS, 'a retry while markers are written');
   assert.equal(h.run((s) => s.endTransaction({ ...end, committed: false })), ErrorCode.INVALID_TXN_STATE);
   assert.equal(h.run((s) => s.addPartitions(TXN, { producerId: 4000, producerEpoch: 0 }, orders)), ErrorCode.CONCURRENT_TRANSACTIONS);
@@ -170,7 +170,7 @@ test('a reload from the written records rebuilds every id and re-sends the marke
   const state = reloaded.transactions.get(TXN)!;
   assert.equal(state.state, 'PrepareAbort');
   assert.equal(state.lastProducerEpoch, -1, 'not written, as in Kafka');
-  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: false, coordinatorEpoch: 5, partitions: orders }]);
+  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 0, committed: false, coordinatorEpoch: 5, partitions: orders, transactionVersion: 0 }]);
 });
 
 // ---- Transactions V2 (KIP-890 part 2)
@@ -185,7 +185,7 @@ test('V2: every EndTxn bumps the epoch and answers it; the markers carry the bum
   assert.deepEqual(h.run((s) => s.endTransaction(endV2(0, true))), { producerId: 4000, producerEpoch: 1 });
   const prepared = h.shard.transactions.get(TXN)!;
   assert.deepEqual([prepared.state, prepared.producerEpoch, prepared.lastProducerEpoch], ['PrepareCommit', 1, 0]);
-  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 1, committed: true, coordinatorEpoch: 5, partitions: orders }]);
+  assert.deepEqual(h.markers, [{ transactionalId: TXN, producerId: 4000, producerEpoch: 1, committed: true, coordinatorEpoch: 5, partitions: orders, transactionVersion: 2 }]);
   assert.equal(h.run((s) => s.endTransaction(endV2(0, true))), ErrorCode.CONCURRENT_TRANSACTIONS, 'a retry while the markers are written');
   assert.equal(h.run((s) => s.endTransaction(endV2(1, true))), ErrorCode.PRODUCER_FENCED, 'the bumped epoch cannot end a transaction still being written');
   h.run((s) => s.completeTransaction(h.markers[0]!));

@@ -182,16 +182,16 @@ async function verifyTransactions(
   unverified: readonly UnverifiedEntry[],
   version: number,
 ): Promise<({ errorCode: number; message: string | null } | null)[]> {
-  const coordinator = broker.transactionCoordinator;
+  const coordinator = broker.addPartitionsToTxn;
   const producerOf = (entry: UnverifiedEntry) => {
     const header = readBatchHeader(entry.records, 0);
     return { producerId: header.producerId, producerEpoch: header.producerEpoch };
   };
   if (version < ADD_PARTITION_VERSION) {
-    return unverified.map((entry) => {
-      const [errorCode = ErrorCode.UNKNOWN_SERVER_ERROR] = coordinator.verifyPartitions(transactionalId, producerOf(entry), [entry.topicPartition]);
+    return Promise.all(unverified.map(async (entry) => {
+      const [errorCode = ErrorCode.UNKNOWN_SERVER_ERROR] = await coordinator.verify(transactionalId, producerOf(entry), [entry.topicPartition]);
       return verificationError(errorCode, version);
-    });
+    }));
   }
   const byProducer = new Map<string, { producer: { producerId: number; producerEpoch: number }; indexes: number[] }>();
   unverified.forEach((entry, i) => {
@@ -205,7 +205,7 @@ async function verifyTransactions(
   await Promise.all(
     [...byProducer.values()].map(async ({ producer, indexes }) => {
       const partitions = indexes.map((i) => unverified[i]!.topicPartition);
-      const errorCode = await coordinator.addPartitions(transactionalId, producer, partitions, 2);
+      const errorCode = await coordinator.add(transactionalId, producer, partitions);
       for (const i of indexes) errors[i] = verificationError(errorCode, version);
     }),
   );

@@ -34,6 +34,7 @@ export function writeTxnMarkersHandler(broker: ApiContext) {
             committed: marker.transactionResult,
             coordinatorEpoch: marker.coordinatorEpoch,
             partitions,
+            transactionVersion: marker.transactionVersion,
           });
           return { producerId: marker.producerId, topics: groupByTopic(results) };
         }),

@@ -97,7 +97,7 @@ async function addOffsetsPartition(
   const offsetsPartition = broker.replicaManager.getPartitionOrError(coordinator.offsetsPartitionFor(request.groupId));
   if (offsetsPartition instanceof Partition && offsetsPartition.producerState.hasOngoingTransaction(request.producerId, request.producerEpoch)) return ErrorCode.NONE;
   const producer = { producerId: request.producerId, producerEpoch: request.producerEpoch };
-  const errorCode = await coordinator.addOffsets(request.transactionalId, producer, request.groupId, 2);
+  const errorCode = await broker.addPartitionsToTxn.addOffsets(request.transactionalId, producer, request.groupId);
   return errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : errorCode;
 }
 
