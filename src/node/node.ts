@@ -331,13 +331,17 @@ export class SpoolNode {
     // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum
     // (other nodes' controlled shutdowns need its votes and fetches), then the controller and Raft.
     const controllerListeners = new Set(this.config.list('controller.listener.names'));
+    this.log.info('stopping: closing the broker listeners once their requests are answered');
     await this.socketServer.shutdownListeners(this.bound.map((l) => l.name).filter((name) => !controllerListeners.has(name)));
+    this.log.info('stopping: the broker (coordinators, logs)');
     await this.brokerServer?.stop();
     this.controllerServer?.stop();
     this.rpcChannel?.close();
+    this.log.info('stopping: the metadata log');
     await this.shared.stop();
     // Last, once Raft is closed: a request still waiting on it (a heartbeat waiting for its commit) has failed by now.
     await this.socketServer.shutdown();
+    this.log.info('stopped');
     this.state = 'stopped';
   }
 

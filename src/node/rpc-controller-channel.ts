@@ -90,6 +90,8 @@ export class RpcControllerChannel implements ControllerChannel {
   private activeLeader: ControllerAddress | null = null;
   private nextCandidate = 0;
   private closed = false;
+  /** The discovery of the active controller under way, which concurrent requests wait for. */
+  private discovering: Promise<BrokerConnection | null> | null = null;
 
   constructor(private readonly options: RpcControllerChannelOptions) {
     if (options.candidates.length === 0) throw new Error('a node without a controller role needs controller.quorum.voters or controller.quorum.bootstrap.servers');
@@ -140,10 +142,24 @@ export class RpcControllerChannel implements ControllerChannel {
     this.active = null;
   }
 
-  /** The connection to the active controller, discovered when not known; null when no candidate could name one. */
-  private async activeController(): Promise<BrokerConnection | null> {
-    if (this.closed) throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
-    if (this.active !== null && !this.active.closed && !this.leaderMovedFrom(this.active)) return this.active;
+  /**
+   * The connection to the active controller, discovered when not known;
+   * null when no candidate could name one. Concurrent callers share one
+   * discovery: each opening its own, all but the last kept were never
+   * closed, and held the stopped node's process open.
+   */
+  private activeController(): Promise<BrokerConnection | null> {
+    if (this.closed) return Promise.reject(new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`));
+    if (this.active !== null && !this.active.closed && !this.leaderMovedFrom(this.active)) return Promise.resolve(this.active);
+    if (this.discovering === null) {
+      this.discovering = this.discoverActiveController().finally(() => {
+        this.discovering = null;
+      });
+    }
+    return this.discovering;
+  }
+
+  private async discoverActiveController(): Promise<BrokerConnection | null> {
     if (this.active !== null) this.forget(this.active);
     if (this.options.activeController !== undefined) return this.connectToRaftLeader(this.options.activeController());
     for (let tried = 0; tried < this.options.candidates.length; tried++) {
@@ -151,7 +167,7 @@ export class RpcControllerChannel implements ControllerChannel {
       this.nextCandidate = (this.nextCandidate + 1) % this.options.candidates.length;
       const found = await this.askForActive(candidate);
       if (found !== null) {
-        this.active = found;
+        this.active = this.keptUnlessClosed(found);
         return found;
       }
     }
@@ -161,7 +177,7 @@ export class RpcControllerChannel implements ControllerChannel {
   private async connectToRaftLeader(leader: ControllerAddress | null): Promise<BrokerConnection | null> {
     if (leader === null) return null;
     try {
-      this.active = await this.connect(leader);
+      this.active = this.keptUnlessClosed(await this.connect(leader));
       this.activeLeader = leader;
       return this.active;
     } catch (error) {
@@ -201,6 +217,18 @@ export class RpcControllerChannel implements ControllerChannel {
       clientId: `spool-node-${this.options.nodeId}-to-controller`,
       requestTimeoutMs: this.options.requestTimeoutMs,
     });
+    if (!this.closed) return connection;
+    connection.destroy();
+    throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
+  }
+
+  /**
+   * A connection found while close() ran (the channel was asking a
+   * candidate, a DescribeCluster in flight) is closed, not kept: kept, it
+   * held the stopped node's process open (found by the three-broker
+   * transactional bounce, test/interop/clients/txn-bounce.test.ts).
+   */
+  private keptUnlessClosed(connection: BrokerConnection): BrokerConnection {
     if (!this.closed) return connection;
     connection.destroy();
     throw new ControllerUnreachableError(`node ${this.options.nodeId}: the controller channel is closed`);
