@@ -599,7 +599,11 @@ export class Producer {
       }
       this.onProduceResponse(batches, version, response);
     } catch (error) {
-      const failure = error instanceof KafkaError ? error : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, (error as Error).message);
+      // No answer within request.timeout.ms is a disconnection, as Kafka's NetworkClient reports it (NETWORK_EXCEPTION):
+      // the batches retry after a metadata refresh. Retried at a stale leader that answers nothing (a SIGSTOPped
+      // broker), they would otherwise time out there for ever (found by test/fault/spool-client-faults.test.ts).
+      const failure = error instanceof TimeoutError ? new KafkaError(ErrorCode.NETWORK_EXCEPTION, error.message)
+        : error instanceof KafkaError ? error : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, (error as Error).message);
       for (const batch of batches) this.onBatchResult(batch, { errorCode: failure.code, baseOffset: -1, logAppendTimeMs: -1, errorMessage: failure.message });
     } finally {
       this.inFlightByNode.set(nodeId, (this.inFlightByNode.get(nodeId) ?? 1) - 1);
