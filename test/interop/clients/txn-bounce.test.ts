@@ -69,6 +69,7 @@ class CopierSlot {
     readonly partition: number,
     private readonly bootstrap: () => string,
     private readonly onProgress: () => void,
+    private readonly pauseMs: number,
   ) {}
 
   /** Set when the copier kept failing: the test fails with it. */
@@ -81,7 +82,7 @@ class CopierSlot {
     }
     this.starts++;
     const base = javaDriverArgs([]);
-    const child = spawn('java', [...base.slice(0, -1), 'TxnCopier', this.bootstrap(), INPUT, String(this.partition), OUTPUT, GROUP, `copier-${this.partition}`, String(RECORDS_PER_TRANSACTION)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('java', [...base.slice(0, -1), 'TxnCopier', this.bootstrap(), INPUT, String(this.partition), OUTPUT, GROUP, `copier-${this.partition}`, String(RECORDS_PER_TRANSACTION), String(this.pauseMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const message = JSON.parse(line) as { committed?: number; done?: boolean; error?: string };
@@ -111,6 +112,8 @@ interface Brokers {
   replicationFactor: number;
   /** Records to copy: enough that the copiers are still at work for every bounce. */
   records: number;
+  /** Each copier's pause after a commit (TxnCopier's PAUSE_MS), so that copying outlasts the bounces. */
+  copierPauseMs: number;
   restart(how: 'kill9' | 'stop', index: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -130,6 +133,7 @@ test('transactional copiers through broker and copier bounces: the output is exa
     bootstrap: `127.0.0.1:${port}`,
     replicationFactor: 1,
     records: RECORDS,
+    copierPauseMs: 0,
     async restart(how) {
       if (how === 'kill9') await spool.kill9();
       else assert.equal(await spool.stop({ keepDir: true }), 0, 'a clean shutdown exits 0');
@@ -144,16 +148,15 @@ test('transactional copiers through broker and copier bounces: the output is exa
 
 /**
  * Not in `npm test` yet (SPOOL_TXN_BOUNCE_CLUSTER=1, or `npm run txn-bounce`):
- * the copiers often finish before the last bounce on a fast cluster (the
- * bounce points are by records copied), and one run in nine lost
- * records (29,632 of 30,000 read back): a defect found, not yet understood
- * (docs/SKIPPED.md).
+ * it finds a defect not yet understood, in about one run of six either
+ * records missing from the output or an aborted transaction's records read
+ * as committed (docs/SKIPPED.md).
  */
 const CLUSTER_BOUNCE = process.env.SPOOL_TXN_BOUNCE_CLUSTER === '1';
 
 test('on three brokers (RF=3, min.insync.replicas=2), each broker bounced in turn (kill -9, clean, kill -9): the output is exactly the input', {
   timeout: WAIT_MS_MAX * 4,
-  skip: CLUSTER_BOUNCE ? false : 'set SPOOL_TXN_BOUNCE_CLUSTER=1 (npm run txn-bounce): lost records in one run of nine, and its bounce points race the copiers (docs/SKIPPED.md)',
+  skip: CLUSTER_BOUNCE ? false : 'set SPOOL_TXN_BOUNCE_CLUSTER=1 (npm run txn-bounce): it finds records lost or duplicated in about one run of six (docs/SKIPPED.md)',
 }, async (t) => {
   const missing = javaCopierMissing();
   const skip = missingToolSkip(missing === undefined, missing ?? '');
@@ -162,8 +165,9 @@ test('on three brokers (RF=3, min.insync.replicas=2), each broker bounced in tur
   await copyThroughBounces({
     bootstrap: cluster.bootstrapServers,
     replicationFactor: 3,
-    // Three brokers copy faster and are never all down: three times the records keep the copiers busy for five bounces.
+    // Three brokers are never all down, so the copiers do not wait out a bounce: paced, they copy for about 30 s.
     records: 3 * RECORDS,
+    copierPauseMs: 1000,
     async restart(how, index) {
       const id = NODE_IDS[index % NODE_IDS.length]!;
       if (how === 'kill9') await cluster.kill9(id);
@@ -183,7 +187,7 @@ async function copyThroughBounces(brokers: Brokers, brokerBounces: number): Prom
   const { bootstrap, records } = brokers;
   let wake: () => void = () => undefined;
   const progressed = () => wake();
-  const slots = Array.from({ length: PARTITIONS }, (_, partition) => new CopierSlot(partition, () => bootstrap, progressed));
+  const slots = Array.from({ length: PARTITIONS }, (_, partition) => new CopierSlot(partition, () => bootstrap, progressed, brokers.copierPauseMs));
   const copied = () => slots.reduce((sum, slot) => sum + slot.committed, 0);
   const until = async (condition: () => boolean, what: string) => {
     const started = Date.now();

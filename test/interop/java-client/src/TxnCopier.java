@@ -2,7 +2,7 @@
 // TransactionalMessageCopier), for test/interop/clients/txn-bounce.test.ts,
 // with the real Java client (kafka-clients 4.4.0):
 //
-//   TxnCopier BOOTSTRAP IN PARTITION OUT GROUP TXNID PER_TXN
+//   TxnCopier BOOTSTRAP IN PARTITION OUT GROUP TXNID PER_TXN [PAUSE_MS]
 //
 // Reads partition PARTITION of IN (assign, read_committed, from GROUP's
 // committed offset) and writes every record, key and value unchanged, to
@@ -13,6 +13,8 @@
 // prints {"error":"<class>: <message>"} and exits 3: the test starts a new
 // copier with the same transactional id, which fences this one's producer
 // and aborts its open transaction, and resumes from the committed offset.
+// PAUSE_MS (default 0) waits that long after each commit, so that a test's
+// bounces fall while copying goes on.
 import java.time.Duration;
 import java.util.*;
 import org.apache.kafka.clients.consumer.*;
@@ -29,12 +31,13 @@ public class TxnCopier {
     String group = args[4];
     String txnId = args[5];
     int perTxn = Integer.parseInt(args[6]);
+    long pauseMs = args.length > 7 ? Long.parseLong(args[7]) : 0;
     try {
       KafkaConsumer<String, String> consumer = consumer(bootstrap, group, perTxn);
       KafkaProducer<String, String> producer = producer(bootstrap, txnId);
       producer.initTransactions();
       consumer.assign(List.of(input));
-      copy(consumer, producer, input, output, perTxn);
+      copy(consumer, producer, input, output, perTxn, pauseMs);
       producer.close(Duration.ofSeconds(10));
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
       System.out.println("{\"done\":true}");
@@ -46,7 +49,7 @@ public class TxnCopier {
     }
   }
 
-  static void copy(KafkaConsumer<String, String> consumer, KafkaProducer<String, String> producer, TopicPartition input, String output, int perTxn) {
+  static void copy(KafkaConsumer<String, String> consumer, KafkaProducer<String, String> producer, TopicPartition input, String output, int perTxn, long pauseMs) throws InterruptedException {
     for (;;) {
       long end = consumer.endOffsets(List.of(input)).get(input);
       if (consumer.position(input) >= end) return;
@@ -63,6 +66,7 @@ public class TxnCopier {
       producer.commitTransaction();
       System.out.println("{\"committed\":" + next + "}");
       System.out.flush();
+      if (pauseMs > 0) Thread.sleep(pauseMs);
     }
   }
 
