@@ -36,7 +36,8 @@ import type { TopicPartition } from './cluster.js';
 import { KafkaError } from './errors.js';
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol } from './group-assignors.js';
 import { isCoordinatorMoved, type CommitIdentity, type GroupCoordinator } from './group-coordinator.js';
-import { groupByTopic, invokeListener, minus, Signal, untilDeadline, type GroupSettings, type Membership, type MembershipHost } from './group-membership.js';
+import { groupByTopic } from '../protocol/topic-partition.js';
+import { invokeListener, minus, Signal, untilDeadline, type GroupSettings, type Membership, type MembershipHost } from './group-membership.js';
 
 /** JoinGroup and SyncGroup errors after which the member just joins again (after a backoff). */
 const REJOIN_AFTER_BACKOFF = new Set<number>([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.REBALANCE_IN_PROGRESS]);

@@ -139,13 +139,6 @@ export function sortPartitions(tps: readonly TopicPartition[]): TopicPartition[]
   return [...tps].sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition));
 }
 
-/** `[{topic, partitions}]`, topics in first-seen order. */
-export function groupByTopic(tps: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
-  const out = new Map<string, number[]>();
-  for (const tp of tps) out.set(tp.topic, [...(out.get(tp.topic) ?? []), tp.partition]);
-  return [...out].map(([topic, partitions]) => ({ topic, partitions }));
-}
-
 /** Calls a listener method, falling back from onPartitionsLost to onPartitionsRevoked as Kafka's default does. */
 export async function invokeListener(listener: RebalanceListener, kind: 'assigned' | 'revoked' | 'lost', partitions: readonly TopicPartition[], host: MembershipHost): Promise<void> {
   const sorted = sortPartitions(partitions);

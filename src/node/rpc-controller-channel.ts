@@ -177,7 +177,7 @@ export class RpcControllerChannel implements ControllerChannel {
   private async connectToRaftLeader(leader: ControllerAddress | null): Promise<BrokerConnection | null> {
     if (leader === null) return null;
     try {
-      this.active = this.keptUnlessClosed(await this.connect(leader));
+      this.active = await this.connect(leader);
       this.activeLeader = leader;
       return this.active;
     } catch (error) {

@@ -14,6 +14,13 @@ export function topicPartitionKey(topicPartition: TopicPartition): string {
   return `${topicPartition.topic}-${topicPartition.partition}`;
 }
 
+/** `[{topic, partitions}]`, topics in first-seen order. */
+export function groupByTopic(tps: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
+  const out = new Map<string, number[]>();
+  for (const tp of tps) out.set(tp.topic, [...(out.get(tp.topic) ?? []), tp.partition]);
+  return [...out].map(([topic, partitions]) => ({ topic, partitions }));
+}
+
 /** The TopicPartition a topicPartitionKey was made from. */
 export function parseTopicPartitionKey(key: string): TopicPartition {
   const dash = key.lastIndexOf('-');

@@ -62,6 +62,7 @@ import { Partition, type PartitionError } from './partition.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata-file.js';
 import type { RecordError } from './record-validator.js';
 import { ReplicaFetcherManager, type ReplicaFetcherManagerOptions } from './replica-fetcher.js';
+import { interBrokerEndpoint } from '../server/listeners.js';
 import { replicaSelectorFor, type ReplicaSelector, type ReplicaView } from './replica-selector.js';
 import { ReplicationQuotaManager, type ReplicationQuotaConfig } from './replication-quota.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
@@ -230,10 +231,7 @@ export class ReplicaManager implements MetadataPublisher {
 
   /** A leader's endpoint on the inter-broker listener, from the metadata image. */
   private leaderAddress(leaderId: number): { host: string; port: number } | null {
-    const listeners = this.image.brokers.get(leaderId)?.listeners ?? [];
-    const wanted = this.context.interBrokerListenerName;
-    const endpoint = (wanted === undefined ? undefined : listeners.find((listener) => listener.name === wanted)) ?? listeners[0];
-    return endpoint === undefined ? null : { host: endpoint.host, port: endpoint.port };
+    return interBrokerEndpoint(this.image, leaderId, this.context.interBrokerListenerName);
   }
 
   /** What a partition needs to change its ISR through the controller. */

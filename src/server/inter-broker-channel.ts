@@ -13,6 +13,7 @@ import type { Env } from '../io/env.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { ApiDef, Partial, RequestOf, ResponseOf } from '../protocol/schema.js';
 import { BrokerConnection } from '../client/connection.js';
+import { interBrokerEndpoint } from './listeners.js';
 
 /** What the channel needs of a connection (a BrokerConnection; tests give their own). */
 export interface ChannelConnection {
@@ -71,10 +72,8 @@ export class InterBrokerChannel {
       if (this.connections.get(brokerId) === kept) this.connections.delete(brokerId);
     }
     if (this.closed) throw new Error(`the ${this.options.purpose} channel is closed`);
-    const listeners = this.options.image().brokers.get(brokerId)?.listeners ?? [];
-    const wanted = this.options.listenerName;
-    const endpoint = (wanted === undefined ? undefined : listeners.find((l) => l.name === wanted)) ?? listeners[0];
-    if (endpoint === undefined) throw new NoEndpointError(brokerId);
+    const endpoint = interBrokerEndpoint(this.options.image(), brokerId, this.options.listenerName);
+    if (endpoint === null) throw new NoEndpointError(brokerId);
     const clientId = `broker-${this.options.nodeId}-${this.options.purpose}`;
     const connect =
       this.options.connect ??

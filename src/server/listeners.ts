@@ -8,6 +8,7 @@
  * What each protocol needs (keystores, SASL mechanisms) is src/security's.
  */
 import { BrokerConfig, ConfigError, parseListeners, type ListenerSpec } from '../common/config.js';
+import type { MetadataImage } from '../metadata/image.js';
 
 /** Kafka's SecurityProtocol names and ids (the ids travel in broker and controller registrations). */
 export const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
@@ -72,4 +73,15 @@ export function interBrokerListenerName(config: BrokerConfig): string {
     throw new ConfigError('Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.');
   }
   return (named ?? config.string('security.inter.broker.protocol')!).toUpperCase();
+}
+
+/**
+ * Where another broker is reached from this one: its endpoint on the
+ * inter-broker listener as the metadata image names it (its first listener
+ * when the name is unset or it has none by that name), or null.
+ */
+export function interBrokerEndpoint(image: MetadataImage, brokerId: number, listenerName: string | undefined): { host: string; port: number } | null {
+  const listeners = image.brokers.get(brokerId)?.listeners ?? [];
+  const endpoint = (listenerName === undefined ? undefined : listeners.find((listener) => listener.name === listenerName)) ?? listeners[0];
+  return endpoint === undefined ? null : { host: endpoint.host, port: endpoint.port };
 }

@@ -21,6 +21,7 @@ import type { MetadataImage } from '../metadata/image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { AddPartitionsToTxn } from '../protocol/schemas/24-add-partitions-to-txn.js';
 import { TRANSACTION_STATE_TOPIC } from '../group/placement.js';
+import { groupByTopic, topicPartitionKey } from '../protocol/topic-partition.js';
 import { NoEndpointError, type InterBrokerChannel } from '../server/inter-broker-channel.js';
 import type { TransactionCoordinator } from './coordinator.js';
 import type { ProducerIdAndEpoch, TopicPartitionRef } from './shard.js';
@@ -63,19 +64,17 @@ export class AddPartitionsToTxnManager {
 
   private async ask(coordinatorId: number, transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TopicPartitionRef[], verifyOnly: boolean): Promise<number[]> {
     if (coordinatorId < 0) return partitions.map(() => ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const topics = new Map<string, number[]>();
-    for (const { topic, partition } of partitions) topics.set(topic, [...(topics.get(topic) ?? []), partition]);
     try {
       const response = await this.options.channel.send(coordinatorId, AddPartitionsToTxn, {
-        transactions: [{ transactionalId, ...producer, verifyOnly, topics: [...topics].map(([name, list]) => ({ name, partitions: list })) }],
+        transactions: [{ transactionalId, ...producer, verifyOnly, topics: groupByTopic(partitions).map(({ topic, partitions: list }) => ({ name: topic, partitions: list })) }],
       });
       if (response.errorCode !== ErrorCode.NONE) return partitions.map(() => response.errorCode);
       const answered = new Map<string, number>();
       for (const transaction of response.resultsByTransaction) {
         if (transaction.transactionalId !== transactionalId) continue;
-        for (const topic of transaction.topicResults) for (const p of topic.resultsByPartition) answered.set(`${topic.name}\u0000${p.partitionIndex}`, p.partitionErrorCode);
+        for (const topic of transaction.topicResults) for (const p of topic.resultsByPartition) answered.set(topicPartitionKey({ topic: topic.name, partition: p.partitionIndex }), p.partitionErrorCode);
       }
-      return partitions.map((tp) => answered.get(`${tp.topic}\u0000${tp.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR);
+      return partitions.map((tp) => answered.get(topicPartitionKey(tp)) ?? ErrorCode.UNKNOWN_SERVER_ERROR);
     } catch (error) {
       return partitions.map(() => (error instanceof NoEndpointError ? ErrorCode.COORDINATOR_NOT_AVAILABLE : ErrorCode.NETWORK_EXCEPTION));
     }

@@ -21,7 +21,6 @@
  * v12+ and TxnOffsetCommit v5+ add their partitions to the transaction
  * (`addPartitions` with client version 2), and the aborts the coordinator
  * starts itself (fencing, timeouts) follow the finalized version.
-
  */
 import type { Env } from '../io/env.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';

@@ -16,11 +16,11 @@ import type { Logger } from '../common/logger.js';
 import type { MetadataImage } from '../metadata/image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { WriteTxnMarkers } from '../protocol/schemas/27-write-txn-markers.js';
+import { groupByTopic, topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { NoEndpointError, type InterBrokerChannel } from '../server/inter-broker-channel.js';
 import type { TxnMarker, TxnMarkerWriter } from './coordinator.js';
 
-type PartitionResult = { topic: string; partition: number; errorCode: number };
-type TopicPartitionRef = { topic: string; partition: number };
+type PartitionResult = TopicPartition & { errorCode: number };
 
 export interface MarkerChannelOptions {
   nodeId: number;
@@ -36,7 +36,7 @@ export class TxnMarkerChannel implements TxnMarkerWriter {
 
   async writeMarkers(marker: TxnMarker): Promise<PartitionResult[]> {
     const image = this.options.image();
-    const byLeader = new Map<number, TopicPartitionRef[]>();
+    const byLeader = new Map<number, TopicPartition[]>();
     const results: PartitionResult[] = [];
     for (const tp of marker.partitions) {
       const registration = image.topicsByName.get(tp.topic)?.partitions.get(tp.partition);
@@ -58,8 +58,6 @@ export class TxnMarkerChannel implements TxnMarkerWriter {
   }
 
   private async sendTo(leader: number, marker: TxnMarker): Promise<PartitionResult[]> {
-    const topics = new Map<string, number[]>();
-    for (const { topic, partition } of marker.partitions) topics.set(topic, [...(topics.get(topic) ?? []), partition]);
     try {
       const response = await this.options.channel.send(leader, WriteTxnMarkers, {
         markers: [{
@@ -68,15 +66,15 @@ export class TxnMarkerChannel implements TxnMarkerWriter {
           transactionResult: marker.committed,
           coordinatorEpoch: marker.coordinatorEpoch,
           transactionVersion: marker.transactionVersion ?? 0,
-          topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+          topics: groupByTopic(marker.partitions).map(({ topic, partitions }) => ({ name: topic, partitionIndexes: partitions })),
         }],
       });
       const answered = new Map<string, number>();
       for (const answer of response.markers) {
         if (answer.producerId !== marker.producerId) continue;
-        for (const topic of answer.topics) for (const p of topic.partitions) answered.set(`${topic.name}\u0000${p.partitionIndex}`, p.errorCode);
+        for (const topic of answer.topics) for (const p of topic.partitions) answered.set(topicPartitionKey({ topic: topic.name, partition: p.partitionIndex }), p.errorCode);
       }
-      return marker.partitions.map((tp) => ({ ...tp, errorCode: answered.get(`${tp.topic}\u0000${tp.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
+      return marker.partitions.map((tp) => ({ ...tp, errorCode: answered.get(topicPartitionKey(tp)) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
     } catch (error) {
       const errorCode = error instanceof NoEndpointError ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NETWORK_EXCEPTION;
       this.options.logger.debug(`transaction markers: WriteTxnMarkers to broker ${leader} failed: ${(error as Error).message}`);

@@ -24,6 +24,7 @@ import { Producer } from '../../src/client/producer.js';
 import { Admin } from '../../src/client/admin.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 import { committedValuesOn } from './committed-values.js';
+import { QUICK_FAILOVER_CONFIG } from './cluster-topic.js';
 import type { SpoolNode } from '../../src/node/node.js';
 import { until } from '../interop/cluster/until.js';
 import { kafkaSkipReason, runKafkaTool, TOOL } from '../interop/kafka/kafka.js';
@@ -33,13 +34,7 @@ const TOPIC = 'elr';
 const UNCLEAN_TOPIC = 'unclean';
 const RECORDS = 10;
 const WAIT = { waitMs: 60_000, pollMs: 25 };
-const CONFIG = {
-  'broker.session.timeout.ms': 2000,
-  'broker.heartbeat.interval.ms': 200,
-  'replica.lag.time.max.ms': 2000,
-  'replica.fetch.backoff.ms': 100,
-  'auto.leader.rebalance.enable': false,
-} as const;
+const CONFIG = QUICK_FAILOVER_CONFIG;
 
 let cluster: RunningCluster;
 

@@ -29,16 +29,13 @@ import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 import { TRANSACTION_STATE_TOPIC, partitionFor } from '../../src/group/placement.js';
+import { QUICK_FAILOVER_CONFIG } from './cluster-topic.js';
 
 const TOPIC = 'txn-spread';
 const PARTITIONS = 6;
 const GROUP = 'txn-spread-group';
 const CONFIG = {
-  'broker.session.timeout.ms': 2000,
-  'broker.heartbeat.interval.ms': 200,
-  'replica.lag.time.max.ms': 2000,
-  'replica.fetch.backoff.ms': 100,
-  'auto.leader.rebalance.enable': false,
+  ...QUICK_FAILOVER_CONFIG,
   'transaction.state.log.num.partitions': 5,
   'offsets.topic.num.partitions': 5,
 } as const;

@@ -114,17 +114,20 @@ interface Brokers {
   records: number;
   /** Each copier's pause after a commit (TxnCopier's PAUSE_MS), so that copying outlasts the bounces. */
   copierPauseMs: number;
+  /** Broker restarts, alternating kill -9 and clean, each of the next broker. */
+  bounces: number;
   restart(how: 'kill9' | 'stop', index: number): Promise<void>;
   close(): Promise<void>;
 }
 
-function javaCopierMissing(): string | undefined {
-  return javaDriverMissing() ?? (existsSync(new URL('../../../../test/interop/java-client/classes/TxnCopier.class', import.meta.url)) ? undefined : 'TxnCopier not built: run test/interop/java-client/ci-setup.sh');
+/** Why the Java copier cannot run here (no Java, TxnCopier not built), as the test's skip reason; undefined when it can. */
+function copierSkip(): string | undefined {
+  const missing = javaDriverMissing() ?? (existsSync(new URL('../../../../test/interop/java-client/classes/TxnCopier.class', import.meta.url)) ? undefined : 'TxnCopier not built: run test/interop/java-client/ci-setup.sh');
+  return missingToolSkip(missing === undefined, missing ?? '');
 }
 
 test('transactional copiers through broker and copier bounces: the output is exactly the input', { timeout: WAIT_MS_MAX * 3 }, async (t) => {
-  const missing = javaCopierMissing();
-  const skip = missingToolSkip(missing === undefined, missing ?? '');
+  const skip = copierSkip();
   if (skip !== undefined) return t.skip(skip);
   const dir = mkdtempSync(join(tmpdir(), 'spool-txn-bounce-'));
   const port = await freePort();
@@ -134,6 +137,7 @@ test('transactional copiers through broker and copier bounces: the output is exa
     replicationFactor: 1,
     records: RECORDS,
     copierPauseMs: 0,
+    bounces: 2,
     async restart(how) {
       if (how === 'kill9') await spool.kill9();
       else assert.equal(await spool.stop({ keepDir: true }), 0, 'a clean shutdown exits 0');
@@ -143,7 +147,7 @@ test('transactional copiers through broker and copier bounces: the output is exa
       await spool.stop({ keepDir: true });
       rmSync(dir, { recursive: true, force: true });
     },
-  }, 2);
+  });
 });
 
 /**
@@ -158,8 +162,7 @@ test('on three brokers (RF=3, min.insync.replicas=2), each broker bounced in tur
   timeout: WAIT_MS_MAX * 4,
   skip: CLUSTER_BOUNCE ? false : 'set SPOOL_TXN_BOUNCE_CLUSTER=1 (npm run txn-bounce): it finds records lost or duplicated in about one run of six (docs/SKIPPED.md)',
 }, async (t) => {
-  const missing = javaCopierMissing();
-  const skip = missingToolSkip(missing === undefined, missing ?? '');
+  const skip = copierSkip();
   if (skip !== undefined) return t.skip(skip);
   const cluster = await FaultCluster.start();
   await copyThroughBounces({
@@ -168,6 +171,7 @@ test('on three brokers (RF=3, min.insync.replicas=2), each broker bounced in tur
     // Three brokers are never all down, so the copiers do not wait out a bounce: paced, they copy for about 30 s.
     records: 3 * RECORDS,
     copierPauseMs: 1000,
+    bounces: NODE_IDS.length,
     async restart(how, index) {
       const id = NODE_IDS[index % NODE_IDS.length]!;
       if (how === 'kill9') await cluster.kill9(id);
@@ -175,15 +179,15 @@ test('on three brokers (RF=3, min.insync.replicas=2), each broker bounced in tur
       await cluster.startNode(id);
     },
     close: () => cluster.stop(),
-  }, NODE_IDS.length);
+  });
 });
 
 /**
  * Seeds the input, runs a copier per partition, and bounces copiers (kill
- * -9, SIGTERM) and brokers `brokerBounces` times, alternating kill -9 and a
- * clean restart, each time the next broker; then reads the output back.
+ * -9, SIGTERM) and brokers (`brokers.bounces` restarts); then reads the
+ * output back.
  */
-async function copyThroughBounces(brokers: Brokers, brokerBounces: number): Promise<void> {
+async function copyThroughBounces(brokers: Brokers): Promise<void> {
   const { bootstrap, records } = brokers;
   let wake: () => void = () => undefined;
   const progressed = () => wake();
@@ -225,7 +229,7 @@ async function copyThroughBounces(brokers: Brokers, brokerBounces: number): Prom
       { what: 'kill -9 of a copier', run: () => bounceCopier('SIGKILL') },
       brokerBounce(0),
       { what: 'SIGTERM of a copier', run: () => bounceCopier('SIGTERM') },
-      ...Array.from({ length: brokerBounces - 1 }, (_, i) => brokerBounce(i + 1)),
+      ...Array.from({ length: brokers.bounces - 1 }, (_, i) => brokerBounce(i + 1)),
     ];
     const step = Math.floor(records / (plan.length + 1));
     const bounces: Bounce[] = plan.map((bounce, i) => ({ ...bounce, atCopied: (i + 1) * step }));
