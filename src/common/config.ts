@@ -150,6 +150,11 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'authorizer.class.name', type: 'string', default: '' },
   { name: 'super.users', type: 'string', default: null },
   { name: 'allow.everyone.if.no.acl.found', type: 'boolean', default: false },
+  // Spool's own operator listeners (src/insight), off unless set: `http://host:port`.
+  { name: 'metrics.listener', type: 'string', default: null },
+  { name: 'console.listener', type: 'string', default: null },
+  // The web console's actions (reset offsets, delete records): read-only unless enabled.
+  { name: 'console.actions.enable', type: 'boolean', default: false },
 ];
 
 const DEFS = new Map(BROKER_CONFIGS.map((def) => [def.name, def]));
