@@ -3,7 +3,8 @@
  * manager: appends go to the partition as its leader with acks=all (the
  * write returns once the high watermark covers it, as a coordinator write
  * must be committed before its response), reads come from the leader up to
- * the high watermark. Typed structurally so the coordinator rooms do not depend
+ * its log end (a coordinator loads all of a new leader's log, see
+ * CoordinatorLog.read). Typed structurally so the coordinator rooms do not depend
  * on the replication room's internals.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -17,23 +18,25 @@ export interface ReplicaAccess {
     requiredAcks: number;
     internalTopicsAllowed: boolean;
     origin: 'coordinator';
+    transactionVersion?: number;
     entries: readonly { topicPartition: { topic: string; partition: number }; records: Buffer }[];
   }): Promise<ReadonlyMap<string, { errorCode: number; baseOffset: number }>>;
   readFromLog(
-    params: { replicaId: number; maxWaitMs: number; minBytes: number; maxBytes: number; isolation: 'highWatermark'; fetchOnlyFromLeader: boolean },
+    params: { replicaId: number; maxWaitMs: number; minBytes: number; maxBytes: number; isolation: 'logEnd'; fetchOnlyFromLeader: boolean },
     infos: readonly { topicPartition: { topic: string; partition: number }; fetchOffset: number; logStartOffset: number; maxBytes: number; currentLeaderEpoch: number; lastFetchedEpoch: number }[],
-  ): Promise<readonly { errorCode: number; highWatermark: number; records: Buffer }[]>;
+  ): Promise<readonly { errorCode: number; records: Buffer }[]>;
 }
 
 export function coordinatorLogOver(replicas: ReplicaAccess, options: { topic: string; appendTimeoutMs: number }): CoordinatorLog {
   return {
-    async append(partition, batch) {
+    async append(partition, batch, appendOptions) {
       const topicPartition = { topic: options.topic, partition };
       const results = await replicas.appendRecords({
         timeoutMs: options.appendTimeoutMs,
         requiredAcks: -1,
         internalTopicsAllowed: true,
         origin: 'coordinator',
+        transactionVersion: appendOptions?.transactionVersion ?? 0,
         entries: [{ topicPartition, records: batch }],
       });
       const result = results.get(topicPartitionKey({ topic: options.topic, partition }));
@@ -42,11 +45,11 @@ export function coordinatorLogOver(replicas: ReplicaAccess, options: { topic: st
     },
     async read(partition, fromOffset, maxBytes) {
       const [data] = await replicas.readFromLog(
-        { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes, isolation: 'highWatermark', fetchOnlyFromLeader: true },
+        { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes, isolation: 'logEnd', fetchOnlyFromLeader: true },
         [{ topicPartition: { topic: options.topic, partition }, fetchOffset: fromOffset, logStartOffset: -1, maxBytes, currentLeaderEpoch: -1, lastFetchedEpoch: -1 }],
       );
-      if (data === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, records: Buffer.alloc(0), highWatermark: 0 };
-      return { errorCode: data.errorCode, records: data.records, highWatermark: data.highWatermark };
+      if (data === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, records: Buffer.alloc(0) };
+      return { errorCode: data.errorCode, records: data.records };
     },
   };
 }

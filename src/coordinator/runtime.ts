@@ -44,12 +44,18 @@ export interface CoordinatorLog {
    * leader with acks=all semantics; resolves once the batch is committed,
    * with the offset given to its first record, or a Kafka error code.
    */
-  append(partition: number, batch: Buffer): Promise<{ errorCode: number; baseOffset: number }>;
+  append(partition: number, batch: Buffer, options?: { transactionVersion?: number }): Promise<{ errorCode: number; baseOffset: number }>;
   /**
    * Reads whole batches of the partition from `fromOffset`, at most about
-   * `maxBytes` (at least one batch), up to the high watermark.
+   * `maxBytes` (at least one batch), up to the log end offset, as Kafka's
+   * coordinator loaders read (FetchIsolation.LOG_END). Not the high
+   * watermark: a new leader's high watermark may still be below records
+   * the old leader had committed (its followers have not fetched yet), and
+   * a load that stopped there would act on stale state, and write after
+   * records it never replayed (a transaction in PrepareCommit loaded as
+   * Ongoing, then aborted while its offsets were committed).
    */
-  read(partition: number, fromOffset: number, maxBytes: number): Promise<{ errorCode: number; records: Buffer; highWatermark: number }>;
+  read(partition: number, fromOffset: number, maxBytes: number): Promise<{ errorCode: number; records: Buffer }>;
 }
 
 export interface RuntimeLogger {
@@ -249,7 +255,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
           count += this.replayBatch(context.shard, batch, header.isControl, header.isTransactional ? header.producerId : -1);
           end = header.lastOffset + 1;
         }
-        if (end >= read.highWatermark || end === offset) break;
+        if (end === offset) break;
         offset = end;
       }
     } catch (error) {
@@ -341,14 +347,15 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
    * turn with the shard's operations. Resolves with the partition's error
    * code, as WriteTxnMarkers reports it.
    */
-  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean }): Promise<number> {
+  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean; transactionVersion?: number }): Promise<number> {
     const context = this.shards.get(partition);
     const unavailable = unavailableError(context);
     if (unavailable !== null) return Promise.resolve(unavailable);
     const promise = this.serialize(context!, async () => {
       if (context!.status !== 'active') return unavailableError(context) ?? ErrorCode.NOT_COORDINATOR;
       const batch = buildControlBatch({ ...marker, type: marker.committed ? 'COMMIT' : 'ABORT', timestamp: this.options.env.clock.nowMs() });
-      const appended = await this.options.log.append(partition, batch);
+      // A late V2 marker is refused by the partition's producer state (INVALID_PRODUCER_EPOCH) and so never ends the producer's next offsets.
+      const appended = await this.options.log.append(partition, batch, { transactionVersion: marker.transactionVersion ?? 0 });
       if (appended.errorCode !== ErrorCode.NONE) return appended.errorCode;
       if (context!.status === 'active') context!.shard.replayEndTransaction(marker.producerId, marker.committed);
       return ErrorCode.NONE;

@@ -179,7 +179,7 @@ export class GroupCoordinator implements MetadataPublisher {
   }
 
   /** WriteTxnMarkers to a `__consumer_offsets` partition: the marker is written and ends the producer's pending offsets. */
-  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean }): Promise<number> {
+  completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean; transactionVersion?: number }): Promise<number> {
     if (!this.active) return Promise.resolve(ErrorCode.NOT_COORDINATOR);
     return this.runtime.completeTransaction(partition, marker);
   }

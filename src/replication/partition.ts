@@ -370,7 +370,7 @@ export class Partition {
    * producer-state update, all serialised with other appends to this
    * partition.
    */
-  async appendRecordsToLeader(records: Buffer, options: { requiredAcks: number; origin?: 'client' | 'coordinator' }): Promise<AppendOutcome> {
+  async appendRecordsToLeader(records: Buffer, options: { requiredAcks: number; origin?: 'client' | 'coordinator'; transactionVersion?: number }): Promise<AppendOutcome> {
     const origin = options.origin ?? 'client';
     const notLeader = this.checkLocalLog(-1, true);
     if (notLeader !== null) return this.failure(notLeader.errorCode, notLeader.message);
@@ -396,10 +396,10 @@ export class Partition {
       topicPartition: this.name,
     });
     if ('error' in checked) return { ok: false, error: checked.error, logStartOffset: this.log.logStartOffset };
-    return this.serialized(() => this.appendValidated(checked.validated, origin));
+    return this.serialized(() => this.appendValidated(checked.validated, origin, options.transactionVersion ?? 0));
   }
 
-  private async appendValidated(validated: ValidatedBatch, origin: 'client' | 'coordinator'): Promise<AppendOutcome> {
+  private async appendValidated(validated: ValidatedBatch, origin: 'client' | 'coordinator', transactionVersion: number): Promise<AppendOutcome> {
     const { batch, header } = validated;
     if (!this.isLeader) return this.failure(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is no longer the leader of ${this.name}`);
     const hasProducer = header.producerId > NO_PRODUCER_ID;
@@ -426,7 +426,7 @@ export class Partition {
     if (appendInfo !== null && header.isControl) {
       const marker = endTxnMarkerOf(batch);
       if (marker !== null) {
-        const ended = appendInfo.appendEndTxnMarker({ producerEpoch: header.producerEpoch, offset: firstOffset, timestampMs: header.maxTimestamp, ...marker });
+        const ended = appendInfo.appendEndTxnMarker({ producerEpoch: header.producerEpoch, offset: firstOffset, timestampMs: header.maxTimestamp, transactionVersion, ...marker });
         producerError = ended.error;
         completedTxn = ended.completed;
       }

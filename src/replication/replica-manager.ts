@@ -708,6 +708,8 @@ export class ReplicaManager implements MetadataPublisher {
     entries: readonly ProduceEntry[];
     /** 'coordinator' for the group and transaction coordinators' own writes (no client-only checks). Default 'client'. */
     origin?: 'client' | 'coordinator';
+    /** A transaction marker's transaction version (WriteTxnMarkers v2): V2 markers must raise the producer epoch. */
+    transactionVersion?: number;
   }): Promise<Map<string, ProducePartitionResult>> {
     const results = new Map<string, ProducePartitionResult>();
     if (![-1, 0, 1].includes(request.requiredAcks)) {
@@ -730,7 +732,7 @@ export class ReplicaManager implements MetadataPublisher {
 
   private async appendToLocalLog(
     entry: ProduceEntry,
-    request: { requiredAcks: number; internalTopicsAllowed: boolean; origin?: 'client' | 'coordinator' },
+    request: { requiredAcks: number; internalTopicsAllowed: boolean; origin?: 'client' | 'coordinator'; transactionVersion?: number },
   ): Promise<{ result: ProducePartitionResult; requiredOffset: number }> {
     const { topicPartition } = entry;
     if (INTERNAL_TOPICS.has(topicPartition.topic) && !request.internalTopicsAllowed && request.origin !== 'coordinator') {
@@ -738,7 +740,7 @@ export class ReplicaManager implements MetadataPublisher {
     }
     const partition = this.getPartitionOrError(topicPartition);
     if (!(partition instanceof Partition)) return { result: produceError(partition.errorCode), requiredOffset: -1 };
-    const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks, origin: request.origin ?? 'client' });
+    const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks, origin: request.origin ?? 'client', transactionVersion: request.transactionVersion ?? 0 });
     if (!outcome.ok) {
       const { errorCode, recordErrors, message } = outcome.error;
       const result = {

@@ -211,11 +211,19 @@ export class ProducerAppendInfo {
   }
 
   /** Records an end-transaction marker (COMMIT or ABORT control batch). */
-  appendEndTxnMarker(marker: { producerEpoch: number; coordinatorEpoch: number; isAborted: boolean; offset: number; timestampMs: number }): {
+  appendEndTxnMarker(marker: {
+    producerEpoch: number;
+    coordinatorEpoch: number;
+    isAborted: boolean;
+    offset: number;
+    timestampMs: number;
+    /** The coordinator's transaction version (WriteTxnMarkers v2); absent when replicated or replayed, as the batch does not carry it. */
+    transactionVersion?: number;
+  }): {
     error: ProducerStateError | null;
     completed: CompletedTxn | null;
   } {
-    const epochError = this.checkProducerEpoch(marker.producerEpoch, marker.offset);
+    const epochError = this.checkMarkerEpoch(marker.producerEpoch, marker.offset, marker.transactionVersion ?? 0);
     if (epochError !== null) return { error: epochError, completed: null };
     if (this.updatedEntry.coordinatorEpoch > marker.coordinatorEpoch && this.origin !== 'replication') {
       return {
@@ -230,6 +238,27 @@ export class ProducerAppendInfo {
     this.updatedEntry.lastTimestampMs = marker.timestampMs;
     const completed = firstOffset === null ? null : { producerId: this.producerId, firstOffset, lastOffset: marker.offset, isAborted: marker.isAborted };
     return { error: null, completed };
+  }
+
+  /**
+   * A marker's epoch. Transactions V2 bump the epoch before every marker, so
+   * a V2 marker must carry an epoch above the producer's: one at or below it
+   * is late (a retry that overtook, a deposed coordinator's) and would end
+   * the producer's *next* transaction on this partition with the previous
+   * one's result, committing aborted records or aborting committed ones.
+   * The one exception, as Kafka's: an equal epoch with no transaction open
+   * is a retry of a marker already written, harmless to write again. V0/V1
+   * markers share the data's epoch, so an equal one is accepted.
+   */
+  private checkMarkerEpoch(producerEpoch: number, offset: number, transactionVersion: number): ProducerStateError | null {
+    if (transactionVersion < 2 || this.origin === 'replication') return this.checkProducerEpoch(producerEpoch, offset);
+    const current = this.updatedEntry.producerEpoch;
+    if (producerEpoch > current) return null;
+    if (producerEpoch === current && this.updatedEntry.currentTxnFirstOffset === null) return null;
+    return {
+      errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
+      message: `epoch of producer ${this.producerId} at offset ${offset} is ${producerEpoch}, not above the last seen epoch ${current} (transaction version ${transactionVersion})`,
+    };
   }
 
   private checkProducerEpoch(producerEpoch: number, offset: number): ProducerStateError | null {

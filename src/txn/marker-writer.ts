@@ -32,11 +32,12 @@ export interface MarkerTargets {
       requiredAcks: number;
       internalTopicsAllowed: boolean;
       origin: 'coordinator';
+      transactionVersion: number;
       entries: readonly { topicPartition: TopicPartitionRef; records: Buffer }[];
     }): Promise<ReadonlyMap<string, { errorCode: number }>>;
   };
   groups: {
-    completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean }): Promise<number>;
+    completeTransaction(partition: number, marker: { producerId: number; producerEpoch: number; coordinatorEpoch: number; committed: boolean; transactionVersion?: number }): Promise<number>;
   };
 }
 
@@ -60,7 +61,7 @@ async function writeMarkers(targets: MarkerTargets, marker: TxnMarker): Promise<
     }
   }
   if (entries.length > 0) {
-    const appended = await targets.replicas.appendRecords({ timeoutMs: targets.requestTimeoutMs, requiredAcks: -1, internalTopicsAllowed: true, origin: 'coordinator', entries });
+    const appended = await targets.replicas.appendRecords({ timeoutMs: targets.requestTimeoutMs, requiredAcks: -1, internalTopicsAllowed: true, origin: 'coordinator', transactionVersion: marker.transactionVersion ?? 0, entries });
     for (const { topicPartition } of entries) {
       results.push({ ...topicPartition, errorCode: appended.get(topicPartitionKey(topicPartition))?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR });
     }

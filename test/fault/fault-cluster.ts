@@ -252,6 +252,8 @@ export class FaultCluster {
     this.healAll();
     await Promise.allSettled(this.slots.map((slot) => this.cleanStop(slot.id)));
     await this.network.close();
-    rmSync(this.root, { recursive: true, force: true });
+    // SPOOL_KEEP_DATA=1 keeps the nodes' directories for a post-mortem (dump-log) of a failed run.
+    if (process.env.SPOOL_KEEP_DATA === '1') process.stderr.write(`fault cluster data kept in ${this.root}\n`);
+    else rmSync(this.root, { recursive: true, force: true });
   }
 }

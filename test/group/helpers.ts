@@ -35,10 +35,10 @@ export class MemoryLog implements CoordinatorLog {
     return { errorCode: ErrorCode.NONE, baseOffset };
   }
 
-  async read(partition: number, fromOffset: number): Promise<{ errorCode: number; records: Buffer; highWatermark: number }> {
+  async read(partition: number, fromOffset: number): Promise<{ errorCode: number; records: Buffer }> {
     if (this.readGate !== null) await this.readGate;
     const list = (this.batches.get(partition) ?? []).filter((b) => [...iterateBatches(b)][0]!.header.lastOffset >= fromOffset);
-    return { errorCode: ErrorCode.NONE, records: Buffer.concat(list), highWatermark: this.nextOffsets.get(partition) ?? 0 };
+    return { errorCode: ErrorCode.NONE, records: Buffer.concat(list) };
   }
 
   /** Every record written to the partition, decoded. */

@@ -32,6 +32,7 @@ import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { InitProducerId } from '../../src/protocol/schemas/22-init-producer-id.js';
 import { EndTxn } from '../../src/protocol/schemas/26-end-txn.js';
 import { TxnOffsetCommit } from '../../src/protocol/schemas/28-txn-offset-commit.js';
+import { WriteTxnMarkers } from '../../src/protocol/schemas/27-write-txn-markers.js';
 import { DescribeTransactions } from '../../src/protocol/schemas/65-describe-transactions.js';
 import { WireClient, call, fetchBody } from '../server/wire-client.js';
 
@@ -179,4 +180,54 @@ test('the coordinator aborts a transaction past its transaction.timeout.ms, fenc
 
   while (state.errorCode === ErrorCode.NONE) state = await describe(client);
   assert.equal(state.errorCode, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, 'forgotten once idle past transactional.id.expiration.ms');
+});
+
+/**
+ * A late V2 marker: the COMMIT that ended the first transaction (epoch 1)
+ * arrives again, as an ABORT from a deposed coordinator or a retry that
+ * overtook would, while the producer's next transaction (also at epoch 1)
+ * is open on the partition. Kafka refuses it (INVALID_PRODUCER_EPOCH: a V2
+ * marker must raise the epoch); accepted, it would end the open
+ * transaction on this partition with the wrong result, and its records
+ * before the marker would be aborted although the transaction commits.
+ * The same marker with no transaction open is a harmless retry, accepted.
+ *
+ * Regression: the three-broker txn-bounce lost or duplicated about half
+ * of one transaction (one output partition's share) in a run of six.
+ */
+test('a late Transactions V2 marker (an epoch not above the producer\'s) is refused while the next transaction is open, so it cannot end it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'spool-txn-v2-late-'));
+  const running = await startWithTopic(dir);
+  const client = await WireClient.connect(running.bootstrapServers);
+  t.after(async () => { client.close(); await running.stop(); await rm(dir, { recursive: true, force: true }); });
+  await findCoordinators(client);
+  let init = await call(client, InitProducerId, 5, { transactionalId: TXN, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  while (init.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || init.errorCode === ErrorCode.NOT_COORDINATOR) init = await call(client, InitProducerId, 5, { transactionalId: TXN, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  const pid = init.producerId;
+  const lateMarker = (committed: boolean) =>
+    call(client, WriteTxnMarkers, 2, {
+      markers: [{ producerId: pid, producerEpoch: 1, transactionResult: committed, coordinatorEpoch: 0, transactionVersion: 2, topics: [{ name: TOPIC, partitionIndexes: [0] }] }],
+    }).then((response) => response.markers[0]!.topics[0]!.partitions[0]!.errorCode);
+
+  assert.equal(await produce(client, 12, 0, pid, 0, 0, 'first'), ErrorCode.NONE);
+  const commit = await call(client, EndTxn, 5, { transactionalId: TXN, producerId: pid, producerEpoch: 0, committed: true });
+  assert.equal(commit.producerEpoch, 1);
+  assert.equal(await completed(client), 'CompleteCommit');
+  assert.equal(await lateMarker(true), ErrorCode.NONE, 'a retry of the marker already written, with no transaction open, is accepted');
+
+  assert.equal(await produce(client, 12, 0, pid, 1, 0, 'second'), ErrorCode.NONE);
+  assert.equal(await lateMarker(false), ErrorCode.INVALID_PRODUCER_EPOCH, 'the late marker does not end the open transaction');
+  const held = (await call(client, Fetch, 12, fetchBody(TOPIC, 0, { isolationLevel: 1 }))).responses[0]!.partitions[0]!;
+  assert.ok(held.lastStableOffset < held.highWatermark, 'the open transaction still holds the last stable offset');
+
+  const second = await call(client, EndTxn, 5, { transactionalId: TXN, producerId: pid, producerEpoch: 1, committed: true });
+  assert.equal(second.errorCode, ErrorCode.NONE);
+  assert.equal(await completed(client), 'CompleteCommit');
+  const read = (await call(client, Fetch, 12, fetchBody(TOPIC, 0, { isolationLevel: 1 }))).responses[0]!.partitions[0]!;
+  const values: string[] = [];
+  for (const { position, header } of iterateBatches(read.records!)) {
+    if (!header.isControl) values.push(...decodeRecords(read.records!.subarray(position, position + header.sizeBytes)).records!.map((r) => r.value!.toString()));
+  }
+  assert.deepEqual(values, ['first', 'second']);
+  assert.deepEqual(read.abortedTransactions ?? [], [], 'nothing was aborted');
 });
