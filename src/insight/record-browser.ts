@@ -11,11 +11,15 @@
  *
  * Keys, values and header values are text when they are valid UTF-8 and
  * base64 otherwise (`encoding` says which), cut at RECORD_FIELD_BYTES_MAX.
- * Bounded: at most RECORDS_LIMIT_MAX records, read RECORDS_READ_BYTES_MAX
- * bytes of log at a time and RECORDS_READS_MAX times per request.
+ * Bounded: at most RECORDS_LIMIT_MAX records and RECORDS_SHOWN_BYTES_MAX
+ * bytes of keys, values and headers per answer (the record that crosses it
+ * is the last; nextOffset says where to go on), RECORD_HEADERS_MAX headers
+ * per record; the log is read RECORDS_READ_BYTES_MAX bytes at a time, at
+ * most RECORDS_READS_MAX times per request.
  */
 import type { Partition } from '../replication/partition.js';
 import { iterateBatches } from '../protocol/records/batch.js';
+import { compressionName } from '../protocol/records/compression.js';
 import { decodeRecords } from '../protocol/records/records.js';
 import { consoleFailure, hostedPartition, isFailure, registrationOf, type ConsoleFailure } from './snapshot.js';
 import type { ConsoleSources } from './sources.js';
@@ -30,6 +34,10 @@ export const RECORDS_READ_BYTES_MAX = 1024 * 1024;
 export const RECORDS_READS_MAX = 8;
 /** Bytes of a key, value or header value shown; the rest is cut (`truncated`). */
 export const RECORD_FIELD_BYTES_MAX = 8 * 1024;
+/** Headers shown per record; the rest are counted in `headerCount`. */
+export const RECORD_HEADERS_MAX = 64;
+/** Bytes of keys, values and headers one answer shows. */
+export const RECORDS_SHOWN_BYTES_MAX = 2 * 1024 * 1024;
 
 export interface BrowseRequest {
   /** Start here, or at the first offset at or after `timestamp`. */
@@ -50,13 +58,21 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Text when the bytes are valid UTF-8, base64 otherwise; at most RECORD_FIELD_BYTES_MAX of them. */
 export function decodeBytes(bytes: Buffer | null): DecodedBytes | null {
   if (bytes === null) return null;
-  const shown = bytes.subarray(0, RECORD_FIELD_BYTES_MAX);
-  const truncated = shown.length < bytes.length;
+  const truncated = bytes.length > RECORD_FIELD_BYTES_MAX;
+  // A cut may split a character (up to 3 bytes of it): text ends at the last whole one.
+  const cuts = truncated ? [0, 1, 2, 3] : [0];
+  for (const back of cuts) {
+    const text = utf8Text(bytes.subarray(0, Math.min(bytes.length, RECORD_FIELD_BYTES_MAX) - back));
+    if (text !== null) return { encoding: 'utf8', data: text, sizeBytes: bytes.length, truncated };
+  }
+  return { encoding: 'base64', data: bytes.subarray(0, RECORD_FIELD_BYTES_MAX).toString('base64'), sizeBytes: bytes.length, truncated };
+}
+
+function utf8Text(bytes: Buffer): string | null {
   try {
-    // A cut may split a character: decode the shown part only, and fall back to base64 if that fails.
-    return { encoding: 'utf8', data: utf8.decode(shown), sizeBytes: bytes.length, truncated };
+    return utf8.decode(bytes);
   } catch {
-    return { encoding: 'base64', data: shown.toString('base64'), sizeBytes: bytes.length, truncated };
+    return null;
   }
 }
 
@@ -95,20 +111,23 @@ type Positions = { lastStableOffset: number; highWatermark: number; logEndOffset
 async function readFrom(partition: Partition, start: number, limit: number, positions: Positions) {
   const records: ReturnType<typeof browsedRecords> = [];
   let nextOffset = start;
-  for (let reads = 0; reads < RECORDS_READS_MAX && records.length < limit && nextOffset < positions.logEndOffset; reads++) {
+  let shownBytes = 0;
+  const full = () => records.length >= limit || shownBytes >= RECORDS_SHOWN_BYTES_MAX;
+  for (let reads = 0; reads < RECORDS_READS_MAX && !full() && nextOffset < positions.logEndOffset; reads++) {
     const read = await partition.log.read(nextOffset, { maxBytes: RECORDS_READ_BYTES_MAX, maxOffset: positions.logEndOffset, minOneMessage: true });
     let progressed = false;
     for (const { position, header } of iterateBatches(read.records)) {
-      if (records.length >= limit) break;
+      if (full()) break;
       const batch = read.records.subarray(position, position + header.sizeBytes);
       for (const record of browsedRecords(batch, positions)) {
         if (record.offset < nextOffset) continue;
-        if (records.length >= limit) break;
+        if (full()) break;
         records.push(record);
+        shownBytes += record.shownBytes;
         nextOffset = record.offset + 1;
       }
       // A batch whose records are all gone (compaction) or skipped still moves the cursor past it.
-      if (records.length < limit) nextOffset = Math.max(nextOffset, header.lastOffset + 1);
+      if (!full()) nextOffset = Math.max(nextOffset, header.lastOffset + 1);
       progressed = true;
     }
     if (!progressed) break;
@@ -128,19 +147,27 @@ function browsedRecords(batch: Buffer, positions: Positions) {
     baseSequence: header.baseSequence,
     isTransactional: header.isTransactional,
     isControl: header.isControl,
-    compression: header.compression,
+    compression: compressionName(header.compression) ?? String(header.compression),
     timestampType: header.timestampType === 1 ? 'LogAppendTime' : 'CreateTime',
     sizeBytes: header.sizeBytes,
     error: decoded.error === null ? null : `${decoded.error.code}: ${decoded.error.message}`,
   };
-  return (decoded.records ?? []).map((record) => ({
-    offset: record.offset,
-    timestamp: record.timestamp,
-    key: decodeBytes(record.key),
-    value: decodeBytes(record.value),
-    headers: record.headers.map((h) => ({ key: h.key, value: decodeBytes(h.value) })),
-    aboveHighWatermark: record.offset >= positions.highWatermark,
-    aboveLastStableOffset: record.offset >= positions.lastStableOffset,
-    batch: batchInfo,
-  }));
+  return (decoded.records ?? []).map((record) => {
+    const key = decodeBytes(record.key);
+    const value = decodeBytes(record.value);
+    const headers = record.headers.slice(0, RECORD_HEADERS_MAX).map((h) => ({ key: h.key.slice(0, RECORD_FIELD_BYTES_MAX), value: decodeBytes(h.value) }));
+    const shownBytes = (key?.data.length ?? 0) + (value?.data.length ?? 0) + headers.reduce((sum, h) => sum + h.key.length + (h.value?.data.length ?? 0), 0);
+    return {
+      offset: record.offset,
+      timestamp: record.timestamp,
+      key,
+      value,
+      headers,
+      headerCount: record.headers.length,
+      aboveHighWatermark: record.offset >= positions.highWatermark,
+      aboveLastStableOffset: record.offset >= positions.lastStableOffset,
+      batch: batchInfo,
+      shownBytes,
+    };
+  });
 }

@@ -297,6 +297,8 @@ export function groups(sources: ConsoleSources) {
   const coordinator = sources.broker?.groupCoordinator;
   if (coordinator === undefined) return [];
   const listed = coordinator.listGroups([], []);
+  // A shard still loading fails ListGroups as a whole (COORDINATOR_LOAD_IN_PROGRESS): say so rather than list part.
+  if (listed.errorCode !== 0) return consoleFailure(503, errorName(listed.errorCode), `node ${sources.nodeId} cannot list its groups yet`);
   return listed.groups
     .sort((a, b) => a.groupId.localeCompare(b.groupId))
     .map((group) => ({
@@ -329,7 +331,9 @@ const DESCRIBE_GROUPS_VERSION = 6;
 export function groupDetail(sources: ConsoleSources, groupId: string) {
   const coordinator = sources.broker?.groupCoordinator;
   if (coordinator === undefined) return consoleFailure(404, 'GROUP_ID_NOT_FOUND', `node ${sources.nodeId} has no group coordinator`);
-  const listed = coordinator.listGroups([], []).groups.find((group) => group.groupId === groupId);
+  const all = coordinator.listGroups([], []);
+  if (all.errorCode !== 0) return consoleFailure(503, errorName(all.errorCode), `node ${sources.nodeId} cannot list its groups yet`);
+  const listed = all.groups.find((group) => group.groupId === groupId);
   if (listed === undefined) return consoleFailure(404, 'GROUP_ID_NOT_FOUND', `group ${groupId} is not coordinated by node ${sources.nodeId}`);
   const protocol = listed.groupType === 'consumer' ? 'consumer' : 'classic';
   const described = protocol === 'consumer' ? consumerMembers(sources, groupId) : classicMembers(sources, groupId);

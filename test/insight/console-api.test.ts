@@ -212,6 +212,15 @@ describe('console API, actions disabled (the default)', () => {
     assert.equal((await api('groups/no-such-group')).status, 404);
   });
 
+  test('a group id holding a slash is one path segment, percent-encoded', async () => {
+    const groupId = 'team/a';
+    await fixture.admin.alterConsumerGroupOffsets(groupId, [{ topic: TOPIC, partition: 1, offset: 1 }]);
+    const { status, body } = await api(`groups/${enc(groupId)}`);
+    assert.equal(status, 200);
+    assert.equal(body.groupId, groupId);
+    assert.deepEqual(body.offsets.map((o: any) => [o.partition, o.committedOffset]), [[1, 1]]);
+  });
+
   test('transactions: as ListTransactions and DescribeTransactions, and what holds the LSO', async () => {
     const { body } = await api('transactions');
     const described = await fixture.admin.describeTransaction(TRANSACTIONAL_ID);
