@@ -32,6 +32,11 @@ export async function loadStartProperties(io: CliIo, file: string | undefined, o
   return properties;
 }
 
+/** `--console`: console.listener becomes CONSOLE_DEFAULT_LISTENER unless the file or an override set it. */
+export function setConsoleDefault(properties: Map<string, string>): void {
+  if ((properties.get('console.listener') ?? '') === '') properties.set('console.listener', CONSOLE_DEFAULT_LISTENER);
+}
+
 export function registerStart(program: Command, io: CliIo): void {
   program
     .command('start')
@@ -41,7 +46,7 @@ export function registerStart(program: Command, io: CliIo): void {
     .option('--console', `serve the web console (console.listener, ${CONSOLE_DEFAULT_LISTENER} unless set)`)
     .action(async (file: string | undefined, flags: { override: string[]; console?: boolean }) => {
       const properties = await loadStartProperties(io, file, flags.override);
-      if (flags.console === true && (properties.get('console.listener') ?? '') === '') properties.set('console.listener', CONSOLE_DEFAULT_LISTENER);
+      if (flags.console === true) setConsoleDefault(properties);
       // Loaded here so the client-side commands do not load the broker.
       const { SpoolNode } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
