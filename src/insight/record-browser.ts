@@ -18,7 +18,7 @@
  * most RECORDS_READS_MAX times per request.
  */
 import type { Partition } from '../replication/partition.js';
-import { iterateBatches } from '../protocol/records/batch.js';
+import { iterateBatches, type BatchHeader } from '../protocol/records/batch.js';
 import { compressionName } from '../protocol/records/compression.js';
 import { decodeRecords } from '../protocol/records/records.js';
 import { consoleFailure, hostedPartition, isFailure, registrationOf, type ConsoleFailure } from './snapshot.js';
@@ -119,7 +119,7 @@ async function readFrom(partition: Partition, start: number, limit: number, posi
     for (const { position, header } of iterateBatches(read.records)) {
       if (full()) break;
       const batch = read.records.subarray(position, position + header.sizeBytes);
-      for (const record of browsedRecords(batch, positions)) {
+      for (const record of browsedRecords(batch, header, positions)) {
         if (record.offset < nextOffset) continue;
         if (full()) break;
         records.push(record);
@@ -135,9 +135,8 @@ async function readFrom(partition: Partition, start: number, limit: number, posi
   return { records, nextOffset };
 }
 
-function browsedRecords(batch: Buffer, positions: Positions) {
+function browsedRecords(batch: Buffer, header: BatchHeader, positions: Positions) {
   const decoded = decodeRecords(batch, { checkCrc: true });
-  const header = iterateBatches(batch).next().value!.header;
   const batchInfo = {
     baseOffset: header.baseOffset,
     lastOffset: header.lastOffset,
