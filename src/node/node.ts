@@ -14,8 +14,8 @@
  * channel and, once the controller says it has caught up, the first image
  * is published (the replica manager opens logs) and the broker asks to be
  * unfenced (it becomes leader as the unfencing records arrive); only then
- * are requests served.
- * Stop order (SIGTERM or stop()): the broker's controlled shutdown (its
+ * are requests served, and the web console (console.listener) binds.
+ * Stop order (SIGTERM or stop()): the web console closes; the broker's controlled shutdown (its
  * leaderships move away while it still serves), the broker listeners stop
  * accepting and finish in-flight requests, stop the broker (flush,
  * checkpoints, clean-shutdown marker), stop the controller and Raft, and
