@@ -23,6 +23,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch, decodeRecords } from '../../src/protocol/records/records.js';
 import { iterateBatches } from '../../src/protocol/records/batch.js';
 import type { ReplicaManager } from '../../src/replication/replica-manager.js';
+import { coordinatorLogOver } from '../../src/coordinator/partition-log.js';
 import { ReplicationHarness, TOPIC, tp, until } from './replication-harness.js';
 
 function produce(manager: ReplicaManager, value: string, acks = -1, timeoutMs = 15_000, idempotent?: { producerId: number; baseSequence: number }) {
@@ -214,4 +215,34 @@ test('the leader dies during a stream of acks=all writes (min.insync.replicas=2)
     for (const record of decodeRecords(read.records.subarray(position, position + header.sizeBytes), { checkCrc: true }).records ?? []) values.push(record.value!.toString());
   }
   for (const value of acked) assert.equal(values.filter((v) => v === value).length, 1, `acknowledged ${value} is on the new leader once`);
+});
+
+/**
+ * A new leader's high watermark can lag records the old one wrote (its
+ * followers learn the mark on their next fetch): here follower 3 is cut
+ * off but still in the ISR, so the records broker 2 copied are above every
+ * high watermark when broker 2 takes over. A coordinator taking over the
+ * partition must still replay them (Kafka's loaders read to the log end).
+ *
+ * Regression: the coordinators loaded to the high watermark, so a
+ * transaction whose PrepareCommit the old leader had committed was loaded
+ * as Ongoing and then aborted, while its offsets stayed committed: the
+ * three-broker txn-bounce lost 750 records.
+ */
+test('after a failover that leaves the new leader\'s high watermark below its log end, a coordinator\'s read still reaches the log end', async (t) => {
+  const harness = await ReplicationHarness.start({ brokers: [1, 2, 3], replicas: [1, 2, 3], brokerConfig: { 'replica.lag.time.max.ms': 600_000 } });
+  t.after(() => harness.close());
+  harness.cut.add(3);
+  for (let i = 0; i < 3; i++) assert.equal((await produce(harness.managers.get(1)!, `r${i}`, 1)).errorCode, ErrorCode.NONE);
+  await until('follower 2 copies the records', () => partitionOn(harness, 2).log.logEndOffset === 3);
+  await harness.stopBroker(1);
+  await harness.fence(1);
+  await harness.electLeader(2, [2, 3]);
+  assert.equal(partitionOn(harness, 2).log.highWatermark, 0, 'the new leader\'s high watermark waits for the cut-off follower');
+
+  const read = await coordinatorLogOver(harness.managers.get(2)!, { topic: TOPIC, appendTimeoutMs: 1000 }).read(0, 0, 1 << 20);
+  assert.equal(read.errorCode, ErrorCode.NONE);
+  const values = [...iterateBatches(read.records)].flatMap(({ position, header }) =>
+    decodeRecords(read.records.subarray(position, position + header.sizeBytes)).records!.map((record) => record.value!.toString()));
+  assert.deepEqual(values, ['r0', 'r1', 'r2']);
 });
