@@ -52,6 +52,8 @@ import { FORWARDABLE_API_KEYS } from '../protocol/envelope.js';
 import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
 import type { QuorumVoter } from '../common/quorum-config.js';
+import { NodeMetrics } from '../insight/metrics.js';
+import type { HttpListener } from '../io/http.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -82,6 +84,9 @@ export class SpoolNode {
   /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
   private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
+  /** GET /metrics (metrics.listener), or null when off. */
+  private readonly metrics: NodeMetrics | null;
+  private metricsHttp: HttpListener | null = null;
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(
@@ -116,6 +121,13 @@ export class SpoolNode {
       },
       this.log,
     );
+    this.metrics = NodeMetrics.fromConfig(config, {
+      socketServer: this.socketServer,
+      replicaManager: this.brokerServer?.replicaManager ?? null,
+      groupCoordinator: this.brokerServer?.groupCoordinator ?? null,
+      image: () => this.shared.loader.image,
+      controller: this.controllerServer === null ? null : { isActive: () => this.state === 'running' && this.shared.raft.isLeader },
+    });
   }
 
   /**
@@ -235,10 +247,16 @@ export class SpoolNode {
     return listener;
   }
 
+  /** The metrics listener as bound (its port when configured as 0), or null when metrics.listener is not set. */
+  get metricsListener(): { host: string; port: number } | null {
+    return this.metricsHttp === null ? null : { host: this.metricsHttp.host, port: this.metricsHttp.port };
+  }
+
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`cannot start a node that is ${this.state}`);
     this.state = 'starting';
     await this.bindListeners();
+    if (this.metrics !== null) this.metricsHttp = await this.metrics.listen();
     try {
       await this.brokerServer?.startUp();
       await this.shared.open();
@@ -326,6 +344,8 @@ export class SpoolNode {
   async stop(): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
+    await this.metricsHttp?.close();
+    this.metricsHttp = null;
     await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
     // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum

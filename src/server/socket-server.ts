@@ -52,12 +52,12 @@ export const PIPELINED_REQUEST_BYTES_MAX = 1024 * 1024;
 /** Told about each request served, for the request metrics (src/insight/request-metrics.ts). */
 export interface RequestObserver {
   /**
-   * A decoded request was served. `body` is the response before encoding
+   * A decoded request was served. `request` is its decoded body, `body` the response before encoding
    * (null when none is sent, as for acks=0, or the connection is closed);
    * `totalTimeMs` runs from when its frame was read off the socket to when
    * the response was handed to it (Kafka's TotalTimeMs).
    */
-  requestCompleted(request: { apiKey: number; version: number; body: Record<string, unknown> | null; totalTimeMs: number }): void;
+  requestCompleted(served: { apiKey: number; version: number; request: unknown; body: Record<string, unknown> | null; totalTimeMs: number }): void;
 }
 
 export interface SocketServerLimits {
@@ -376,7 +376,8 @@ class ConnectionHandler implements AdmittedConnection {
     if (observer !== null && decoded.ok) {
       const nowMs = this.server.context.env.clock.monotonicMs();
       const body = outcome.kind === 'respond' ? outcome.body : null;
-      observer.requestCompleted({ apiKey: decoded.header.requestApiKey, version: decoded.header.requestApiVersion, body, totalTimeMs: nowMs - (readMs ?? nowMs) });
+      const { requestApiKey: apiKey, requestApiVersion: version } = decoded.header;
+      observer.requestCompleted({ apiKey, version, request: decoded.body, body, totalTimeMs: nowMs - (readMs ?? nowMs) });
     }
   }
 
