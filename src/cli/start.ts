@@ -6,10 +6,15 @@
  * one line once the node serves, and stops cleanly on SIGTERM or SIGINT.
  * Without a file, the settings of Kafka's shipped quickstart server.properties
  * apply (SINGLE_NODE_DEFAULTS), so groups and transactions work on one node.
+ * `--metrics` serves GET /metrics on METRICS_LISTENER_DEFAULT unless
+ * metrics.listener is set (9404 is the JMX exporter's customary port).
  */
 import type { Command } from 'commander';
 import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../common/config.js';
 import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
+
+/** Where `spool start --metrics` serves /metrics when metrics.listener is not set. */
+export const METRICS_LISTENER_DEFAULT = 'http://127.0.0.1:9404';
 
 /** The explicit properties of `spool start`: file first, overrides last. */
 export async function loadStartProperties(io: CliIo, file: string | undefined, overrides: readonly string[]): Promise<Map<string, string>> {
@@ -33,8 +38,10 @@ export function registerStart(program: Command, io: CliIo): void {
     .description('Start a Spool node (like kafka-server-start.sh)')
     .argument('[server.properties]', 'a Kafka server.properties file')
     .option('--override <key=value>', 'a property that overrides the file (repeatable)', collect, [])
-    .action(async (file: string | undefined, flags: { override: string[] }) => {
+    .option('--metrics', `serve Prometheus metrics at /metrics (metrics.listener, default ${METRICS_LISTENER_DEFAULT})`)
+    .action(async (file: string | undefined, flags: { override: string[]; metrics?: boolean }) => {
       const properties = await loadStartProperties(io, file, flags.override);
+      if (flags.metrics === true && !properties.has('metrics.listener')) properties.set('metrics.listener', METRICS_LISTENER_DEFAULT);
       // Loaded here so the client-side commands do not load the broker.
       const { SpoolNode } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
@@ -55,6 +62,8 @@ export function registerStart(program: Command, io: CliIo): void {
       // The signal handlers are in place before the node says it is ready, so a stop right after that is clean.
       const signalled = io.untilSignal().then(() => null);
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
+      const metrics = broker.metricsListener;
+      if (metrics !== null) io.stdout(`Metrics: http://${metrics.host || '0.0.0.0'}:${metrics.port}/metrics\n`);
       const halted = await Promise.race([signalled, broker.halted]);
       await broker.stop();
       if (halted !== null) throw new CliError(`Spool stopped: ${halted}`);
