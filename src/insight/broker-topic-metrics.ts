@@ -15,9 +15,10 @@
  * `kafka_server_brokertopicmetrics_bytesin_total{topic}`, and without the
  * topic label for all topics.
  */
-import { Counter, Summary, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import type { Clock } from '../io/clock.js';
 import type { IsrUpdate, ReplicationStats } from '../replication/replication-stats.js';
-import { KAFKA_QUANTILES, SUMMARY_AGE_BUCKETS, SUMMARY_MAX_AGE_SECONDS } from './summaries.js';
+import { LatencyHistogram, registerKafkaHistogram } from './summaries.js';
 
 class TopicCounters {
   totalProduceRequests = 0;
@@ -47,25 +48,24 @@ export class BrokerTopicMetrics implements ReplicationStats {
   private isrShrinks = 0;
   private isrExpands = 0;
   private failedIsrUpdates = 0;
-  private readonly logFlush: Summary;
+  private readonly logFlush: LatencyHistogram;
+  private readonly topicExists: (topic: string) => boolean;
 
-  /** `topicExists` says which topics keep their counters at a scrape (the metadata image's). */
-  constructor(
-    registry: Registry,
-    private readonly topicExists: (topic: string) => boolean,
-  ) {
+  /** `topicExists` says which topics have counters (the metadata image's). */
+  constructor(registry: Registry, sources: { topicExists: (topic: string) => boolean; clock: Clock }) {
+    this.topicExists = sources.topicExists;
     for (const meter of TOPIC_METERS) this.registerTopicMeter(registry, meter);
     this.registerCounter(registry, 'kafka_server_brokertopicmetrics_replicationbytesout_total', 'Record bytes sent to follower replicas (ReplicationBytesOutPerSec)', () => this.replicationBytesOut);
     this.registerCounter(registry, 'kafka_server_replicamanager_isrshrinks_total', 'ISR shrinks this broker committed as leader (IsrShrinksPerSec)', () => this.isrShrinks);
     this.registerCounter(registry, 'kafka_server_replicamanager_isrexpands_total', 'ISR expansions this broker committed as leader (IsrExpandsPerSec)', () => this.isrExpands);
     this.registerCounter(registry, 'kafka_server_replicamanager_failedisrupdates_total', 'ISR changes the controller refused or that could not be sent (FailedIsrUpdatesPerSec)', () => this.failedIsrUpdates);
-    this.logFlush = new Summary({
+    const logFlush = new LatencyHistogram(() => sources.clock.monotonicMs());
+    this.logFlush = logFlush;
+    registerKafkaHistogram(registry, {
       name: 'kafka_log_logflushstats_logflushrateandtimems',
       help: 'Time of log flushes that fsynced data, in ms (LogFlushRateAndTimeMs)',
-      percentiles: KAFKA_QUANTILES,
-      maxAgeSeconds: SUMMARY_MAX_AGE_SECONDS,
-      ageBuckets: SUMMARY_AGE_BUCKETS,
-      registers: [registry],
+      labelNames: [],
+      histograms: () => [{ labels: {}, histogram: logFlush }],
     });
   }
 
@@ -120,7 +120,7 @@ export class BrokerTopicMetrics implements ReplicationStats {
   }
 
   logFlushed(durationMs: number): void {
-    this.logFlush.observe(durationMs);
+    this.logFlush.record(durationMs);
   }
 
   private registerTopicMeter(registry: Registry, meter: (typeof TOPIC_METERS)[number]): void {

@@ -23,6 +23,7 @@
  */
 import { Registry } from 'prom-client';
 import type { BrokerConfig } from '../common/config.js';
+import type { Clock } from '../io/clock.js';
 import { listenHttp, parseHttpListener, textResponse, type HttpListener, type HttpListenerAddress, type HttpRequest, type HttpResponse } from '../io/http.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -40,6 +41,7 @@ export const METRICS_PATH = '/metrics';
 
 /** What a node hands its metrics: the parts it runs (null for a role it does not have). */
 export interface NodeMetricsSources {
+  clock: Clock;
   socketServer: { requestObserver: RequestObserver | null; readonly queuedRequestCount: number };
   replicaManager: ReplicaManager | null;
   groupCoordinator: GroupCoordinator | null;
@@ -69,10 +71,10 @@ export class NodeMetrics {
     sources: NodeMetricsSources,
   ) {
     const registry = this.registry;
-    sources.socketServer.requestObserver = new RequestMetrics(registry, { queuedRequestCount: () => sources.socketServer.queuedRequestCount });
+    sources.socketServer.requestObserver = new RequestMetrics(registry, { clock: sources.clock, queuedRequestCount: () => sources.socketServer.queuedRequestCount });
     const replicaManager = sources.replicaManager;
     if (replicaManager !== null) {
-      replicaManager.stats = new BrokerTopicMetrics(registry, (topic) => sources.image().topicsByName.has(topic));
+      replicaManager.stats = new BrokerTopicMetrics(registry, { clock: sources.clock, topicExists: (topic) => sources.image().topicsByName.has(topic) });
       this.refreshables.push(new ReplicaMetrics(registry, replicaManager));
       const groupCoordinator = sources.groupCoordinator;
       if (groupCoordinator !== null) this.refreshables.push(new GroupMetrics(registry, { groupCoordinator, highWatermark: (topic, partition) => hostedHighWatermark(replicaManager, topic, partition) }));

@@ -9,22 +9,26 @@
  *   every `errorCode` field of the response (NONE included), which is what
  *   Kafka's per-response errorCounts() add up to;
  * - TotalTimeMs,request=R → `kafka_network_requestmetrics_totaltimems`
- *   {request,quantile} with `_count` and `_sum` (see summaries.ts), from the
- *   frame being read off the socket to the response handed to it.
+ *   {request,quantile} and `..._totaltimems_count{request}` (see
+ *   summaries.ts), from the frame being read off the socket to the response
+ *   handed to it.
  *
  * As Kafka, Fetch is named FetchConsumer or FetchFollower in the request
  * and time metrics, and Fetch in the error metrics.
  *
  * Per request the hot path does one map lookup for the (API, version)
- * counter, one for each distinct error code, and one Summary observation;
- * the counters are plain numbers copied into prom-client at a scrape. The
- * maps are bounded by the API keys, versions and error codes that exist.
+ * counter, which also holds the API's latency histogram, a walk of the
+ * response for its error codes with one lookup per distinct code, and no
+ * allocation once every counter exists; prom-client reads the plain
+ * numbers at a scrape. The maps are bounded by the API keys, versions and
+ * error codes that exist.
  */
-import { Counter, Gauge, Summary, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { apiByKey } from '../protocol/apis.js';
 import { errorName } from '../protocol/errors.js';
 import type { RequestObserver } from '../server/socket-server.js';
-import { KAFKA_QUANTILES, SUMMARY_AGE_BUCKETS, SUMMARY_MAX_AGE_SECONDS } from './summaries.js';
+import type { Clock } from '../io/clock.js';
+import { LatencyHistogram, registerKafkaHistogram } from './summaries.js';
 
 const FETCH_KEY = 1;
 /** Room for every version and error code in one map key: api key × this + version (or error code + 1). */
@@ -35,20 +39,29 @@ interface LabelledCount {
   count: number;
 }
 
+interface RequestCount extends LabelledCount {
+  /** TotalTimeMs of the request name (shared by its versions). */
+  readonly totalTime: LatencyHistogram;
+}
+
 export interface RequestMetricsSources {
+  clock: Clock;
   /** Requests read and waiting for their connection's turn (the socket server's queue). */
   queuedRequestCount(): number;
 }
 
 export class RequestMetrics implements RequestObserver {
   /** By (api key, version, from a follower). */
-  private readonly requests = new Map<number, LabelledCount>();
+  private readonly requests = new Map<number, RequestCount>();
   private readonly errors = new Map<number, LabelledCount>();
-  private readonly totalTime: Summary<'request'>;
+  /** By request name. */
+  private readonly totalTimes = new Map<string, LatencyHistogram>();
   /** Error codes of the response being counted, reused between requests. */
   private readonly seen = new Map<number, number>();
+  private readonly clock: Clock;
 
   constructor(registry: Registry, sources: RequestMetricsSources) {
+    this.clock = sources.clock;
     const metrics = this;
     new Counter({
       name: 'kafka_network_requestmetrics_requests_total',
@@ -68,14 +81,11 @@ export class RequestMetrics implements RequestObserver {
         metrics.copyInto(this, metrics.errors);
       },
     });
-    this.totalTime = new Summary({
+    registerKafkaHistogram(registry, {
       name: 'kafka_network_requestmetrics_totaltimems',
       help: 'Time from reading a request to handing its response to the socket, in ms (TotalTimeMs)',
       labelNames: ['request'],
-      percentiles: KAFKA_QUANTILES,
-      maxAgeSeconds: SUMMARY_MAX_AGE_SECONDS,
-      ageBuckets: SUMMARY_AGE_BUCKETS,
-      registers: [registry],
+      histograms: () => [...this.totalTimes].map(([request, histogram]) => ({ labels: { request }, histogram })),
     });
     new Gauge({
       name: 'kafka_network_requestchannel_requestqueuesize',
@@ -91,14 +101,9 @@ export class RequestMetrics implements RequestObserver {
     const { apiKey, version } = served;
     const fromFollower = apiKey === FETCH_KEY && fetchReplicaId(served.request, version) >= 0;
     const key = (apiKey * KEY_STRIDE + version) * 2 + (fromFollower ? 1 : 0);
-    let counted = this.requests.get(key);
-    if (counted === undefined) {
-      const name = apiKey !== FETCH_KEY ? apiName(apiKey) : fromFollower ? 'FetchFollower' : 'FetchConsumer';
-      counted = this.newCount(this.requests, key, { request: name, version: String(version) });
-    }
+    const counted = this.requests.get(key) ?? this.newRequestCount(key, { apiKey, version, fromFollower });
     counted.count++;
-    const requestName = counted.labels.request!;
-    this.totalTime.observe({ request: requestName }, served.totalTimeMs);
+    counted.totalTime.record(served.totalTimeMs);
     if (served.body !== null) this.countErrors(apiKey, served.body);
   }
 
@@ -108,9 +113,21 @@ export class RequestMetrics implements RequestObserver {
     collectErrorCodes(body, seen, 0);
     for (const [code, count] of seen) {
       const key = apiKey * KEY_STRIDE + code + 1;
-      const counted = this.errors.get(key) ?? this.newCount(this.errors, key, { request: apiName(apiKey), error: errorName(code) ?? `UNKNOWN_${code}` });
+      const counted = this.errors.get(key) ?? this.newCount(this.errors, key, { request: apiName(apiKey), error: errorName(code) });
       counted.count += count;
     }
+  }
+
+  private newRequestCount(key: number, request: { apiKey: number; version: number; fromFollower: boolean }): RequestCount {
+    const name = request.apiKey !== FETCH_KEY ? apiName(request.apiKey) : request.fromFollower ? 'FetchFollower' : 'FetchConsumer';
+    let totalTime = this.totalTimes.get(name);
+    if (totalTime === undefined) {
+      totalTime = new LatencyHistogram(() => this.clock.monotonicMs());
+      this.totalTimes.set(name, totalTime);
+    }
+    const entry = { labels: { request: name, version: String(request.version) }, count: 0, totalTime };
+    this.requests.set(key, entry);
+    return entry;
   }
 
   private newCount(counts: Map<number, LabelledCount>, key: number, labels: Record<string, string>): LabelledCount {

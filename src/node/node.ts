@@ -122,6 +122,7 @@ export class SpoolNode {
       this.log,
     );
     this.metrics = NodeMetrics.fromConfig(config, {
+      clock: env.clock,
       socketServer: this.socketServer,
       replicaManager: this.brokerServer?.replicaManager ?? null,
       groupCoordinator: this.brokerServer?.groupCoordinator ?? null,
