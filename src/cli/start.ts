@@ -32,6 +32,11 @@ export async function loadStartProperties(io: CliIo, file: string | undefined, o
   return properties;
 }
 
+/** `--metrics`: metrics.listener as given, else METRICS_LISTENER_DEFAULT. */
+export function applyMetricsFlag(properties: Map<string, string>, flags: { metrics?: boolean }): void {
+  if (flags.metrics === true && !properties.has('metrics.listener')) properties.set('metrics.listener', METRICS_LISTENER_DEFAULT);
+}
+
 export function registerStart(program: Command, io: CliIo): void {
   program
     .command('start')
@@ -41,7 +46,7 @@ export function registerStart(program: Command, io: CliIo): void {
     .option('--metrics', `serve Prometheus metrics at /metrics (metrics.listener, default ${METRICS_LISTENER_DEFAULT})`)
     .action(async (file: string | undefined, flags: { override: string[]; metrics?: boolean }) => {
       const properties = await loadStartProperties(io, file, flags.override);
-      if (flags.metrics === true && !properties.has('metrics.listener')) properties.set('metrics.listener', METRICS_LISTENER_DEFAULT);
+      applyMetricsFlag(properties, flags);
       // Loaded here so the client-side commands do not load the broker.
       const { SpoolNode } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
