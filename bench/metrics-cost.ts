@@ -11,14 +11,22 @@
  * process's CPU time (utime + stime from /proc/<pid>/stat) per MiB it
  * appended. On a machine shared with other work the throughput swings by
  * tens of percent between identical runs; CPU per MiB is what the metrics
- * add to the work the broker does, and varies far less.
+ * add to the work the broker does, and varies less, but on a busy shared
+ * machine still more than the 2% to be shown. So a third figure:
+ * `--profile` runs each scenario once with metrics on under
+ * `node --cpu-prof` and reports the share of the broker's non-idle CPU
+ * samples whose stack is inside the metrics code (src/insight/ and
+ * prom-client: the counters bumped per request and per batch, the latency
+ * histograms, the scrapes). Sampling makes it independent of how fast the
+ * machine happens to be; what it leaves out is the few calls into the
+ * metrics from the socket server and the replica manager themselves.
  *
- *   node dist/bench/metrics-cost.js [--rounds 3] [--duration-s 10] [--warmup-s 3] [--scrape-interval-s 5]
+ *   node dist/bench/metrics-cost.js [--rounds 3] [--duration-s 10] [--warmup-s 3] [--scrape-interval-s 5] [--profile]
  *
  * Benchmark code, not product code: it uses timers and the clock directly.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +41,7 @@ const ARGS = parseArgs({
     'duration-s': { type: 'string', default: '10' },
     'warmup-s': { type: 'string', default: '3' },
     'scrape-interval-s': { type: 'string', default: '5' },
+    profile: { type: 'boolean', default: false },
   },
 }).values;
 const ROUNDS = Number(ARGS.rounds);
@@ -63,11 +72,11 @@ interface RunFigures {
   scrapes: number;
 }
 
-async function measure(scenario: (typeof SCENARIOS)[number], variant: Variant, round: number): Promise<RunFigures> {
+async function measure(scenario: (typeof SCENARIOS)[number], variant: Variant, round: number, options: { cpuProfileDir?: string } = {}): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), `spool-metrics-cost-${variant}-`));
   const metricsPort = variant === 'on' ? await freePortPair() : null;
   const settings: Record<string, string> = metricsPort === null ? {} : { 'metrics.listener': `http://127.0.0.1:${metricsPort}` };
-  const broker: BrokerUnderTest = await startSpoolBroker({ dir, settings });
+  const broker: BrokerUnderTest = await startSpoolBroker({ dir, settings, ...options });
   let scrapes = 0;
   let scraper: NodeJS.Timeout | null = null;
   try {
@@ -112,7 +121,71 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+
+/** Shares of the profile's non-idle time: inside the metrics code, and the total non-idle ms; the metrics frames by self time. */
+function metricsShare(path: string): { percent: number; nonIdleMs: number; top: string[] } {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const inMetrics = new Map<number, boolean>();
+  const isMetrics = (id: number): boolean => {
+    const known = inMetrics.get(id);
+    if (known !== undefined) return known;
+    const url = byId.get(id)!.callFrame.url;
+    const parent = parentOf.get(id);
+    const answer = /\/src\/insight\/|\/prom-client\//.test(url) || (parent !== undefined && isMetrics(parent));
+    inMetrics.set(id, answer);
+    return answer;
+  };
+  let nonIdleUs = 0;
+  let metricsUs = 0;
+  /** Self time of the metrics samples by the nearest metrics frame (where the metrics code was, or what it called). */
+  const byEntry = new Map<string, number>();
+  const entryOf = (id: number): string => {
+    let at: number | undefined = id;
+    while (at !== undefined && !/\/src\/insight\/|\/prom-client\//.test(byId.get(at)!.callFrame.url)) at = parentOf.get(at);
+    const frame = byId.get(at ?? id)!.callFrame;
+    return `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(src|node_modules)\//, '$1/')}`;
+  };
+  profile.samples.forEach((id, index) => {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') return;
+    const us = profile.timeDeltas[index + 1] ?? 0;
+    nonIdleUs += us;
+    if (!isMetrics(id)) return;
+    metricsUs += us;
+    const entry = entryOf(id);
+    byEntry.set(entry, (byEntry.get(entry) ?? 0) + us);
+  });
+  const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, us]) => `${((us / nonIdleUs) * 100).toFixed(2)}% ${entry}`);
+  return { percent: (metricsUs / nonIdleUs) * 100, nonIdleMs: nonIdleUs / 1000, top };
+}
+
+async function profileShares(): Promise<void> {
+  for (const scenario of SCENARIOS) {
+    const cpuProfileDir = mkdtempSync(join(tmpdir(), 'spool-metrics-profile-'));
+    try {
+      await measure(scenario, 'on', 0, { cpuProfileDir });
+      const profiles = readdirSync(cpuProfileDir).filter((file) => file.endsWith('.cpuprofile'));
+      for (const file of profiles) {
+        const share = metricsShare(join(cpuProfileDir, file));
+        console.log(`${scenario.name}: metrics code ${share.percent.toFixed(2)}% of the broker's ${(share.nonIdleMs / 1000).toFixed(1)} s non-idle CPU (${file})`);
+        for (const line of share.top) console.log(`    ${line}`);
+      }
+    } finally {
+      rmSync(cpuProfileDir, { recursive: true, force: true });
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  if (ARGS.profile) return profileShares();
   console.log(`metrics cost: ${ROUNDS} rounds, ${WARMUP_S} s warm-up + ${DURATION_S} s measured per run, scrape every ${SCRAPE_INTERVAL_MS / 1000} s; load average at start ${loadAverage().map((l) => l.toFixed(2)).join(' ')}`);
   for (const scenario of SCENARIOS) {
     const results: Record<Variant, RunFigures[]> = { off: [], on: [] };

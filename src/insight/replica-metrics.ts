@@ -12,7 +12,10 @@
  *   ReplicasCount, LastStableOffsetLag →
  *   `kafka_cluster_partition_<name>{topic,partition}`;
  * - kafka.log Log, per partition: LogStartOffset, LogEndOffset, Size,
- *   NumLogSegments → `kafka_log_log_<name>{topic,partition}`.
+ *   NumLogSegments → `kafka_log_log_<name>{topic,partition}`;
+ * - kafka.server DelayedOperationPurgatory NumDelayedOperations, for
+ *   Produce (acks=all waiting for the ISR) and Fetch (long polls) →
+ *   `kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedoperation}`.
  *
  * And two of Spool's own, which Kafka has no JMX name for (hence the
  * `spool_` prefix): `spool_partition_highwatermark{topic,partition}` on
@@ -26,6 +29,8 @@ import type { Partition } from '../replication/partition.js';
 
 export interface ReplicaMetricsSources {
   hostedPartitions(): readonly Partition[];
+  readonly producePurgatory: { readonly delayedCount: number };
+  readonly fetchPurgatory: { readonly delayedCount: number };
 }
 
 const BROKER_GAUGES = {
@@ -58,6 +63,7 @@ export class ReplicaMetrics {
   private readonly broker: Record<BrokerGauge, Gauge>;
   private readonly partition: Record<PartitionGauge, Gauge<'topic' | 'partition'>>;
   private readonly replicaLogEndOffset: Gauge<'topic' | 'partition' | 'replica'>;
+  private readonly delayedOperations: Gauge<'delayedoperation'>;
 
   constructor(
     registry: Registry,
@@ -69,6 +75,12 @@ export class ReplicaMetrics {
       name: 'spool_partition_replica_logendoffset',
       help: 'On the leader: each replica\'s log end offset as the leader knows it (its own, and each follower\'s last fetch offset)',
       labelNames: ['topic', 'partition', 'replica'],
+      registers: [registry],
+    });
+    this.delayedOperations = new Gauge({
+      name: 'kafka_server_delayedoperationpurgatory_numdelayedoperations',
+      help: 'Requests waiting in a purgatory: Produce for acks=all, Fetch for fetch.min.bytes (NumDelayedOperations)',
+      labelNames: ['delayedoperation'],
       registers: [registry],
     });
   }
@@ -91,6 +103,8 @@ export class ReplicaMetrics {
       if (state.atMinIsr) counts.atMinIsr++;
     }
     for (const [gauge, value] of Object.entries(counts)) this.broker[gauge as BrokerGauge].set(value);
+    this.delayedOperations.set({ delayedoperation: 'Produce' }, this.sources.producePurgatory.delayedCount);
+    this.delayedOperations.set({ delayedoperation: 'Fetch' }, this.sources.fetchPurgatory.delayedCount);
   }
 
   private refreshPartition(partition: Partition): { underReplicated: boolean; underMinIsr: boolean; atMinIsr: boolean } {
