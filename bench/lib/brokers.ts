@@ -81,6 +81,8 @@ export interface StartOptions {
   cpuProfileDir?: string;
   /** Port to use (default: a free pair). */
   port?: number;
+  /** Spool only: properties over the common ones (metrics.listener, say). */
+  settings?: Record<string, string>;
 }
 
 const FIRST_ACK_TIMEOUT_MS = 180_000;
@@ -188,7 +190,7 @@ export async function startSpoolBroker(options: StartOptions): Promise<BrokerUnd
   const port = options.port ?? (await freePortPair());
   const bootstrap = `127.0.0.1:${port}`;
   const propsFile = join(options.dir, 'server.properties');
-  writeFileSync(propsFile, [...singleNodeLines(options.dir, port), ...propsLines(commonBrokerSettings())].join('\n') + '\n');
+  writeFileSync(propsFile, [...singleNodeLines(options.dir, port), ...propsLines({ ...commonBrokerSettings(), ...options.settings })].join('\n') + '\n');
   const nodeArgs = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
   const args = [...nodeArgs, join(buildRootDir(), SPOOL_MAIN), 'start', propsFile];
   const log = createWriteStream(join(options.dir, 'spool.log'));

@@ -8,6 +8,8 @@
  * apply (SINGLE_NODE_DEFAULTS), so groups and transactions work on one node.
  * `--console` turns on the web console at CONSOLE_DEFAULT_LISTENER unless
  * console.listener is set.
+ * `--metrics` serves GET /metrics on METRICS_LISTENER_DEFAULT unless
+ * metrics.listener is set (9404 is the JMX exporter's customary port).
  */
 import type { Command } from 'commander';
 import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../common/config.js';
@@ -15,6 +17,8 @@ import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
 
 /** Where `spool start --console` serves the web console when console.listener is not set. */
 export const CONSOLE_DEFAULT_LISTENER = 'http://127.0.0.1:9500';
+/** Where `spool start --metrics` serves /metrics when metrics.listener is not set. */
+export const METRICS_LISTENER_DEFAULT = 'http://127.0.0.1:9404';
 
 /** The explicit properties of `spool start`: file first, overrides last. */
 export async function loadStartProperties(io: CliIo, file: string | undefined, overrides: readonly string[]): Promise<Map<string, string>> {
@@ -37,6 +41,11 @@ export function setConsoleDefault(properties: Map<string, string>): void {
   if ((properties.get('console.listener') ?? '') === '') properties.set('console.listener', CONSOLE_DEFAULT_LISTENER);
 }
 
+/** `--metrics`: metrics.listener as given, else METRICS_LISTENER_DEFAULT. */
+export function applyMetricsFlag(properties: Map<string, string>, flags: { metrics?: boolean }): void {
+  if (flags.metrics === true && !properties.has('metrics.listener')) properties.set('metrics.listener', METRICS_LISTENER_DEFAULT);
+}
+
 export function registerStart(program: Command, io: CliIo): void {
   program
     .command('start')
@@ -44,9 +53,11 @@ export function registerStart(program: Command, io: CliIo): void {
     .argument('[server.properties]', 'a Kafka server.properties file')
     .option('--override <key=value>', 'a property that overrides the file (repeatable)', collect, [])
     .option('--console', `serve the web console (console.listener, ${CONSOLE_DEFAULT_LISTENER} unless set)`)
-    .action(async (file: string | undefined, flags: { override: string[]; console?: boolean }) => {
+    .option('--metrics', `serve Prometheus metrics at /metrics (metrics.listener, default ${METRICS_LISTENER_DEFAULT})`)
+    .action(async (file: string | undefined, flags: { override: string[]; console?: boolean; metrics?: boolean }) => {
       const properties = await loadStartProperties(io, file, flags.override);
       if (flags.console === true) setConsoleDefault(properties);
+      applyMetricsFlag(properties, flags);
       // Loaded here so the client-side commands do not load the broker.
       const { SpoolNode } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
@@ -69,6 +80,8 @@ export function registerStart(program: Command, io: CliIo): void {
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
       const consoleAddress = broker.consoleListener;
       if (consoleAddress !== null) io.stdout(`Spool console: http://${consoleAddress.host || '127.0.0.1'}:${consoleAddress.port}/\n`);
+      const metrics = broker.metricsListener;
+      if (metrics !== null) io.stdout(`Metrics: http://${metrics.host || '0.0.0.0'}:${metrics.port}/metrics\n`);
       const halted = await Promise.race([signalled, broker.halted]);
       await broker.stop();
       if (halted !== null) throw new CliError(`Spool stopped: ${halted}`);

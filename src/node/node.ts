@@ -54,6 +54,7 @@ import { validateKRaftConfig } from './kraft-config.js';
 import type { QuorumVoter } from '../common/quorum-config.js';
 import type { HttpListener } from '../io/http.js';
 import { nodeConsoleSources, startConsole } from '../insight/console-server.js';
+import { NodeMetrics } from '../insight/metrics.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -86,6 +87,9 @@ export class SpoolNode {
   private bound: BoundListener[] = [];
   /** The web console (console.listener), null when off. */
   private consoleHttp: HttpListener | null = null;
+  /** GET /metrics (metrics.listener), or null when off. */
+  private readonly metrics: NodeMetrics | null;
+  private metricsHttp: HttpListener | null = null;
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(
@@ -120,6 +124,14 @@ export class SpoolNode {
       },
       this.log,
     );
+    this.metrics = NodeMetrics.fromConfig(config, {
+      clock: env.clock,
+      socketServer: this.socketServer,
+      replicaManager: this.brokerServer?.replicaManager ?? null,
+      groupCoordinator: this.brokerServer?.groupCoordinator ?? null,
+      image: () => this.shared.loader.image,
+      controller: this.controllerServer === null ? null : { isActive: () => this.state === 'running' && this.shared.raft.isLeader },
+    });
   }
 
   /**
@@ -244,10 +256,16 @@ export class SpoolNode {
     return listener;
   }
 
+  /** The metrics listener as bound (its port when configured as 0), or null when metrics.listener is not set. */
+  get metricsListener(): { host: string; port: number } | null {
+    return this.metricsHttp === null ? null : { host: this.metricsHttp.host, port: this.metricsHttp.port };
+  }
+
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`cannot start a node that is ${this.state}`);
     this.state = 'starting';
     await this.bindListeners();
+    if (this.metrics !== null) this.metricsHttp = await this.metrics.listen();
     try {
       await this.brokerServer?.startUp();
       await this.shared.open();
@@ -338,6 +356,8 @@ export class SpoolNode {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
     await this.consoleHttp?.close();
+    await this.metricsHttp?.close();
+    this.metricsHttp = null;
     await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
     // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum

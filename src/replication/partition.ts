@@ -38,6 +38,7 @@ import { endTxnMarkerOf, rebuildProducerState } from '../storage/producer-state-
 import type { PartitionRegistration } from '../metadata/image.js';
 import type { TopicConfig } from '../metadata/topic-config.js';
 import { validateLeaderBatch, type AppendError, type ValidatedBatch } from './record-validator.js';
+import type { IsrUpdate } from './replication-stats.js';
 
 /** Which offset bounds a read (Kafka's FetchIsolation). */
 export type FetchIsolation = 'logEnd' | 'highWatermark' | 'txnCommitted';
@@ -81,6 +82,8 @@ export interface IsrChangeContext {
   isReplicaIsrEligible(brokerId: number, brokerEpoch: number): boolean;
   /** Called when the ISR or the high watermark changed, so waiting requests re-check. */
   onStateChange(): void;
+  /** How a proposed change ended: a committed shrink or expansion, or a failure (Kafka's AlterPartitionListener, for the ISR meters). */
+  onIsrUpdated?(update: IsrUpdate): void;
 }
 
 export interface LeaderAppendResult {
@@ -598,8 +601,13 @@ export class Partition {
     // Metadata moved on while the request was out: it already replaced the pending state.
     if (sentFor.leaderEpoch !== this.leaderEpoch || sentFor.partitionEpoch !== this.partitionEpoch || !this.isrChangeInFlight) return;
     if ('isr' in outcome && outcome.leaderEpoch === this.leaderEpoch && outcome.partitionEpoch >= this.partitionEpoch) {
+      const sizeBefore = this.isr.size;
       this.partitionEpoch = outcome.partitionEpoch;
       this.isr = new Set(outcome.isr);
+      if (this.isr.size < sizeBefore) this.isrChange?.onIsrUpdated?.('shrink');
+      else if (this.isr.size > sizeBefore) this.isrChange?.onIsrUpdated?.('expand');
+    } else if (outcome.errorCode !== ErrorCode.NONE) {
+      this.isrChange?.onIsrUpdated?.('failed');
     }
     this.maximalIsr = this.isr;
     this.isrChangeInFlight = false;

@@ -67,6 +67,7 @@ import { replicaSelectorFor, type ReplicaSelector, type ReplicaView } from './re
 import { ReplicationQuotaManager, type ReplicationQuotaConfig } from './replication-quota.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
 import type { IsrChangeContext, IsrChangeOutcome, IsrChangeProposal } from './partition.js';
+import { NO_REPLICATION_STATS, type ReplicationStats } from './replication-stats.js';
 
 /** What the replica manager needs of the broker (Broker satisfies it). */
 export interface ReplicaManagerContext {
@@ -182,6 +183,8 @@ export class ReplicaManager implements MetadataPublisher {
   /** Replication throttles (KIP-73): what this broker sends as leader, and fetches as follower. */
   readonly leaderQuota: ReplicationQuotaManager;
   readonly followerQuota: ReplicationQuotaManager;
+  /** Where bytes in and out, failed requests, ISR changes and log flushes are reported (the metrics set it when enabled). */
+  stats: ReplicationStats = NO_REPLICATION_STATS;
 
   constructor(private readonly context: ReplicaManagerContext) {
     const { env, config } = context;
@@ -246,6 +249,7 @@ export class ReplicaManager implements MetadataPublisher {
         return brokerEpoch === -1 || broker.epoch === brokerEpoch;
       },
       onStateChange: () => this.completeDelayedRequests(key),
+      onIsrUpdated: (update) => this.stats.isrUpdated(update),
     };
   }
 
@@ -297,7 +301,9 @@ export class ReplicaManager implements MetadataPublisher {
     const { env, config } = this.context;
     const defaults = resolveTopicConfig(new Map(), staticBrokerLayers(config));
     for (const logDir of config.logDirs) {
-      const manager = await LogManager.open(env, {
+      // Flushes are timed for Kafka's LogFlushStats through whatever `stats` is when they happen.
+      const logEnv = { fs: env.fs, clock: env.clock, timers: env.timers, flushStats: { logFlushed: (durationMs: number) => this.stats.logFlushed(durationMs) } };
+      const manager = await LogManager.open(logEnv, {
         logDir,
         configFor: () => defaults,
         logger: this.context.log,
@@ -738,11 +744,13 @@ export class ReplicaManager implements MetadataPublisher {
     if (INTERNAL_TOPICS.has(topicPartition.topic) && !request.internalTopicsAllowed && request.origin !== 'coordinator') {
       return { result: produceError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${topicPartition.topic}`), requiredOffset: -1 };
     }
+    this.stats.produceRequest(topicPartition.topic);
     const partition = this.getPartitionOrError(topicPartition);
     if (!(partition instanceof Partition)) return { result: produceError(partition.errorCode), requiredOffset: -1 };
     const outcome = await partition.appendRecordsToLeader(entry.records, { requiredAcks: request.requiredAcks, origin: request.origin ?? 'client', transactionVersion: request.transactionVersion ?? 0 });
     if (!outcome.ok) {
       const { errorCode, recordErrors, message } = outcome.error;
+      if (!KNOWN_APPEND_ERRORS.has(errorCode)) this.stats.failedProduce(topicPartition.topic);
       const result = {
         errorCode,
         baseOffset: -1,
@@ -753,7 +761,10 @@ export class ReplicaManager implements MetadataPublisher {
       };
       return { result, requiredOffset: -1 };
     }
-    if (!outcome.result.duplicate) this.completeDelayedRequests(topicPartitionKey(topicPartition));
+    if (!outcome.result.duplicate) {
+      this.stats.appended(topicPartition.topic, entry.records.length, outcome.result.recordCount);
+      this.completeDelayedRequests(topicPartitionKey(topicPartition));
+    }
     const result = {
       errorCode: ErrorCode.NONE,
       baseOffset: outcome.result.firstOffset,

@@ -49,6 +49,17 @@ export const PENDING_RESPONSE_BYTES_MAX = 1024 * 1024;
  */
 export const PIPELINED_REQUEST_BYTES_MAX = 1024 * 1024;
 
+/** Told about each request served, for the request metrics (src/insight/request-metrics.ts). */
+export interface RequestObserver {
+  /**
+   * A decoded request was served. `request` is its decoded body, `body` the response before encoding
+   * (null when none is sent, as for acks=0, or the connection is closed);
+   * `totalTimeMs` runs from when its frame was read off the socket to when
+   * the response was handed to it (Kafka's TotalTimeMs).
+   */
+  requestCompleted(served: { apiKey: number; version: number; request: unknown; body: Record<string, unknown> | null; totalTimeMs: number }): void;
+}
+
 export interface SocketServerLimits {
   requestBytesMax: number;
   queuedRequestsMax: number;
@@ -73,6 +84,8 @@ export class SocketServer {
   private readonly gate: ConnectionGate;
   private readonly requestPool: RequestMemoryPool;
   private readonly securityByListener = new Map<string, ListenerSecurity>();
+  /** Set by the metrics when enabled; null costs nothing per request. */
+  requestObserver: RequestObserver | null = null;
 
   constructor(
     private readonly env: Env,
@@ -152,6 +165,13 @@ export class SocketServer {
     return this.connections.size;
   }
 
+  /** Requests read and waiting for their connection's turn, across connections (Kafka's RequestQueueSize). */
+  get queuedRequestCount(): number {
+    let count = 0;
+    for (const connection of this.connections) count += connection.queuedRequestCount;
+    return count;
+  }
+
   /** @internal */ get context() {
     return { env: this.env, handlers: this.handlers, limits: this.limits, log: this.log, requestPool: this.requestPool };
   }
@@ -160,6 +180,8 @@ export class SocketServer {
 class ConnectionHandler implements AdmittedConnection {
   private readonly frames: FrameAssembler;
   private readonly queue: Buffer[] = [];
+  /** When each queued frame was read (monotonic ms), kept beside `queue`. */
+  private readonly readTimesMs: number[] = [];
   private queuedBytes = 0;
   private processing: Promise<void> | null = null;
   private paused = false;
@@ -237,8 +259,10 @@ class ConnectionHandler implements AdmittedConnection {
       this.close(`frame of ${result.invalidSize} bytes exceeds socket.request.max.bytes (${limits.requestBytesMax})`);
       return;
     }
+    const readMs = result.frames.length > 0 ? this.server.context.env.clock.monotonicMs() : 0;
     for (const frame of result.frames) {
       this.queue.push(frame);
+      this.readTimesMs.push(readMs);
       this.queuedBytes += frame.length;
       this.server.context.requestPool.take(frame.length);
     }
@@ -261,7 +285,12 @@ class ConnectionHandler implements AdmittedConnection {
   private dropQueue(): void {
     this.server.context.requestPool.give(this.queuedBytes);
     this.queue.length = 0;
+    this.readTimesMs.length = 0;
     this.queuedBytes = 0;
+  }
+
+  get queuedRequestCount(): number {
+    return this.queue.length;
   }
 
   private pause(): void {
@@ -323,9 +352,10 @@ class ConnectionHandler implements AdmittedConnection {
         continue;
       }
       const frame = this.queue.shift()!;
+      const readMs = this.readTimesMs.shift();
       this.queuedBytes -= frame.length;
       try {
-        await this.handleFrame(frame);
+        await this.handleFrame(frame, readMs);
       } finally {
         this.server.context.requestPool.give(frame.length);
       }
@@ -333,19 +363,22 @@ class ConnectionHandler implements AdmittedConnection {
     }
   }
 
-  private async handleFrame(frame: Buffer): Promise<void> {
-    if (this.authenticator !== null && !this.authenticator.complete) return this.authenticate(this.authenticator, frame);
-    return this.serve(decodeRequest(frame), frame.length);
+  private async handleFrame(frame: Buffer, readMs: number | undefined): Promise<void> {
+    if (this.authenticator !== null && !this.authenticator.complete) return this.authenticate(this.authenticator, frame, readMs);
+    return this.serve(decodeRequest(frame), frame.length, readMs);
   }
 
-  private async serve(decoded: DecodedRequest, requestBytes: number): Promise<void> {
+  private async serve(decoded: DecodedRequest, requestBytes: number, readMs: number | undefined): Promise<void> {
     const outcome = await this.server.context.handlers.handle(decoded, this.connectionInfo(requestBytes));
-    if (outcome.kind === 'close') {
-      this.close(outcome.reason);
-      return;
+    if (outcome.kind === 'close') this.close(outcome.reason);
+    else if (outcome.kind === 'respond') this.send(encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body));
+    const observer = this.server.requestObserver;
+    if (observer !== null && decoded.ok) {
+      const nowMs = this.server.context.env.clock.monotonicMs();
+      const body = outcome.kind === 'respond' ? outcome.body : null;
+      const { requestApiKey: apiKey, requestApiVersion: version } = decoded.header;
+      observer.requestCompleted({ apiKey, version, request: decoded.body, body, totalTimeMs: nowMs - (readMs ?? nowMs) });
     }
-    if (outcome.kind === 'none') return;
-    this.send(encodeResponse(outcome.api, outcome.version, outcome.correlationId, outcome.body));
   }
 
   private connectionInfo(requestBytes: number) {
@@ -357,9 +390,9 @@ class ConnectionHandler implements AdmittedConnection {
     if (this.responsesBacklogged()) this.pause();
   }
 
-  private async authenticate(authenticator: SaslAuthenticator, frame: Buffer): Promise<void> {
+  private async authenticate(authenticator: SaslAuthenticator, frame: Buffer, readMs: number | undefined): Promise<void> {
     const outcome = await authenticator.receive(frame);
-    if (outcome.kind === 'serve') return this.serve(outcome.decoded, frame.length);
+    if (outcome.kind === 'serve') return this.serve(outcome.decoded, frame.length, readMs);
     if (outcome.kind === 'fail' || outcome.kind === 'fail-request') return this.failAuthentication(outcome, frame.length);
     this.send(outcome.chunks);
     if (outcome.kind === 'authenticated') {

@@ -67,6 +67,8 @@ export interface LogEnv {
   fs: FileSystem;
   clock: Clock;
   timers: Timers;
+  /** Told how long each flush that fsynced something took (Kafka's LogFlushStats.logFlushTimer). */
+  flushStats?: { logFlushed(durationMs: number): void };
 }
 
 export interface AppendOptions {
@@ -735,6 +737,7 @@ export class Log {
       const next = this.segments[index + 1];
       return segment.baseOffset < target && (next === undefined || next.baseOffset > start);
     });
+    const startMs = this.env.clock.monotonicMs();
     await this.maybeHandleIOException(async () => {
       for (const segment of segments) if (!segment.isClosed) await segment.flush();
       if (this.directoryNeedsSync) {
@@ -742,6 +745,7 @@ export class Log {
         await this.env.fs.syncDir(this.dir);
       }
     });
+    this.env.flushStats?.logFlushed(this.env.clock.monotonicMs() - startMs);
     this.lastFlushMs = this.env.clock.nowMs();
     if (truncations === this.truncations && target > this.recoveryPointValue) this.recoveryPointValue = target;
   }

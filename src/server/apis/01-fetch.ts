@@ -137,11 +137,40 @@ export function fetchHandler(broker: ApiContext) {
         };
       });
       const { errorCode, sessionId, partitions: selected } = fetchContext.respond(answered);
+      recordFetchStats(broker, selected, { fromFollower: replicaId >= 0 });
       return { throttleTimeMs: 0, errorCode, sessionId, responses: groupByTopic(selected, usesTopicIds), nodeEndpoints: [...nodeEndpoints.values()] };
     },
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, sessionId: 0, responses: [] }),
   });
 }
+
+/**
+ * Kafka's BrokerTopicStats for the partitions sent: bytes out (to followers
+ * counted as replication) and, as Kafka's readFromLocalLog, a failure only
+ * for an error outside those a fetch expects.
+ */
+function recordFetchStats(broker: ApiContext, sent: readonly FetchResponsePartition<ResponsePartition>[], options: { fromFollower: boolean }): void {
+  const stats = broker.replicaManager.stats;
+  for (const { part, data } of sent) {
+    if (part.topic === null) continue;
+    stats.fetched(part.topic, data.records.length, options);
+    if (data.errorCode !== ErrorCode.NONE && !EXPECTED_FETCH_ERRORS.has(data.errorCode)) stats.failedFetch(part.topic);
+  }
+}
+
+/** Errors Kafka's readFromLocalLog answers without marking FailedFetchRequestsPerSec (and those KafkaApis decides before reading). */
+const EXPECTED_FETCH_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.OFFSET_OUT_OF_RANGE,
+]);
 
 /** Checks each partition against the image, then reads the known ones through the replica manager. */
 async function readPartitions(

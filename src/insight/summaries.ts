@@ -1,0 +1,120 @@
+/**
+ * Kafka's Yammer histograms (TotalTimeMs, LogFlushRateAndTimeMs) as the
+ * Prometheus JMX exporter's Kafka rules export them: each percentile
+ * attribute (`50thPercentile` ... `999thPercentile`) becomes a gauge sample
+ * with `quantile="0.50"` ... `quantile="0.999"`, and `Count` a counter
+ * `<name>_count`.
+ *
+ * Recording must be cheap, since TotalTimeMs is recorded for every request:
+ * prom-client's Summary (a t-digest per age bucket) costs about 2.5 µs an
+ * observation, so a value here only bumps one slot of a fixed log-linear
+ * bucket array (8 buckets per doubling from 0.01 ms, so a quantile is
+ * within ~5% of the truth; 256 slots reach hours). Quantiles are computed
+ * when scraped. Kafka's reservoirs are exponentially decaying, biased to
+ * the last five minutes; here the buckets form two windows of
+ * WINDOW_MS, rotated when a scrape finds the current one older than that,
+ * and quantiles read both (the last 2.5 to 5 minutes while scraped).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** Kafka's histogram percentiles, as the JMX exporter's `quantile: "0.$N"` spells them. */
+export const KAFKA_QUANTILES = [
+  { quantile: 0.5, label: '0.50' },
+  { quantile: 0.75, label: '0.75' },
+  { quantile: 0.95, label: '0.95' },
+  { quantile: 0.98, label: '0.98' },
+  { quantile: 0.99, label: '0.99' },
+  { quantile: 0.999, label: '0.999' },
+] as const;
+
+const WINDOW_MS = 150_000;
+/** The smallest value told apart from 0, in ms. */
+const RESOLUTION_MS = 0.01;
+const BUCKETS_PER_DOUBLING = 8;
+const BUCKET_COUNT = 256;
+
+function bucketOf(valueMs: number): number {
+  const scaled = valueMs / RESOLUTION_MS;
+  if (!(scaled >= 1)) return 0;
+  return Math.min(BUCKET_COUNT - 1, 1 + Math.floor(Math.log2(scaled) * BUCKETS_PER_DOUBLING));
+}
+
+/** A value inside bucket `index` (its geometric middle). */
+function valueOfBucket(index: number): number {
+  return index === 0 ? 0 : RESOLUTION_MS * 2 ** ((index - 0.5) / BUCKETS_PER_DOUBLING);
+}
+
+/** One latency distribution: counts by bucket in two windows, and the all-time count. */
+export class LatencyHistogram {
+  private current = new Float64Array(BUCKET_COUNT);
+  private previous = new Float64Array(BUCKET_COUNT);
+  private currentStartMs: number;
+  count = 0;
+
+  constructor(private readonly nowMs: () => number) {
+    this.currentStartMs = nowMs();
+  }
+
+  record(valueMs: number): void {
+    this.current[bucketOf(valueMs)]!++;
+    this.count++;
+  }
+
+  /** The value at each quantile over the two windows (0 while empty); rotates the windows first when due. */
+  quantiles(wanted: readonly number[]): number[] {
+    const nowMs = this.nowMs();
+    if (nowMs - this.currentStartMs >= WINDOW_MS) {
+      const recycled = this.previous;
+      recycled.fill(0);
+      this.previous = this.current;
+      this.current = recycled;
+      this.currentStartMs = nowMs;
+    }
+    let total = 0;
+    for (let index = 0; index < BUCKET_COUNT; index++) total += this.current[index]! + this.previous[index]!;
+    return wanted.map((quantile) => {
+      if (total === 0) return 0;
+      const rank = quantile * total;
+      let seen = 0;
+      for (let index = 0; index < BUCKET_COUNT; index++) {
+        seen += this.current[index]! + this.previous[index]!;
+        if (seen >= rank) return valueOfBucket(index);
+      }
+      return valueOfBucket(BUCKET_COUNT - 1);
+    });
+  }
+}
+
+/**
+ * Registers `<name>{...labels, quantile}` (gauge) and `<name>_count{...labels}`
+ * (counter) read from the histograms `histograms()` lists when scraped.
+ */
+export function registerKafkaHistogram<L extends string>(
+  registry: Registry,
+  options: { name: string; help: string; labelNames: readonly L[]; histograms: () => Iterable<{ labels: Record<L, string>; histogram: LatencyHistogram }> },
+): void {
+  const { name, help, labelNames, histograms } = options;
+  new Gauge({
+    name,
+    help: `${help}: percentiles of the last 2.5 to 5 minutes`,
+    labelNames: [...labelNames, 'quantile'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, histogram } of histograms()) {
+        const values = histogram.quantiles(KAFKA_QUANTILES.map((q) => q.quantile));
+        KAFKA_QUANTILES.forEach((q, index) => this.set({ ...labels, quantile: q.label } as Record<L | 'quantile', string>, values[index]!));
+      }
+    },
+  });
+  new Counter({
+    name: `${name}_count`,
+    help: `${help}: how many were recorded`,
+    labelNames: [...labelNames],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, histogram } of histograms()) this.inc(labels as Record<L, string>, histogram.count);
+    },
+  });
+}
