@@ -541,7 +541,7 @@ export class Admin {
   }
 
   /** Consumer groups (classic with protocol type consumer, and KIP-848 groups), as kafka-consumer-groups.sh --list shows them. */
-  listConsumerGroups(options: { states?: readonly string[]; types?: readonly string[] } = {}): Promise<GroupListing[]> {
+  listConsumerGroups(options: { states?: readonly string[]; types?: readonly string[]; brokerIds?: readonly number[] } = {}): Promise<GroupListing[]> {
     return listConsumerGroups(this.cluster, options);
   }
 

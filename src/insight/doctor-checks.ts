@@ -15,6 +15,7 @@
  *   checkOfflinePartitions     no leader
  *   checkOfflineLogDirs        a log directory DescribeLogDirs reports with an error
  *   checkFencedBrokers         a registered broker that is fenced, or a replica on a broker not registered
+ *   checkUnreachableBrokers    an unfenced broker this client cannot connect to
  *   checkControllerQuorum      the KRaft quorum without a leader, or unreachable
  *
  * Checks that compare two samples (first, second: a sampling window apart)
@@ -392,4 +393,31 @@ export function checkFencedBrokers(sample: Sample, brokers: readonly { nodeId: n
     });
   }
   return findings;
+}
+
+/**
+ * Unfenced brokers that refuse a connection: the controller still counts
+ * them alive (their session has not expired), so their replicas stay in
+ * the ISR and their partitions led, though no client reaches them.
+ * Resolves with the reachable brokers' ids and the findings.
+ */
+export async function checkUnreachableBrokers(admin: Admin, brokers: readonly { nodeId: number; host: string; port: number; fenced: boolean }[]): Promise<{ reachable: number[]; findings: Finding[] }> {
+  const reachable: number[] = [];
+  const findings: Finding[] = [];
+  for (const broker of brokers.filter((b) => !b.fenced)) {
+    try {
+      await admin.cluster.connectTo(broker.host, broker.port);
+      reachable.push(broker.nodeId);
+    } catch (error) {
+      if (!(error instanceof KafkaError)) throw error;
+      findings.push({
+        check: 'unreachable-broker',
+        severity: 'critical',
+        subject: `broker ${broker.nodeId}`,
+        message: 'the broker is registered and not fenced, but refuses connections: until its session expires the controller keeps it in the ISR and as leader',
+        evidence: { brokerId: broker.nodeId, address: `${broker.host}:${broker.port}`, error: error.message },
+      });
+    }
+  }
+  return { reachable, findings };
 }

@@ -23,6 +23,7 @@ export const CHECKS = [
   'offline-partition',
   'offline-log-dir',
   'fenced-broker',
+  'unreachable-broker',
   'controller-quorum',
 ] as const;
 export type CheckName = (typeof CHECKS)[number];

@@ -43,13 +43,15 @@ export interface Sample {
 export interface SampleScope {
   /** Topics to look at; null for all (internal ones too). */
   topics: readonly string[] | null;
-  /** Groups to look at; null for every consumer group. */
+  /** Groups to look at; null for every consumer group the reachable brokers coordinate. */
   groups: readonly string[] | null;
+  /** The brokers that accept connections (the others would only time out). */
+  reachableBrokerIds: readonly number[];
 }
 
 /** The consumer groups in scope, with their committed offsets (kept to the scope's topics). */
 async function sampleGroups(admin: Admin, scope: SampleScope): Promise<Map<string, GroupSample>> {
-  const groupIds = scope.groups ?? (await admin.listConsumerGroups()).map((g) => g.groupId).sort();
+  const groupIds = scope.groups ?? (await admin.listConsumerGroups({ brokerIds: scope.reachableBrokerIds })).map((g) => g.groupId).sort();
   const described = await admin.describeConsumerGroups(groupIds);
   const samples = new Map<string, GroupSample>();
   for (const description of described) {

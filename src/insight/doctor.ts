@@ -35,6 +35,7 @@ import {
   checkRebalances,
   checkReplicationThrottles,
   checkStuckHighWatermark,
+  checkUnreachableBrokers,
   checkUnderReplicated,
   type BrokerConfigs,
   type ReplicaState,
@@ -222,12 +223,13 @@ async function replicationChecks(admin: Admin, samples: { first: Sample; second:
 
 export async function runDoctor(admin: Admin, options: DoctorOptions): Promise<DoctorReport> {
   const gaps: string[] = [...DOCTOR_STANDING_GAPS];
-  const scope = { topics: options.topics, groups: options.groups };
+  const cluster = await admin.describeCluster({ includeFencedBrokers: true });
+  const { reachable: live, findings: unreachable } = await checkUnreachableBrokers(admin, cluster.brokers);
+  if (options.groups === null && unreachable.length > 0) gaps.push(`consumer-lag, rebalance: the groups that unreachable brokers coordinate are not listed`);
+  const scope = { topics: options.topics, groups: options.groups, reachableBrokerIds: live };
   const first = await takeSample(admin, scope);
   await sleep(admin, options.sampleMs);
   const second = await takeSample(admin, scope);
-  const cluster = await admin.describeCluster({ includeFencedBrokers: true });
-  const live = cluster.brokers.filter((b) => !b.fenced).map((b) => b.nodeId);
   const brokers = await brokerConfigsOf(admin, live, gaps);
   const hosts = new Map(cluster.brokers.map((b) => [b.nodeId, b.host]));
   const findings: Finding[] = [
@@ -237,6 +239,7 @@ export async function runDoctor(admin: Admin, options: DoctorOptions): Promise<D
     ...checkRebalances(first, second),
     ...(await checkOfflineLogDirs(admin, live, gaps)),
     ...checkFencedBrokers(second, cluster.brokers),
+    ...unreachable,
     ...(await checkControllerQuorum(admin, { controllers: options.controllers, brokerIds: live }, gaps)),
   ];
   return { sampleMs: options.sampleMs, findings: sortFindings(findings), gaps };
