@@ -6,10 +6,15 @@
  * one line once the node serves, and stops cleanly on SIGTERM or SIGINT.
  * Without a file, the settings of Kafka's shipped quickstart server.properties
  * apply (SINGLE_NODE_DEFAULTS), so groups and transactions work on one node.
+ * `--console` turns on the web console at CONSOLE_DEFAULT_LISTENER unless
+ * console.listener is set.
  */
 import type { Command } from 'commander';
 import { BrokerConfig, ConfigError, SINGLE_NODE_DEFAULTS, parseProperties } from '../common/config.js';
 import { CliError, collect, parseKeyValues, type CliIo } from './io.js';
+
+/** Where `spool start --console` serves the web console when console.listener is not set. */
+export const CONSOLE_DEFAULT_LISTENER = 'http://127.0.0.1:9500';
 
 /** The explicit properties of `spool start`: file first, overrides last. */
 export async function loadStartProperties(io: CliIo, file: string | undefined, overrides: readonly string[]): Promise<Map<string, string>> {
@@ -27,14 +32,21 @@ export async function loadStartProperties(io: CliIo, file: string | undefined, o
   return properties;
 }
 
+/** `--console`: console.listener becomes CONSOLE_DEFAULT_LISTENER unless the file or an override set it. */
+export function setConsoleDefault(properties: Map<string, string>): void {
+  if ((properties.get('console.listener') ?? '') === '') properties.set('console.listener', CONSOLE_DEFAULT_LISTENER);
+}
+
 export function registerStart(program: Command, io: CliIo): void {
   program
     .command('start')
     .description('Start a Spool node (like kafka-server-start.sh)')
     .argument('[server.properties]', 'a Kafka server.properties file')
     .option('--override <key=value>', 'a property that overrides the file (repeatable)', collect, [])
-    .action(async (file: string | undefined, flags: { override: string[] }) => {
+    .option('--console', `serve the web console (console.listener, ${CONSOLE_DEFAULT_LISTENER} unless set)`)
+    .action(async (file: string | undefined, flags: { override: string[]; console?: boolean }) => {
       const properties = await loadStartProperties(io, file, flags.override);
+      if (flags.console === true) setConsoleDefault(properties);
       // Loaded here so the client-side commands do not load the broker.
       const { SpoolNode } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
@@ -55,6 +67,8 @@ export function registerStart(program: Command, io: CliIo): void {
       // The signal handlers are in place before the node says it is ready, so a stop right after that is clean.
       const signalled = io.untilSignal().then(() => null);
       io.stdout(`Spool started: ${listener.name}://${listener.advertisedHost}:${listener.advertisedPort} (node ${broker.nodeId}, data in ${config.logDirs.join(',')})\n`);
+      const consoleAddress = broker.consoleListener;
+      if (consoleAddress !== null) io.stdout(`Spool console: http://${consoleAddress.host || '127.0.0.1'}:${consoleAddress.port}/\n`);
       const halted = await Promise.race([signalled, broker.halted]);
       await broker.stop();
       if (halted !== null) throw new CliError(`Spool stopped: ${halted}`);

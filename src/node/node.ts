@@ -14,8 +14,8 @@
  * channel and, once the controller says it has caught up, the first image
  * is published (the replica manager opens logs) and the broker asks to be
  * unfenced (it becomes leader as the unfencing records arrive); only then
- * are requests served.
- * Stop order (SIGTERM or stop()): the broker's controlled shutdown (its
+ * are requests served, and the web console (console.listener) binds.
+ * Stop order (SIGTERM or stop()): the web console closes; the broker's controlled shutdown (its
  * leaderships move away while it still serves), the broker listeners stop
  * accepting and finish in-flight requests, stop the broker (flush,
  * checkpoints, clean-shutdown marker), stop the controller and Raft, and
@@ -52,6 +52,8 @@ import { FORWARDABLE_API_KEYS } from '../protocol/envelope.js';
 import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
 import type { QuorumVoter } from '../common/quorum-config.js';
+import type { HttpListener } from '../io/http.js';
+import { nodeConsoleSources, startConsole } from '../insight/console-server.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -82,6 +84,8 @@ export class SpoolNode {
   /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
   private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
+  /** The web console (console.listener), null when off. */
+  private consoleHttp: HttpListener | null = null;
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(
@@ -227,6 +231,11 @@ export class SpoolNode {
     return this.bound;
   }
 
+  /** The web console's address as bound (console.listener, port 0 resolved), null when the console is off. */
+  get consoleListener(): { host: string; port: number } | null {
+    return this.consoleHttp === null ? null : { host: this.consoleHttp.host, port: this.consoleHttp.port };
+  }
+
   /** The listener that clients use: the first non-controller listener (a controller-only node's first listener). */
   get clientListener(): BoundListener {
     const controllerNames = new Set(this.config.list('controller.listener.names'));
@@ -253,6 +262,8 @@ export class SpoolNode {
       await this.shared.loader.publishFirst();
       await this.brokerServer?.unfence();
       this.shared.loader.markStarted();
+      // Once the node serves, so the console's first page shows a registered, unfenced broker.
+      this.consoleHttp = await startConsole(this.config, nodeConsoleSources(this));
       this.log.info(`node ${this.nodeId} (${[...this.roles].join(',')}): cluster ${this.shared.clusterId}, leader epoch ${this.shared.raft.leaderAndEpoch.epoch}, image at offset ${this.shared.loader.image.offset}`);
     } catch (error) {
       this.shared.loader.fail(error as Error);
@@ -326,6 +337,7 @@ export class SpoolNode {
   async stop(): Promise<void> {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     this.state = 'stopping';
+    await this.consoleHttp?.close();
     await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
     // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum
