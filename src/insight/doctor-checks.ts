@@ -48,14 +48,16 @@ export interface BrokerConfigs {
 export interface ReplicaState {
   brokerId: number;
   logEndOffset: number;
+  /** Wall-clock times of the follower's last caught-up fetch and last fetch (-1: none yet). */
   lastCaughtUpTimeMs: number;
+  lastFetchTimeMs?: number;
   inIsr: boolean;
 }
 
 /** Where a follower's position is read from, for checkStuckHighWatermark. */
 export interface ReplicaViews {
   /** The leader's view of its followers, or null (with the reason) when it cannot be had. */
-  leaderView(partition: PartitionSample): Promise<{ replicas: ReplicaState[] } | { unavailable: string }>;
+  leaderView(partition: PartitionSample): Promise<{ replicas: ReplicaState[]; nowMs: number } | { unavailable: string }>;
   /** A follower's own log end offset (Kafka's debugging ListOffsets to that broker), or the error that kept it. */
   followerLogEnd(partition: PartitionSample, brokerId: number): Promise<number | string>;
 }
@@ -148,8 +150,12 @@ async function laggingFollowers(after: PartitionSample, views: ReplicaViews, gap
   const highWatermark = after.highWatermark!;
   const view = await views.leaderView(after);
   if ('replicas' in view) {
+    const ago = (timeMs: number | undefined) => (timeMs === undefined || timeMs <= 0 ? 'never' : String(view.nowMs - timeMs));
     const lagging = view.replicas.filter((r) => r.brokerId !== after.leader && r.inIsr && r.logEndOffset <= highWatermark);
-    return { ids: lagging.map((r) => r.brokerId), evidence: lagging.map((r) => `${r.brokerId}:logEndOffset=${r.logEndOffset},lastCaughtUpTimeMs=${r.lastCaughtUpTimeMs}`) };
+    return {
+      ids: lagging.map((r) => r.brokerId),
+      evidence: lagging.map((r) => `${r.brokerId}:logEndOffset=${r.logEndOffset},caughtUpAgoMs=${ago(r.lastCaughtUpTimeMs)},lastFetchAgoMs=${ago(r.lastFetchTimeMs)}(leader's view)`),
+    };
   }
   gaps.push(`stuck-high-watermark ${key(after)}: the leader's view of its followers needs console.listener on broker ${after.leader} (${view.unavailable}); used each follower's own log end offset`);
   const ids: number[] = [];

@@ -124,7 +124,7 @@ function replicaViews(admin: Admin, options: DoctorOptions, brokers: readonly Br
       const url = `${base}/api/topics/${encodeURIComponent(partition.topic)}/partitions/${partition.partition}`;
       try {
         const replicas = replicaStatesOf(await options.getJson(url, { timeoutMs: CONSOLE_TIMEOUT_MS }));
-        return replicas === null ? { unavailable: `${url} answered without replicaStates` } : { replicas };
+        return replicas === null ? { unavailable: `${url} answered without replicaStates` } : { replicas, nowMs: admin.cluster.env.clock.nowMs() };
       } catch (error) {
         return { unavailable: (error as Error).message };
       }

@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admin } from '../../src/client/admin.js';
@@ -174,20 +175,37 @@ test('two brokers, one stopped: ISR below min.insync.replicas, under-replicated,
   }
 });
 
-test('a follower that stopped fetching while in the ISR: the high watermark is stuck, and doctor names the follower', async () => {
+/** A port free at the moment (console.listener must name a real one: DescribeConfigs shows the configured value, and port 0 is not advertised). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function followerHoldingTheHighWatermark(options: { console: boolean }): Promise<void> {
+  // Replicas [0, 1, 2]: broker 0 leads, follower 1 is killed. Only the leader serves a console: a killed
+  // embedded node's console listener stays open (node:http is outside the killable env), which would hold the test process.
+  const [leader, follower, other] = [0, 1, 2] as const;
+  const consolePorts = new Map<number, number>();
+  if (options.console) consolePorts.set(leader, await freePort());
   // Long enough that the killed follower stays registered, unfenced and in the ISR for the whole test.
-  const cluster = await startCluster({ controllers: 1, brokers: 3, config: { 'replica.lag.time.max.ms': 600_000, 'broker.session.timeout.ms': 600_000, 'auto.leader.rebalance.enable': false } });
+  const cluster = await startCluster({
+    controllers: 1,
+    brokers: 3,
+    config: { 'replica.lag.time.max.ms': 600_000, 'broker.session.timeout.ms': 600_000, 'auto.leader.rebalance.enable': false },
+    nodeConfig: (nodeId) => (consolePorts.has(nodeId) ? { 'console.listener': `http://127.0.0.1:${consolePorts.get(nodeId)}` } : {}),
+  });
   const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
   try {
-    await admin.createTopics([{ name: 'copied', numPartitions: 1, replicationFactor: 3 }]);
+    await admin.createTopics([{ name: 'copied', replicaAssignment: { 0: [leader, follower, other] } }]);
     await until('the ISR holds all three', async () => (partitionOf(cluster, 'copied')?.isr.length === 3 ? true : null), WAIT);
-    const leader = partitionOf(cluster, 'copied')!.leader;
-    const follower = [0, 1, 2].find((id) => id !== leader)!;
+    assert.equal(partitionOf(cluster, 'copied')!.leader, leader, 'the first replica leads');
     await cluster.node(follower).kill();
     const producer = new Producer({ bootstrapServers: cluster.node(leader).bootstrapServer!, acks: 1 });
     for (let i = 0; i < 3; i++) await producer.send({ topic: 'copied', partition: 0, value: `v${i}` });
     await producer.close();
-    const other = [0, 1, 2].find((id) => id !== leader && id !== follower)!;
     await until('the live follower has the records', async () => (hosted(cluster, other, 'copied')?.log.logEndOffset === 3 ? true : null), WAIT);
 
     const run = await doctor(cluster.node(leader).bootstrapServer!, '--topic', 'copied');
@@ -197,6 +215,14 @@ test('a follower that stopped fetching while in the ISR: the high watermark is s
     assert.deepEqual(finding.evidence.laggingFollowers, [follower]);
     assert.equal(finding.evidence.leader, leader);
     assert.match(String(finding.evidence.highWatermark), /^(\d+)->\1$/, 'the high watermark did not move');
+    const consoleGap = run.report.gaps.filter((gap) => gap.includes('needs console.listener'));
+    if (options.console) {
+      assert.match(String(finding.evidence.followers), new RegExp(`^${follower}:logEndOffset=(-1|0),.*\\(leader's view\\)$`));
+      assert.deepEqual(consoleGap, []);
+    } else {
+      assert.equal(String(finding.evidence.followers), `${follower}:unreachable(BROKER_NOT_AVAILABLE)`);
+      assert.equal(consoleGap.length, 1, 'the report says the leader\'s view needs console.listener');
+    }
     assert.deepEqual(findingsOf(run, 'unreachable-broker').map((f) => f.subject), [`broker ${follower}`]);
     assert.equal(run.code, 2);
   } finally {
@@ -205,4 +231,12 @@ test('a follower that stopped fetching while in the ISR: the high watermark is s
     for (const node of cluster.nodes) await node.kill();
     await cluster.stop();
   }
-});
+}
+
+// Skipped: its assertions pass, but EmbeddedNode.kill() leaves the node's console listener (node:http, outside the
+// killable env) open, so the test process never ends. Un-skip once kill() closes the console.
+test('a follower that stopped fetching while in the ISR: the high watermark is stuck, and the leader\'s console view names the follower', { skip: 'a killed embedded node keeps its console listener open' }, () =>
+  followerHoldingTheHighWatermark({ console: true }));
+
+test('the same without console.listener: the followers\' own log ends name it, and the gap is reported', () =>
+  followerHoldingTheHighWatermark({ console: false }));
