@@ -13,6 +13,7 @@ import { registerCluster } from './cluster.js';
 import { registerConfigs } from './configs.js';
 import { registerConsume } from './consume.js';
 import { registerConsumerGroups } from './consumer-groups.js';
+import { registerDoctor } from './doctor.js';
 import { registerDumpLog } from './dump-log.js';
 import { registerFeatures } from './features.js';
 import { registerGetOffsets } from './get-offsets.js';
@@ -50,6 +51,7 @@ export function buildProgram(io: CliIo): Command {
   registerCluster(program, io);
   registerMetadataQuorum(program, io);
   registerTransactions(program, io);
+  registerDoctor(program, io);
   const configure = (commands: readonly Command[]): void => {
     for (const command of commands) {
       command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });

@@ -118,6 +118,14 @@ export interface ReplicaOffsets {
   errorCode: number;
 }
 
+/** A broker's log directory as DescribeLogDirs reports it. */
+export interface LogDirDescription {
+  logDir: string;
+  /** KAFKA_STORAGE_ERROR for a directory taken offline. */
+  errorCode: number;
+  replicas: (TopicPartition & { sizeBytes: number; offsetLag: number; isFuture: boolean })[];
+}
+
 /** Kafka's debugging replica id: may read any replica, not only the leader. */
 const DEBUGGING_REPLICA_ID = -2;
 
@@ -469,14 +477,35 @@ export class Admin {
     return { brokerId, logStartOffset: answer.logStartOffset, logEndOffset: end.offset, highWatermark: answer.highWatermark, errorCode: ErrorCode.NONE };
   }
 
-  async describeCluster(): Promise<{ clusterId: string; controllerId: number; brokers: BrokerInfo[] }> {
-    const response = await this.retry(async () => (await this.cluster.anyConnection()).send(DescribeCluster, { includeClusterAuthorizedOperations: false, endpointType: 1 }));
+  /**
+   * The cluster's brokers, controller and id (DescribeCluster); with
+   * `includeFencedBrokers` (v2, KIP-1073) the fenced brokers too, each
+   * marked `fenced` (always false from a broker older than v2).
+   */
+  async describeCluster(options: { includeFencedBrokers?: boolean } = {}): Promise<{ clusterId: string; controllerId: number; brokers: (BrokerInfo & { fenced: boolean })[] }> {
+    const request = { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: options.includeFencedBrokers ?? false };
+    const response = await this.retry(async () => (await this.cluster.anyConnection()).send(DescribeCluster, request));
     throwIfError(response.errorCode, response.errorMessage);
     return {
       clusterId: response.clusterId,
       controllerId: response.controllerId,
-      brokers: response.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })),
+      brokers: response.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack, fenced: b.isFenced })),
     };
+  }
+
+  /**
+   * One broker's log directories (DescribeLogDirs for every partition, as
+   * Kafka's describeLogDirs): each directory's error (KAFKA_STORAGE_ERROR
+   * for one a disk error took offline) and the replicas it holds.
+   */
+  async describeLogDirs(brokerId: number): Promise<LogDirDescription[]> {
+    const response = await this.retry(async () => (await this.cluster.connection(brokerId)).send(DescribeLogDirs, { topics: null }));
+    throwIfError(response.errorCode, `DescribeLogDirs at broker ${brokerId}`);
+    return response.results.map((dir) => ({
+      logDir: dir.logDir,
+      errorCode: dir.errorCode,
+      replicas: dir.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, sizeBytes: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey }))),
+    }));
   }
 
   /** Moves log start offsets forward; resolves with each partition's new low watermark. */
@@ -512,7 +541,7 @@ export class Admin {
   }
 
   /** Consumer groups (classic with protocol type consumer, and KIP-848 groups), as kafka-consumer-groups.sh --list shows them. */
-  listConsumerGroups(options: { states?: readonly string[]; types?: readonly string[] } = {}): Promise<GroupListing[]> {
+  listConsumerGroups(options: { states?: readonly string[]; types?: readonly string[]; brokerIds?: readonly number[] } = {}): Promise<GroupListing[]> {
     return listConsumerGroups(this.cluster, options);
   }
 

@@ -40,6 +40,8 @@ export interface ListGroupsOptions {
   types?: readonly string[];
   /** Only groups with these protocol types (classic groups); Kafka lists consumer groups with ["consumer", ""]. */
   protocolTypes?: readonly string[];
+  /** Ask only these brokers (each lists the groups it coordinates); default every broker. */
+  brokerIds?: readonly number[];
 }
 
 export interface MemberDescription {
@@ -95,7 +97,8 @@ export async function listGroups(cluster: Cluster, options: ListGroupsOptions = 
   await cluster.retry(() => cluster.refreshMetadata([]));
   const states = options.states ?? [];
   const types = options.types ?? [];
-  const perBroker = await Promise.all([...cluster.brokers.values()].map((broker) => cluster.retry(async () => {
+  const asked = [...cluster.brokers.values()].filter((broker) => options.brokerIds === undefined || options.brokerIds.includes(broker.nodeId));
+  const perBroker = await Promise.all(asked.map((broker) => cluster.retry(async () => {
     const connection = await cluster.connectTo(broker.host, broker.port);
     const { version, response } = await connection.sendVersioned(ListGroups, { statesFilter: [...states], typesFilter: [...types] });
     throwIfError(response.errorCode, `ListGroups at broker ${broker.nodeId}`);
@@ -118,9 +121,10 @@ export async function listGroups(cluster: Cluster, options: ListGroupsOptions = 
 }
 
 /** Consumer groups as kafka-consumer-groups.sh lists them: classic with protocol type consumer (or none), and KIP-848 groups. */
-export function listConsumerGroups(cluster: Cluster, options: { states?: readonly string[]; types?: readonly string[] } = {}): Promise<GroupListing[]> {
+export function listConsumerGroups(cluster: Cluster, options: { states?: readonly string[]; types?: readonly string[]; brokerIds?: readonly number[] } = {}): Promise<GroupListing[]> {
   return listGroups(cluster, {
     ...(options.states === undefined ? {} : { states: options.states }),
+    ...(options.brokerIds === undefined ? {} : { brokerIds: options.brokerIds }),
     types: options.types ?? ['classic', 'consumer'],
     protocolTypes: [CONSUMER_PROTOCOL_TYPE, ''],
   });

@@ -1,0 +1,242 @@
+/**
+ * `spool doctor` names the stuck link of the chain, with its evidence, on
+ * real nodes started in this process (startBroker, startCluster): each
+ * test builds one situation and expects the finding that names it, and a
+ * healthy broker gives no finding and exit code 0. The sampling window
+ * (--sample-ms) is doctor's own behaviour and kept small; every other
+ * wait is for an observed state.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Admin } from '../../src/client/admin.js';
+import { Producer } from '../../src/client/producer.js';
+import { silentLogger } from '../../src/common/logger.js';
+import type { DoctorReport, Finding } from '../../src/insight/doctor-findings.js';
+import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
+import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
+import { runCli } from '../../src/cli/program.js';
+import { until } from '../interop/cluster/until.js';
+import { hosted, partitionOf } from '../replication/cluster-topic.js';
+import { testIo } from './cli-io.js';
+
+const SAMPLE_MS = '300';
+const WAIT = { waitMs: 60_000, pollMs: 25 };
+
+interface DoctorRun {
+  code: number;
+  report: DoctorReport;
+  err: string;
+}
+
+async function doctor(bootstrapServers: string, ...args: string[]): Promise<DoctorRun> {
+  const io = testIo();
+  const code = await runCli(['doctor', '--bootstrap-server', bootstrapServers, '--sample-ms', SAMPLE_MS, '--json', ...args], io);
+  assert.ok(io.out.startsWith('{'), `doctor printed a report (exit ${code}): ${io.err}`);
+  return { code, report: JSON.parse(io.out) as DoctorReport, err: io.err };
+}
+
+function findingsOf(run: DoctorRun, check: string): Finding[] {
+  return run.report.findings.filter((f) => f.check === check);
+}
+
+/** Produces to partition 0 of `topic` until `work` settles, so the high watermark moves throughout doctor's window. */
+async function whileProducing<T>(bootstrapServers: string, topic: string, work: () => Promise<T>): Promise<T> {
+  const producer = new Producer({ bootstrapServers, acks: 1, lingerMs: 0 });
+  let done = false;
+  const producing = (async () => {
+    for (let i = 0; !done; i++) await producer.send({ topic, partition: 0, value: `more-${i}` });
+  })();
+  try {
+    return await work();
+  } finally {
+    done = true;
+    await producing;
+    await producer.close();
+  }
+}
+
+describe('one broker', () => {
+  let dir: string;
+  let running: RunningBroker;
+  let admin: Admin;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'spool-doctor-'));
+    running = await startBroker({ config: { 'log.dirs': dir, 'node.id': 1 }, logger: silentLogger });
+    admin = new Admin({ bootstrapServers: running.bootstrapServers });
+  });
+
+  after(async () => {
+    await admin.close();
+    await running.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a healthy broker: no finding, exit code 0, and the text output says so', async () => {
+    await admin.createTopics([{ name: 'healthy', numPartitions: 2, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers });
+    for (let i = 0; i < 5; i++) await producer.send({ topic: 'healthy', partition: i % 2, value: `v${i}` });
+    await producer.close();
+    await admin.alterConsumerGroupOffsets('healthy-readers', [{ topic: 'healthy', partition: 0, offset: 3 }, { topic: 'healthy', partition: 1, offset: 2 }]);
+
+    const run = await doctor(running.bootstrapServers, '--topic', 'healthy', '--group', 'healthy-readers');
+    assert.deepEqual(run.report.findings, []);
+    assert.equal(run.code, 0);
+    assert.ok(run.report.gaps.some((gap) => gap.startsWith('client quotas')), 'the gaps say that Spool has no client quotas');
+
+    const io = testIo();
+    assert.equal(await runCli(['doctor', '--bootstrap-server', running.bootstrapServers, '--sample-ms', SAMPLE_MS, '--topic', 'healthy'], io), 0);
+    assert.match(io.out, /^No problems found \(watched for 300 ms\)\.$/m);
+  });
+
+  test('an open transaction holding the last stable offset: its producer id, transactional id and age', async () => {
+    await admin.createTopics([{ name: 'held', numPartitions: 1, replicationFactor: 1 }]);
+    const plain = new Producer({ bootstrapServers: running.bootstrapServers });
+    await plain.send({ topic: 'held', partition: 0, value: 'committed' });
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers, transactionalId: 'doctor-stuck-txn' });
+    try {
+      await producer.initTransactions();
+      producer.beginTransaction();
+      await producer.send({ topic: 'held', partition: 0, value: 'never committed' });
+      await plain.send({ topic: 'held', partition: 0, value: 'after the open transaction' });
+
+      const run = await whileProducing(running.bootstrapServers, 'held', () => doctor(running.bootstrapServers, '--topic', 'held'));
+      const [finding, ...others] = findingsOf(run, 'open-transaction');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'held-0');
+      const producers = await admin.describeProducers({ topic: 'held', partition: 0 });
+      const open = producers.find((p) => p.currentTransactionStartOffset !== null)!;
+      assert.equal(finding.evidence.producerId, open.producerId);
+      assert.equal(finding.evidence.lastStableOffset, 1, 'the transaction opened at offset 1');
+      assert.equal(finding.evidence.transactionalId, 'doctor-stuck-txn');
+      assert.equal(finding.evidence.transactionState, 'Ongoing');
+      assert.equal(finding.evidence.highWatermarkMoved, true);
+      assert.ok(typeof finding.evidence.ageMs === 'number' && finding.evidence.ageMs >= 0);
+      assert.equal(run.code, 2);
+    } finally {
+      await producer.abortTransaction().catch(() => undefined);
+      await producer.close();
+      await plain.close();
+    }
+  });
+
+  test('lag that grows in a group with no members', async () => {
+    await admin.createTopics([{ name: 'unread', numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers });
+    for (let i = 0; i < 5; i++) await producer.send({ topic: 'unread', partition: 0, value: `v${i}` });
+    await producer.close();
+    await admin.alterConsumerGroupOffsets('gone-readers', [{ topic: 'unread', partition: 0, offset: 2 }]);
+
+    const run = await whileProducing(running.bootstrapServers, 'unread', () => doctor(running.bootstrapServers, '--topic', 'unread', '--group', 'gone-readers'));
+    const [finding, ...others] = findingsOf(run, 'consumer-lag');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'group gone-readers');
+    assert.equal(finding.evidence.cause, 'no-members');
+    assert.equal(finding.evidence.members, 0);
+    assert.match(String(finding.evidence.partitions), /^unread-0:committed=2->2,highWatermark=\d+->\d+$/);
+    assert.equal(run.code, 2);
+  });
+});
+
+/** The controller-only node's `host:port`, for --bootstrap-controller. */
+function controllerAddress(cluster: RunningCluster, nodeId: number): string {
+  const listener = cluster.node(nodeId).node.listeners.find((l) => l.name === 'CONTROLLER')!;
+  return `${listener.advertisedHost}:${listener.advertisedPort}`;
+}
+
+test('two brokers, one stopped: ISR below min.insync.replicas, under-replicated, the broker fenced', async () => {
+  const cluster = await startCluster({ controllers: 1, brokers: 2, config: { 'auto.leader.rebalance.enable': false } });
+  const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
+  try {
+    await admin.createTopics([{ name: 'guarded', numPartitions: 1, replicationFactor: 2, configs: { 'min.insync.replicas': '2' } }]);
+    await until('the ISR holds both', async () => (partitionOf(cluster, 'guarded')?.isr.length === 2 ? true : null), WAIT);
+    const leader = partitionOf(cluster, 'guarded')!.leader;
+    const stopped = leader === 0 ? 1 : 0;
+    await cluster.node(stopped).stop();
+    await until('the stopped broker leaves the ISR', async () => (partitionOf(cluster, 'guarded')?.isr.includes(stopped) === false ? true : null), WAIT);
+
+    const run = await doctor(cluster.nodes.find((n) => n.nodeId === leader)!.bootstrapServer!, '--topic', 'guarded', '--bootstrap-controller', controllerAddress(cluster, 3000));
+    const [minIsr] = findingsOf(run, 'min-insync-replicas');
+    assert.equal(minIsr?.subject, 'guarded-0');
+    assert.equal(minIsr.severity, 'critical');
+    assert.deepEqual(minIsr.evidence.isr, [leader]);
+    assert.equal(minIsr.evidence.minInsyncReplicas, 2);
+    assert.deepEqual(findingsOf(run, 'under-replicated').map((f) => [f.subject, f.evidence.outOfSync]), [['guarded-0', [stopped]]]);
+    assert.deepEqual(findingsOf(run, 'fenced-broker').map((f) => f.subject), [`broker ${stopped}`]);
+    assert.deepEqual(findingsOf(run, 'controller-quorum'), [], 'the quorum has its leader');
+    assert.equal(run.code, 2);
+  } finally {
+    await admin.close();
+    await cluster.stop();
+  }
+});
+
+/** A port free at the moment (console.listener must name a real one: DescribeConfigs shows the configured value, and port 0 is not advertised). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function followerHoldingTheHighWatermark(options: { console: boolean }): Promise<void> {
+  // Replicas [0, 1, 2]: broker 0 leads, follower 1 is killed. Only the leader serves a console: a killed
+  // embedded node's console listener stays open (node:http is outside the killable env), which would hold the test process.
+  const [leader, follower, other] = [0, 1, 2] as const;
+  const consolePorts = new Map<number, number>();
+  if (options.console) consolePorts.set(leader, await freePort());
+  // Long enough that the killed follower stays registered, unfenced and in the ISR for the whole test.
+  const cluster = await startCluster({
+    controllers: 1,
+    brokers: 3,
+    config: { 'replica.lag.time.max.ms': 600_000, 'broker.session.timeout.ms': 600_000, 'auto.leader.rebalance.enable': false },
+    nodeConfig: (nodeId) => (consolePorts.has(nodeId) ? { 'console.listener': `http://127.0.0.1:${consolePorts.get(nodeId)}` } : {}),
+  });
+  const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
+  try {
+    await admin.createTopics([{ name: 'copied', replicaAssignment: { 0: [leader, follower, other] } }]);
+    await until('the ISR holds all three', async () => (partitionOf(cluster, 'copied')?.isr.length === 3 ? true : null), WAIT);
+    assert.equal(partitionOf(cluster, 'copied')!.leader, leader, 'the first replica leads');
+    await cluster.node(follower).kill();
+    const producer = new Producer({ bootstrapServers: cluster.node(leader).bootstrapServer!, acks: 1 });
+    for (let i = 0; i < 3; i++) await producer.send({ topic: 'copied', partition: 0, value: `v${i}` });
+    await producer.close();
+    await until('the live follower has the records', async () => (hosted(cluster, other, 'copied')?.log.logEndOffset === 3 ? true : null), WAIT);
+
+    const run = await doctor(cluster.node(leader).bootstrapServer!, '--topic', 'copied');
+    const [finding, ...others] = findingsOf(run, 'stuck-high-watermark');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'copied-0');
+    assert.deepEqual(finding.evidence.laggingFollowers, [follower]);
+    assert.equal(finding.evidence.leader, leader);
+    assert.match(String(finding.evidence.highWatermark), /^(\d+)->\1$/, 'the high watermark did not move');
+    const consoleGap = run.report.gaps.filter((gap) => gap.includes('needs console.listener'));
+    if (options.console) {
+      assert.match(String(finding.evidence.followers), new RegExp(`^${follower}:logEndOffset=(-1|0),.*\\(leader's view\\)$`));
+      assert.deepEqual(consoleGap, []);
+    } else {
+      assert.equal(String(finding.evidence.followers), `${follower}:unreachable(BROKER_NOT_AVAILABLE)`);
+      assert.equal(consoleGap.length, 1, 'the report says the leader\'s view needs console.listener');
+    }
+    assert.deepEqual(findingsOf(run, 'unreachable-broker').map((f) => f.subject), [`broker ${follower}`]);
+    assert.equal(run.code, 2);
+  } finally {
+    await admin.close();
+    // A clean stop of the others waits on the killed broker's session: they are killed too.
+    for (const node of cluster.nodes) await node.kill();
+    await cluster.stop();
+  }
+}
+
+// Skipped: its assertions pass, but EmbeddedNode.kill() leaves the node's console listener (node:http, outside the
+// killable env) open, so the test process never ends. Un-skip once kill() closes the console.
+test('a follower that stopped fetching while in the ISR: the high watermark is stuck, and the leader\'s console view names the follower', { skip: 'a killed embedded node keeps its console listener open' }, () =>
+  followerHoldingTheHighWatermark({ console: true }));
+
+test('the same without console.listener: the followers\' own log ends name it, and the gap is reported', () =>
+  followerHoldingTheHighWatermark({ console: false }));
