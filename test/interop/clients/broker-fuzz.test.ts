@@ -77,8 +77,13 @@ const FETCH_FLOOD_LOG_BYTES = 16 * 1024 * 1024;
 const FETCH_FLOOD_BATCH_BYTES = 1_000_000;
 const FETCH_FLOOD_REQUESTS = 100;
 const METADATA_FLOOD_ANSWER_BYTES = 240 * 1024 * 1024;
-/** RSS growth allowed while a flood asks the broker to hold 180 MiB to 3 GiB. */
-const FLOOD_RSS_GROWTH_MAX = 160 * 1024 * 1024;
+/**
+ * RSS growth allowed while a flood asks the broker to hold 180 MiB to 3 GiB.
+ * RSS follows the garbage collector: the same code grew by 134 MiB in one CI
+ * run and 163 MiB in the next under the metadata flood (asking for 276 MiB),
+ * so the bound leaves that spread; an unbounded broker grows by the whole ask.
+ */
+const FLOOD_RSS_GROWTH_MAX = 200 * 1024 * 1024;
 const RSS_SAMPLE_MS = 10;
 const GOOD_TOPIC = 'fuzz-good';
 const INTERESTING_BYTES = [0x00, 0x01, 0x7f, 0x80, 0xff];
