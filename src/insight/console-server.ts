@@ -8,7 +8,7 @@
  * script and style, and nosniff, so data shown by the page can never run
  * as script even if an escaping bug slipped in.
  */
-import { listenHttp, parseHttpListener, textResponse, type HttpListener, type HttpRequest, type HttpResponse } from '../io/http.js';
+import { parseHttpListener, textResponse, type HttpListener, type HttpNetwork, type HttpRequest, type HttpResponse } from '../io/http.js';
 import type { BrokerConfig } from '../common/config.js';
 import { API_PREFIX, handleApi } from './console-api.js';
 import type { ConsoleSources } from './sources.js';
@@ -49,11 +49,11 @@ async function route(sources: ConsoleSources, request: HttpRequest): Promise<Htt
   return { status: 200, ...file };
 }
 
-/** Binds console.listener when it is set; null when the console is off. */
-export async function startConsole(config: BrokerConfig, sources: ConsoleSources): Promise<HttpListener | null> {
+/** Binds console.listener through `http` (asked for only then) when it is set; null when the console is off. */
+export async function startConsole(config: BrokerConfig, sources: ConsoleSources, http: () => HttpNetwork): Promise<HttpListener | null> {
   const value = config.string(CONSOLE_LISTENER_CONFIG);
   if (value === null || value === '') return null;
-  return listenHttp(parseHttpListener(CONSOLE_LISTENER_CONFIG, value), consoleHandler(sources));
+  return http().listen(parseHttpListener(CONSOLE_LISTENER_CONFIG, value), consoleHandler(sources));
 }
 
 /** A started node's rooms, as the console reads them. */

@@ -24,7 +24,7 @@
 import { Registry } from 'prom-client';
 import type { BrokerConfig } from '../common/config.js';
 import type { Clock } from '../io/clock.js';
-import { listenHttp, parseHttpListener, textResponse, type HttpListener, type HttpListenerAddress, type HttpRequest, type HttpResponse } from '../io/http.js';
+import { parseHttpListener, textResponse, type HttpListener, type HttpListenerAddress, type HttpNetwork, type HttpRequest, type HttpResponse } from '../io/http.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -37,6 +37,8 @@ import { ReplicaMetrics } from './replica-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 import { RuntimeMetrics } from './runtime-metrics.js';
 
+/** The config that turns the metrics listener on. */
+export const METRICS_LISTENER_CONFIG = 'metrics.listener';
 export const METRICS_PATH = '/metrics';
 
 /** What a node hands its metrics: the parts it runs (null for a role it does not have). */
@@ -61,9 +63,9 @@ export class NodeMetrics {
 
   /** The node's metrics when `metrics.listener` is set, else null; a malformed value throws a ConfigError. */
   static fromConfig(config: BrokerConfig, sources: NodeMetricsSources): NodeMetrics | null {
-    const value = config.string('metrics.listener');
+    const value = config.string(METRICS_LISTENER_CONFIG);
     if (value === null || value === '') return null;
-    return new NodeMetrics(parseHttpListener('metrics.listener', value), sources);
+    return new NodeMetrics(parseHttpListener(METRICS_LISTENER_CONFIG, value), sources);
   }
 
   constructor(
@@ -99,9 +101,9 @@ export class NodeMetrics {
     return this.registry.metrics();
   }
 
-  /** Serves GET /metrics on `address` (port 0 picks a free port: the listener says which). */
-  listen(): Promise<HttpListener> {
-    return listenHttp(this.address, (request) => this.handle(request));
+  /** Serves GET /metrics on `address` through the node's HTTP (port 0 picks a free port: the listener says which). */
+  listen(http: HttpNetwork): Promise<HttpListener> {
+    return http.listen(this.address, (request) => this.handle(request));
   }
 
   private async handle(request: HttpRequest): Promise<HttpResponse> {

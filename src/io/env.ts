@@ -7,6 +7,7 @@ import { realClock, realTimers, type Clock, type Timers } from './clock.js';
 import { realFileSystem, type FileSystem } from './fs.js';
 import { realNetwork, type Network } from './net.js';
 import { realRandom, type Random } from './random.js';
+import { realHttp, type HttpNetwork } from './http.js';
 
 export interface Env {
   clock: Clock;
@@ -14,6 +15,8 @@ export interface Env {
   random: Random;
   fs: FileSystem;
   net: Network;
+  /** The operator listeners' HTTP (metrics, console); absent in the simulator, which sets neither. */
+  http?: HttpNetwork;
 }
 
 export const realEnv: Env = {
@@ -22,6 +25,7 @@ export const realEnv: Env = {
   random: realRandom,
   fs: realFileSystem,
   net: realNetwork,
+  http: realHttp,
 };
 
 export type { Clock, Timers, TimerHandle } from './clock.js';

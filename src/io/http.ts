@@ -1,8 +1,9 @@
 /**
  * The HTTP seam: the operator-facing listeners (`metrics.listener`,
- * `console.listener`) serve plain HTTP through Node's `http` module. They
- * are not part of the Kafka data path, so the simulator has no version of
- * them: a simulated node leaves both listeners unset.
+ * `console.listener`) serve plain HTTP through Node's `http` module, reached
+ * as `Env.http` so that an embedded node's kill closes them as it closes
+ * its Kafka listeners. They are not part of the Kafka data path, so the
+ * simulator has no version of them: a simulated node leaves both unset.
  *
  * A handler sees the method, the decoded path and the query, and returns a
  * whole response; request bodies are read up to `maxBodyBytes` (a POST of
@@ -35,6 +36,11 @@ export interface HttpListener {
   readonly port: number;
   /** Stops accepting, closes every open connection (keep-alive ones too) and resolves once the server is closed. */
   close(): Promise<void>;
+}
+
+/** The HTTP part of the environment (Env.http): how a node opens its operator listeners. */
+export interface HttpNetwork {
+  listen(address: HttpListenerAddress, handler: HttpHandler, maxBodyBytes?: number): Promise<HttpListener>;
 }
 
 /** The largest request body an operator listener reads. */
@@ -126,3 +132,12 @@ function send(res: http.ServerResponse, response: HttpResponse): void {
   res.writeHead(response.status, { 'content-type': response.contentType, 'cache-control': 'no-store', ...response.headers });
   res.end(response.body);
 }
+
+/** The environment's HTTP for the operator listener `config`; an environment without one (the simulator's) cannot serve it. */
+export function operatorHttp(env: { readonly http?: HttpNetwork }, config: string): HttpNetwork {
+  if (env.http === undefined) throw new ConfigError(`${config} is set, but this node's environment has no HTTP listeners`);
+  return env.http;
+}
+
+/** Node's `http` module, as realEnv gives it. */
+export const realHttp: HttpNetwork = { listen: listenHttp };

@@ -15,6 +15,7 @@
 import type { Env, Network, Timers, TimerHandle } from '../io/env.js';
 import type { FileHandle, FileSystem } from '../io/fs.js';
 import type { Connection, Listener } from '../io/net.js';
+import type { HttpNetwork } from '../io/http.js';
 
 export interface KillableEnv {
   readonly env: Env;
@@ -31,7 +32,13 @@ const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 export function killableEnv(base: Env): KillableEnv {
   const state = new KillState();
   return {
-    env: { ...base, timers: killableTimers(base.timers, state), net: killableNetwork(base.net, state), fs: killableFileSystem(base.fs, state) },
+    env: {
+      ...base,
+      timers: killableTimers(base.timers, state),
+      net: killableNetwork(base.net, state),
+      fs: killableFileSystem(base.fs, state),
+      ...(base.http === undefined ? {} : { http: killableHttp(base.http, state) }),
+    },
     get killed() {
       return state.killed;
     },
@@ -55,6 +62,12 @@ class KillState {
     const result = await operation();
     if (this.killed) return never();
     return result;
+  }
+
+  /** A listener the kill closes; closed before that, it is forgotten. */
+  hold(listener: Listener): Listener {
+    this.listeners.add(listener);
+    return { host: listener.host, port: listener.port, close: () => (this.listeners.delete(listener) ? listener.close() : Promise.resolve()) };
   }
 
   async kill(): Promise<void> {
@@ -100,8 +113,7 @@ function killableNetwork(base: Network, state: KillState): Network {
           else onConnection(track(connection));
         }),
       );
-      state.listeners.add(listener);
-      return { host: listener.host, port: listener.port, close: () => (state.listeners.delete(listener) ? listener.close() : Promise.resolve()) };
+      return state.hold(listener);
     },
     async connect(options) {
       if (state.killed) return never();
@@ -111,6 +123,15 @@ function killableNetwork(base: Network, state: KillState): Network {
         return never();
       }
       return track(connection);
+    },
+  };
+}
+
+/** The operator listeners close with the process, as its Kafka listeners do. */
+function killableHttp(base: HttpNetwork, state: KillState): HttpNetwork {
+  return {
+    async listen(address, handler, maxBodyBytes) {
+      return state.hold(await state.call(() => base.listen(address, handler, maxBodyBytes)));
     },
   };
 }

@@ -53,8 +53,9 @@ import type { MetadataLoader } from './metadata-loader.js';
 import { validateKRaftConfig } from './kraft-config.js';
 import type { QuorumVoter } from '../common/quorum-config.js';
 import type { HttpListener } from '../io/http.js';
-import { nodeConsoleSources, startConsole } from '../insight/console-server.js';
-import { NodeMetrics } from '../insight/metrics.js';
+import { CONSOLE_LISTENER_CONFIG, nodeConsoleSources, startConsole } from '../insight/console-server.js';
+import { METRICS_LISTENER_CONFIG, NodeMetrics } from '../insight/metrics.js';
+import { operatorHttp } from '../io/http.js';
 
 export interface BoundListener extends BrokerListener {
   /** The address clients are told to use (advertised.listeners, else the bound address). */
@@ -265,7 +266,7 @@ export class SpoolNode {
     if (this.state !== 'new') throw new Error(`cannot start a node that is ${this.state}`);
     this.state = 'starting';
     await this.bindListeners();
-    if (this.metrics !== null) this.metricsHttp = await this.metrics.listen();
+    if (this.metrics !== null) this.metricsHttp = await this.metrics.listen(operatorHttp(this.env, METRICS_LISTENER_CONFIG));
     try {
       await this.brokerServer?.startUp();
       await this.shared.open();
@@ -281,7 +282,7 @@ export class SpoolNode {
       await this.brokerServer?.unfence();
       this.shared.loader.markStarted();
       // Once the node serves, so the console's first page shows a registered, unfenced broker.
-      this.consoleHttp = await startConsole(this.config, nodeConsoleSources(this));
+      this.consoleHttp = await startConsole(this.config, nodeConsoleSources(this), () => operatorHttp(this.env, CONSOLE_LISTENER_CONFIG));
       this.log.info(`node ${this.nodeId} (${[...this.roles].join(',')}): cluster ${this.shared.clusterId}, leader epoch ${this.shared.raft.leaderAndEpoch.epoch}, image at offset ${this.shared.loader.image.offset}`);
     } catch (error) {
       this.shared.loader.fail(error as Error);

@@ -233,9 +233,7 @@ async function followerHoldingTheHighWatermark(options: { console: boolean }): P
   }
 }
 
-// Skipped: its assertions pass, but EmbeddedNode.kill() leaves the node's console listener (node:http, outside the
-// killable env) open, so the test process never ends. Un-skip once kill() closes the console.
-test('a follower that stopped fetching while in the ISR: the high watermark is stuck, and the leader\'s console view names the follower', { skip: 'a killed embedded node keeps its console listener open' }, () =>
+test('a follower that stopped fetching while in the ISR: the high watermark is stuck, and the leader\'s console view names the follower', () =>
   followerHoldingTheHighWatermark({ console: true }));
 
 test('the same without console.listener: the followers\' own log ends name it, and the gap is reported', () =>
