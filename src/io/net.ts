@@ -21,7 +21,7 @@ export interface Connection {
   readonly tlsPeer: TlsPeer | null;
   /** Bytes queued for sending but not yet handed to the kernel. */
   readonly pendingWriteBytes: number;
-  /** Closes after queued bytes are sent. */
+  /** Closes after queued bytes are sent; what the peer sends from then on is dropped unread. */
   end(): void;
   /** Closes at once. */
   destroy(): void;
@@ -92,6 +92,9 @@ export interface Network {
   connect(options: ConnectOptions): Promise<Connection>;
 }
 
+/** How long a connection closed with end() waits for the peer to close its side before it is destroyed. */
+export const CONNECTION_CLOSE_LINGER_MS = 5_000;
+
 class TcpConnection implements Connection {
   readonly tlsPeer: TlsPeer | null;
 
@@ -146,7 +149,13 @@ class TcpConnection implements Connection {
   }
 
   end(): void {
+    // What the peer still sends is not read. Reading on (into no listener) lets Node see the peer's own close, which
+    // ends the socket: a paused socket never would. A peer that never closes its side is cut off after the linger.
+    this.socket.removeAllListeners('data');
     this.socket.end();
+    this.socket.resume();
+    const linger = setTimeout(() => this.socket.destroy(), CONNECTION_CLOSE_LINGER_MS);
+    this.socket.once('close', () => clearTimeout(linger));
   }
 
   destroy(): void {

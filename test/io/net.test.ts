@@ -42,3 +42,24 @@ test('accept errors reach onAcceptError and the listener goes on accepting', asy
   for (const connection of accepted) connection.destroy();
   await listener.close();
 });
+
+// Regression: end() on a paused connection left it open for good once the peer had sent bytes and closed: a paused
+// socket holding unread bytes never reports the peer's close, so a stopping broker waited on it forever (a combined
+// node that a client was talking to at SIGTERM logged "stopping" and never exited).
+test('a paused connection that is ended closes once the peer closes, though the peer sent bytes it never read', async () => {
+  let serverSide!: (connection: Connection) => void;
+  const accepted = new Promise<Connection>((resolve) => (serverSide = resolve));
+  const listener = await realNetwork.listen({ host: '127.0.0.1', port: 0, onAcceptError: () => undefined }, (connection) => serverSide(connection));
+  const client = await realNetwork.connect({ host: '127.0.0.1', port: listener.port });
+  const connection = await accepted;
+  connection.pause();
+  const received: Buffer[] = [];
+  connection.onData((data) => received.push(data));
+  const closed = new Promise<void>((resolve) => connection.onClose(() => resolve()));
+  client.write([Buffer.from('unread request bytes')]);
+  client.end();
+  connection.end();
+  await closed;
+  assert.deepEqual(received, [], 'nothing is delivered after end()');
+  await listener.close();
+});
