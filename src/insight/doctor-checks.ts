@@ -265,13 +265,35 @@ export async function checkOpenTransactions(admin: Admin, first: Sample, second:
   return findings;
 }
 
-type LagCause = 'no-members' | 'commits-stalled' | 'slow-consumers';
+type LagCause = 'no-members' | 'commits-stalled' | 'slow-consumers' | 'held-by-transaction';
 
 const LAG_MESSAGES: Record<LagCause, string> = {
   'no-members': 'lag grows and the group has no members: nothing consumes these partitions',
   'commits-stalled': 'lag grows and the committed offsets do not move although the group has members: its consumers are stuck or their commits fail',
   'slow-consumers': 'lag grows although the committed offsets move: the consumers are slower than the producers',
+  'held-by-transaction': 'lag grows and the committed offsets sit at the last stable offset: an open transaction holds back what read_committed consumers may read',
 };
+
+/**
+ * Why a partition's lag grew. A member that commits other partitions is
+ * alive and busy, so its stalled one means it is slow, not stuck; a commit
+ * that has reached a last stable offset below the high watermark is
+ * waiting for a transaction.
+ */
+function lagCause(k: string, before: GroupSample, after: GroupSample, partition: PartitionSample): LagCause {
+  const committedBefore = before.committed.get(k);
+  const committedAfter = after.committed.get(k)!;
+  if (committedAfter !== committedBefore) return 'slow-consumers';
+  if (after.description.members.length === 0) return 'no-members';
+  const { lastStableOffset, highWatermark } = partition;
+  if (lastStableOffset !== null && highWatermark !== null && lastStableOffset < highWatermark && committedAfter >= lastStableOffset) return 'held-by-transaction';
+  const owner = after.description.members.find((member) => member.assignment.some((tp) => key(tp) === k));
+  const ownerCommitted = owner?.assignment.some((tp) => {
+    const other = key(tp);
+    return other !== k && after.committed.get(other) !== before.committed.get(other);
+  });
+  return ownerCommitted === true ? 'slow-consumers' : 'commits-stalled';
+}
 
 /** Per group, the partitions whose lag grew between the samples, by cause. */
 export function checkConsumerLag(first: Sample, second: Sample): Finding[] {
@@ -289,7 +311,7 @@ export function checkConsumerLag(first: Sample, second: Sample): Finding[] {
       const lagBefore = p1.highWatermark - committedBefore;
       const lagAfter = p2.highWatermark - committedAfter;
       if (!(lagAfter > lagBefore && p2.highWatermark > p1.highWatermark)) continue;
-      const cause: LagCause = committedAfter !== committedBefore ? 'slow-consumers' : after.description.members.length === 0 ? 'no-members' : 'commits-stalled';
+      const cause = lagCause(k, before, after, p2);
       byCause.set(cause, [...(byCause.get(cause) ?? []), `${k}:committed=${committedBefore}->${committedAfter},highWatermark=${p1.highWatermark}->${p2.highWatermark}`]);
       lag.before += lagBefore;
       lag.after += lagAfter;
