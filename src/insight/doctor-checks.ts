@@ -442,7 +442,7 @@ export async function checkUnreachableBrokers(admin: Admin, brokers: readonly { 
         check: 'unreachable-broker',
         severity: 'critical',
         subject: `broker ${broker.nodeId}`,
-        message: 'the broker is registered and not fenced, but refuses connections: until its session expires the controller keeps it in the ISR and as leader',
+        message: 'the broker is registered and not fenced, but does not answer (connection refused or no response in time): until its session expires the controller keeps it in the ISR and as leader',
         evidence: { brokerId: broker.nodeId, address: `${broker.host}:${broker.port}`, error: error.message },
       });
     }
