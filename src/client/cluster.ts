@@ -98,6 +98,16 @@ export class Cluster {
   clusterId: string | null = null;
   controllerId = -1;
   private metadataAtMs = -Infinity;
+  /**
+   * Metadata requests for one topic in flight, by topic name and
+   * allowAutoTopicCreation: lookups that find the topic missing or stale
+   * while one is out wait for it instead of sending their own (Kafka's
+   * producer likewise waits on one metadata update). Without this, a
+   * producer's first burst of sends asked for the topic once per record:
+   * 30,000 Metadata requests for a 1,000-partition topic, and no record was
+   * acknowledged for the whole of a 10 s run.
+   */
+  private readonly topicRefreshes = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(options: ClientOptions) {
@@ -227,12 +237,22 @@ export class Cluster {
     let info = this.topics.get(name);
     const stale = this.env.clock.monotonicMs() - this.metadataAtMs > this.metadataMaxAgeMs;
     if (info === undefined || info.errorCode !== ErrorCode.NONE || stale || options.refresh === true) {
-      await this.refreshMetadata([name], options);
+      await this.refreshTopic(name, options.allowAutoTopicCreation ?? false);
       info = this.topics.get(name);
     }
     if (info === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `topic ${name} is not in the metadata`);
     if (info.errorCode !== ErrorCode.NONE) throw new KafkaError(info.errorCode, `topic ${name}`);
     return info;
+  }
+
+  /** One Metadata request for `name` at a time; callers arriving while it is out share its outcome. */
+  private refreshTopic(name: string, allowAutoTopicCreation: boolean): Promise<void> {
+    const key = `${allowAutoTopicCreation ? 'create' : 'lookup'}:${name}`;
+    const inFlight = this.topicRefreshes.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const refresh = this.refreshMetadata([name], { allowAutoTopicCreation }).finally(() => this.topicRefreshes.delete(key));
+    this.topicRefreshes.set(key, refresh);
+    return refresh;
   }
 
   /** The leader of a partition from cached metadata, or -1. */

@@ -177,9 +177,14 @@ export class RecordAccumulator {
   readyBatches(options: { flushing: boolean; inFlightPerPartitionMax: number }, nowMs = this.clock.monotonicMs()): ProducerBatch[] {
     const ready: ProducerBatch[] = [];
     for (const queue of this.queues.values()) {
-      const inFlight = queue.batches.filter((batch) => batch.inFlight).length;
+      // One pass per queue, no allocation: this runs for every partition on every drain.
+      let inFlight = 0;
+      let head: ProducerBatch | undefined;
+      for (const batch of queue.batches) {
+        if (batch.inFlight) inFlight++;
+        else head ??= batch;
+      }
       const waiting = queue.batches.length - inFlight;
-      const head = queue.batches.find((batch) => !batch.inFlight);
       if (head === undefined || inFlight >= options.inFlightPerPartitionMax) continue;
       if (head.attempts > 0 && inFlight > 0) continue;
       if (this.isReady(head, waiting, nowMs, options.flushing)) ready.push(head);

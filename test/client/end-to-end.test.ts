@@ -100,6 +100,33 @@ test('keyless records go to valid partitions and every record is acknowledged on
   await admin.deleteTopics([topic]);
 });
 
+test('records placed by the user\'s partitioner do not count towards the sticky partitioner\'s batch', async () => {
+  // Kafka's built-in partitioner counts only the records it places. Before, every keyless record counted, so large
+  // records placed by the user's partitioner made the sticky partition switch after a few small records.
+  const topic = uniqueTopic('e2e-sticky-custom');
+  await admin.createTopics([{ name: topic, numPartitions: 16, replicationFactor: 1 }]);
+  const placedValue = 'placed-' + 'x'.repeat(300);
+  const producer = new Producer({
+    bootstrapServers: broker.bootstrapServers,
+    batchSize: 200,
+    partitioner: ({ value }) => (value?.toString().startsWith('placed') ? 0 : null),
+  });
+  await producer.send({ topic, value: placedValue });
+  const sent: Promise<RecordMetadata>[] = [];
+  for (let round = 0; round < 3; round++) {
+    sent.push(producer.send({ topic, value: `s${round}` }));
+    for (let i = 0; i < 5; i++) sent.push(producer.send({ topic, value: placedValue }));
+  }
+  const metadata = await Promise.all(sent);
+  await producer.close();
+  const sticky = metadata.filter((_, index) => index % 6 === 0);
+  const placed = metadata.filter((_, index) => index % 6 !== 0);
+  for (const m of placed) assert.equal(m.partition, 0);
+  // Three small records are well under batch.size (200 bytes): the sticky partitioner keeps one partition for them.
+  assert.equal(new Set(sticky.map((m) => m.partition)).size, 1);
+  await admin.deleteTopics([topic]);
+});
+
 test('acks=1 returns offsets and acks=0 returns -1, both records readable', async () => {
   const topic = uniqueTopic('e2e-acks');
   await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]);
