@@ -59,7 +59,7 @@ export function registerStart(program: Command, io: CliIo): void {
       if (flags.console === true) setConsoleDefault(properties);
       applyMetricsFlag(properties, flags);
       // Loaded here so the client-side commands do not load the broker.
-      const { SpoolNode } = await import('../node/node.js');
+      const { SpoolNode, ListenerBindError } = await import('../node/node.js');
       let broker: InstanceType<typeof SpoolNode>;
       try {
         broker = new SpoolNode(new BrokerConfig(properties), io.env);
@@ -71,7 +71,7 @@ export function registerStart(program: Command, io: CliIo): void {
       try {
         await broker.start();
       } catch (error) {
-        if (error instanceof ConfigError) throw new CliError(error.message);
+        if (error instanceof ConfigError || error instanceof ListenerBindError) throw new CliError(error.message);
         throw error;
       }
       const listener = broker.clientListener;

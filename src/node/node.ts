@@ -63,6 +63,14 @@ export interface BoundListener extends BrokerListener {
   advertisedPort: number;
 }
 
+/** A listener could not bind (its port taken, say); the node has closed what it bound and cannot be started again. */
+export class ListenerBindError extends Error {
+  constructor(readonly listenerName: string, readonly address: string, cause: Error) {
+    super(`Cannot bind listener ${listenerName} to ${address}: ${cause.message}`, { cause });
+    this.name = 'ListenerBindError';
+  }
+}
+
 export class SpoolNode {
   readonly nodeId: number;
   readonly roles: ReadonlySet<ListenerRole>;
@@ -301,7 +309,16 @@ export class SpoolNode {
     const credentials = { scramCredentials: (user: string, mechanism: number) => this.shared.loader.image.scramCredentials.get(user)?.get(mechanism), random: this.env.random, clock: this.env.clock };
     const securities = await Promise.all(this.listenerSpecs.map((spec) => listenerSecurity(this.config, spec, { fs: this.env.fs, credentials })));
     for (const [index, spec] of this.listenerSpecs.entries()) {
-      const listener = await this.socketServer.listen(spec.name, spec.host || '0.0.0.0', spec.port, securities[index]);
+      const host = spec.host || '0.0.0.0';
+      let listener: Awaited<ReturnType<SocketServer['listen']>>;
+      try {
+        listener = await this.socketServer.listen(spec.name, host, spec.port, securities[index]);
+      } catch (error) {
+        // The listeners already bound would keep the process alive without serving: close them, and stop, as Kafka's broker exits.
+        await this.socketServer.shutdown();
+        this.state = 'stopped';
+        throw new ListenerBindError(spec.name, `${host}:${spec.port}`, error as Error);
+      }
       const announced = advertised.get(spec.name);
       this.bound.push({
         ...spec,

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 
 const BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -80,6 +81,24 @@ test('spool start refuses a SASL listener whose mechanism Spool does not serve (
     assert.match(started.err, /^Listener SASL_PLAINTEXT enables SASL mechanism GSSAPI \(sasl.enabled.mechanisms\), which Spool does not serve/);
     assert.doesNotMatch(started.err, /\n\s+at /, 'a message, not a stack trace');
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Regression: a listener that could not bind (its port taken) left the listeners bound before it open, so `spool start`
+// printed EADDRINUSE and stayed alive without serving; Kafka's broker exits when it cannot bind.
+test('spool start exits 1 with a clear message when a listener port is taken', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-bin-'));
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const result = await run(['start', '--override', `listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${port}`, '--override', `log.dirs=${dir}`, '--override', 'node.id=1', '--override', `controller.quorum.voters=1@127.0.0.1:${port}`]);
+    assert.equal(result.code, 1, result.err);
+    assert.match(result.err, new RegExp(`^Cannot bind listener CONTROLLER to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, 'm'));
+    assert.equal(result.out, '');
+  } finally {
+    holder.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
