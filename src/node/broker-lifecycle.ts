@@ -71,7 +71,12 @@ export interface BrokerLifecycleOptions {
   sessionTimeoutMs: number;
   /** The offset of the last metadata record this broker has applied. */
   metadataOffset: () => number;
+  /** How long a controlled shutdown waits for the controller's approval (default CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS). */
+  controlledShutdownTimeoutMs?: number;
 }
+
+/** Kafka's broker waits five minutes for the controller to approve its controlled shutdown, then shuts down anyway. */
+export const CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 
 /** How soon a broker that has not caught up with the metadata log heartbeats again (Kafka's STARTING pace). */
 const CATCH_UP_HEARTBEAT_INTERVAL_MS = 10;
@@ -154,6 +159,13 @@ export class BrokerLifecycleManager {
       this.options.logger.info(`broker ${this.registration!.brokerId}: beginning controlled shutdown`);
       this.stateValue = BrokerState.PENDING_CONTROLLED_SHUTDOWN;
       this.communicateNow();
+      // A controller that never answers (the quorum is gone) must not keep the process from exiting.
+      const timeout = this.options.timers.schedule(this.options.controlledShutdownTimeoutMs ?? CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS, () => {
+        if (this.stateValue !== BrokerState.PENDING_CONTROLLED_SHUTDOWN) return;
+        this.options.logger.error(`broker ${this.registration!.brokerId}: timed out waiting for the controller to approve controlled shutdown`);
+        this.finish();
+      });
+      void this.controlledShutdown.promise.then(() => timeout.cancel());
     }
     return this.controlledShutdown.promise;
   }
