@@ -180,6 +180,37 @@ test('a scrape after a known workload shows exactly the requests, bytes, offsets
   }
 });
 
+test('a long-polling fetch of two partitions is one delayed operation and two PurgatorySize watch entries', async () => {
+  const admin = new Admin({ bootstrapServers: broker.bootstrapServers });
+  const [host, port] = broker.bootstrapServers.split(':') as [string, string];
+  const connection = await BrokerConnection.connect({ host, port: Number(port), env: realEnv, requestTimeoutMs: 30_000 });
+  try {
+    await admin.createTopics([{ name: 'long-polled', numPartitions: 2, replicationFactor: 1 }]);
+    // Empty partitions, minBytes 1: the fetch waits in the Fetch purgatory, watched under both partitions, until a record arrives.
+    const fetching = connection.send(Fetch, {
+      replicaId: -1, maxWaitMs: 20_000, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+      topics: [{ topic: 'long-polled', partitions: [0, 1].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 })) }],
+    }, { versionMax: 12 });
+    const fetchLabels = { delayedoperation: 'Fetch' };
+    let samples = await scrape(broker.broker);
+    while (valueOf(samples, 'kafka_server_delayedoperationpurgatory_numdelayedoperations', fetchLabels) !== 1) {
+      await delay(POLL_INTERVAL_MS);
+      samples = await scrape(broker.broker);
+    }
+    assert.equal(valueOf(samples, 'kafka_server_delayedoperationpurgatory_purgatorysize', fetchLabels), 2);
+    assert.equal(valueOf(samples, 'kafka_server_delayedoperationpurgatory_purgatorysize', { delayedoperation: 'Produce' }), 0);
+    const produced = await connection.send(Produce, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'long-polled', partitionData: [{ index: 1, records: batchFor(0, 0) }] }] }, PRODUCE_BY_NAME);
+    assert.equal(errorName(produced.responses[0]!.partitionResponses[0]!.errorCode), 'NONE');
+    await fetching;
+    const after = await scrape(broker.broker);
+    assert.equal(valueOf(after, 'kafka_server_delayedoperationpurgatory_purgatorysize', fetchLabels), 0);
+    assert.equal(valueOf(after, 'kafka_server_delayedoperationpurgatory_numdelayedoperations', fetchLabels), 0);
+  } finally {
+    connection.destroy();
+    await admin.close();
+  }
+});
+
 test('flushes are timed in LogFlushRateAndTimeMs when a topic flushes every message', async () => {
   const node = broker.broker;
   const admin = new Admin({ bootstrapServers: broker.bootstrapServers });
