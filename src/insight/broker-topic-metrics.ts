@@ -13,7 +13,11 @@
  * Names, as the Prometheus JMX exporter's Kafka rules map
  * `kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec[,topic=T]`:
  * `kafka_server_brokertopicmetrics_bytesin_total{topic}`, and without the
- * topic label for all topics.
+ * topic label for all topics. ReplicationBytesInPerSec and
+ * ReplicationBytesOutPerSec are for all topics only, as Kafka's, and
+ * BytesInPerSec / BytesOutPerSec leave replication out: a follower's
+ * appends are not counted as bytes in, a follower's fetches not as bytes
+ * out.
  */
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../io/clock.js';
@@ -45,6 +49,7 @@ export class BrokerTopicMetrics implements ReplicationStats {
   private readonly byTopic = new Map<string, TopicCounters>();
   private readonly allTopics = new TopicCounters();
   private replicationBytesOut = 0;
+  private replicationBytesInTotal = 0;
   private isrShrinks = 0;
   private isrExpands = 0;
   private failedIsrUpdates = 0;
@@ -56,6 +61,7 @@ export class BrokerTopicMetrics implements ReplicationStats {
     this.topicExists = sources.topicExists;
     for (const meter of TOPIC_METERS) this.registerTopicMeter(registry, meter);
     this.registerCounter(registry, 'kafka_server_brokertopicmetrics_replicationbytesout_total', 'Record bytes sent to follower replicas (ReplicationBytesOutPerSec)', () => this.replicationBytesOut);
+    this.registerCounter(registry, 'kafka_server_brokertopicmetrics_replicationbytesin_total', 'Record bytes this broker appended as a follower, fetched from leaders (ReplicationBytesInPerSec)', () => this.replicationBytesInTotal);
     this.registerCounter(registry, 'kafka_server_replicamanager_isrshrinks_total', 'ISR shrinks this broker committed as leader (IsrShrinksPerSec)', () => this.isrShrinks);
     this.registerCounter(registry, 'kafka_server_replicamanager_isrexpands_total', 'ISR expansions this broker committed as leader (IsrExpandsPerSec)', () => this.isrExpands);
     this.registerCounter(registry, 'kafka_server_replicamanager_failedisrupdates_total', 'ISR changes the controller refused or that could not be sent (FailedIsrUpdatesPerSec)', () => this.failedIsrUpdates);
@@ -106,6 +112,10 @@ export class BrokerTopicMetrics implements ReplicationStats {
       counters.bytesOut += bytes;
       this.allTopics.bytesOut += bytes;
     }
+  }
+
+  replicationBytesIn(bytes: number): void {
+    this.replicationBytesInTotal += bytes;
   }
 
   failedFetch(topic: string): void {

@@ -15,7 +15,16 @@
  *   NumLogSegments → `kafka_log_log_<name>{topic,partition}`;
  * - kafka.server DelayedOperationPurgatory NumDelayedOperations, for
  *   Produce (acks=all waiting for the ISR) and Fetch (long polls) →
- *   `kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedoperation}`.
+ *   `kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedoperation}`,
+ *   and PurgatorySize (watch entries: an operation counts once per
+ *   partition it waits on, as Kafka's) →
+ *   `kafka_server_delayedoperationpurgatory_purgatorysize{delayedoperation}`;
+ * - kafka.server FetcherLagMetrics ConsumerLag, per partition this broker
+ *   follows: the leader's high watermark at the fetcher's last answer less
+ *   the follower's next fetch offset, at least 0 (Kafka's
+ *   AbstractFetcherThread), absent until the first answer →
+ *   `kafka_server_fetcherlagmetrics_consumerlag{clientid,topic,partition}`
+ *   with clientid `ReplicaFetcherThread-<fetcher id>-<leader id>`.
  *
  * And two of Spool's own, which Kafka has no JMX name for (hence the
  * `spool_` prefix): `spool_partition_highwatermark{topic,partition}` on
@@ -25,12 +34,19 @@
  * lagging follower can be named.
  */
 import { Gauge, type Registry } from 'prom-client';
+import type { TopicPartition } from '../protocol/topic-partition.js';
 import type { Partition } from '../replication/partition.js';
+
+interface PurgatoryCounts {
+  readonly delayedCount: number;
+  readonly watchedCount: number;
+}
 
 export interface ReplicaMetricsSources {
   hostedPartitions(): readonly Partition[];
-  readonly producePurgatory: { readonly delayedCount: number };
-  readonly fetchPurgatory: { readonly delayedCount: number };
+  readonly producePurgatory: PurgatoryCounts;
+  readonly fetchPurgatory: PurgatoryCounts;
+  readonly replicaFetcherManager: { fetcherLags(): Iterable<{ clientId: string; topicPartition: TopicPartition; lag: number }> };
 }
 
 const BROKER_GAUGES = {
@@ -64,6 +80,8 @@ export class ReplicaMetrics {
   private readonly partition: Record<PartitionGauge, Gauge<'topic' | 'partition'>>;
   private readonly replicaLogEndOffset: Gauge<'topic' | 'partition' | 'replica'>;
   private readonly delayedOperations: Gauge<'delayedoperation'>;
+  private readonly purgatorySize: Gauge<'delayedoperation'>;
+  private readonly fetcherLag: Gauge<'clientid' | 'topic' | 'partition'>;
 
   constructor(
     registry: Registry,
@@ -81,6 +99,18 @@ export class ReplicaMetrics {
       name: 'kafka_server_delayedoperationpurgatory_numdelayedoperations',
       help: 'Requests waiting in a purgatory: Produce for acks=all, Fetch for fetch.min.bytes (NumDelayedOperations)',
       labelNames: ['delayedoperation'],
+      registers: [registry],
+    });
+    this.purgatorySize = new Gauge({
+      name: 'kafka_server_delayedoperationpurgatory_purgatorysize',
+      help: 'Watch entries in a purgatory: a waiting request counts once per partition it waits on (PurgatorySize)',
+      labelNames: ['delayedoperation'],
+      registers: [registry],
+    });
+    this.fetcherLag = new Gauge({
+      name: 'kafka_server_fetcherlagmetrics_consumerlag',
+      help: 'Per followed partition: leader high watermark at the last fetch answer minus the follower\'s next fetch offset (FetcherLagMetrics ConsumerLag)',
+      labelNames: ['clientid', 'topic', 'partition'],
       registers: [registry],
     });
   }
@@ -105,6 +135,12 @@ export class ReplicaMetrics {
     for (const [gauge, value] of Object.entries(counts)) this.broker[gauge as BrokerGauge].set(value);
     this.delayedOperations.set({ delayedoperation: 'Produce' }, this.sources.producePurgatory.delayedCount);
     this.delayedOperations.set({ delayedoperation: 'Fetch' }, this.sources.fetchPurgatory.delayedCount);
+    this.purgatorySize.set({ delayedoperation: 'Produce' }, this.sources.producePurgatory.watchedCount);
+    this.purgatorySize.set({ delayedoperation: 'Fetch' }, this.sources.fetchPurgatory.watchedCount);
+    this.fetcherLag.reset();
+    for (const { clientId, topicPartition, lag } of this.sources.replicaFetcherManager.fetcherLags()) {
+      this.fetcherLag.set({ clientid: clientId, topic: topicPartition.topic, partition: String(topicPartition.partition) }, lag);
+    }
   }
 
   private refreshPartition(partition: Partition): { underReplicated: boolean; underMinIsr: boolean; atMinIsr: boolean } {

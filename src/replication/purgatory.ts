@@ -89,6 +89,17 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
     return this.waiting;
   }
 
+  /**
+   * Watch entries: each waiting operation once per key it is watched under
+   * (Kafka's PurgatorySize counts the same way; Kafka's also counts
+   * completed operations not purged yet, and Spool unwatches at completion).
+   */
+  get watchedCount(): number {
+    let count = 0;
+    for (const set of this.watchers.values()) count += set.size;
+    return count;
+  }
+
   /** Keys with at least one waiting operation. */
   get watchedKeyCount(): number {
     return this.watchers.size;

@@ -78,6 +78,8 @@ export interface ReplicaFetcherManagerOptions {
   connect?: (address: { host: string; port: number }) => Promise<LeaderConnection>;
   /** Called when a follower's high watermark moved (consumer fetches waiting on it re-check, KIP-392). */
   onFollowerHighWatermark?: (partition: Partition) => void;
+  /** Bytes of whole batches appended as follower (ReplicationBytesInPerSec). */
+  onReplicationBytesIn?: (bytes: number) => void;
   /** The follower side's replication throttle; default none. */
   quota?: ReplicaQuota;
 }
@@ -160,6 +162,17 @@ export class ReplicaFetcherManager {
     return this.fetcherOf.get(topicPartitionKey(topicPartition))?.fetchOffsetOf(topicPartitionKey(topicPartition)) ?? null;
   }
 
+  /**
+   * Each followed partition's lag behind its leader at the last answer
+   * (Kafka's FetcherLagMetrics ConsumerLag), with the fetcher's Kafka
+   * name, `ReplicaFetcherThread-<fetcher id>-<leader id>`. Partitions not
+   * answered yet since they were added are left out, as Kafka creates the
+   * gauge at the first answer.
+   */
+  *fetcherLags(): Generator<{ clientId: string; topicPartition: TopicPartition; lag: number }> {
+    for (const fetcher of this.fetchers.values()) yield* fetcher.lags();
+  }
+
   get fetcherCount(): number {
     return this.fetchers.size;
   }
@@ -205,6 +218,12 @@ class ReplicaFetcherThread {
 
   fetchOffsetOf(key: string): number | null {
     return this.partitions.get(key)?.fetchOffset ?? null;
+  }
+
+  *lags(): Generator<{ clientId: string; topicPartition: TopicPartition; lag: number }> {
+    // Kafka's thread name, `ReplicaFetcherThread-<fetcher id>-<leader id>` (this.name is `<leader id>:<fetcher id>`).
+    const clientId = `ReplicaFetcherThread-${this.name.slice(this.name.indexOf(':') + 1)}-${this.leaderId}`;
+    for (const state of this.partitions.values()) if (state.lag !== null) yield { clientId, topicPartition: state.topicPartition, lag: state.lag };
   }
 
   async shutdown(): Promise<void> {
@@ -359,6 +378,7 @@ class ReplicaFetcherThread {
       if (whole.length > 0) {
         const appended = await partition.appendRecordsAsFollower(whole);
         if (appended !== null) state.fetchOffset = appended.lastOffset + 1;
+        this.options.onReplicationBytesIn?.(whole.length);
         const quota = this.options.quota;
         if (quota?.hasThrottledPartitions === true && quota.isThrottled(state.topicPartition)) quota.record(whole.length);
       }

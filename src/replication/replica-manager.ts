@@ -223,6 +223,7 @@ export class ReplicaManager implements MetadataPublisher {
       // A consumer's fetch waiting on a follower (KIP-392) completes once the follower's high watermark moves.
       onFollowerHighWatermark: (partition) => this.fetchPurgatory.checkAndComplete(topicPartitionKey(partition.topicPartition)),
       quota: this.followerQuota,
+      onReplicationBytesIn: (bytes) => this.stats.replicationBytesIn(bytes),
       ...(context.connectToLeader === undefined ? {} : { connect: context.connectToLeader }),
     });
   }

@@ -21,6 +21,8 @@ export interface ReplicationStats {
   failedProduce(topic: string): void;
   /** One partition of a fetch response, before it is sent (TotalFetchRequestsPerSec, BytesOutPerSec or ReplicationBytesOutPerSec). */
   fetched(topic: string, bytes: number, options: { fromFollower: boolean }): void;
+  /** Whole batches a follower fetcher appended from its leader (ReplicationBytesInPerSec, all topics only as Kafka's). */
+  replicationBytesIn(bytes: number): void;
   /** A fetched partition answered with an error Kafka counts as a failure (FailedFetchRequestsPerSec). */
   failedFetch(topic: string): void;
   /** An ISR change this broker proposed as leader was answered. */
@@ -35,6 +37,7 @@ export const NO_REPLICATION_STATS: ReplicationStats = {
   appended() {},
   failedProduce() {},
   fetched() {},
+  replicationBytesIn() {},
   failedFetch() {},
   isrUpdated() {},
   logFlushed() {},

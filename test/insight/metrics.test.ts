@@ -25,11 +25,11 @@ import { silentLogger } from '../../src/common/logger.js';
 import { realEnv } from '../../src/io/env.js';
 import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { startCluster } from '../../src/node/cluster.js';
-import type { SpoolNode } from '../../src/node/node.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
 import { Fetch } from '../../src/protocol/schemas/01-fetch.js';
 import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { errorName } from '../../src/protocol/errors.js';
+import { scrape, sumOf, valueOf, type Sample } from './metrics-scrape.js';
 
 const TOPIC = 'metered';
 const FAILING_TOPIC = 'needs-two-replicas';
@@ -56,49 +56,6 @@ after(async () => {
   await broker?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-// ---- the Prometheus text format, as far as these tests read it
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parseSamples(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match !== null, `a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]!] = label[2]!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-async function scrape(node: SpoolNode): Promise<Sample[]> {
-  const listener = node.metricsListener;
-  assert.ok(listener !== null, 'the metrics listener is bound');
-  const response = await fetch(`http://127.0.0.1:${listener.port}/metrics`);
-  assert.equal(response.status, 200);
-  assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-  return parseSamples(await response.text());
-}
-
-/** The value of the one sample named `name` whose labels are exactly `labels`; undefined when there is none. */
-function valueOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels);
-  const found = samples.filter((s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([key, value]) => s.labels[key] === value));
-  assert.ok(found.length <= 1, `at most one ${name}${JSON.stringify(labels)}`);
-  return found[0]?.value;
-}
-
-/** The sum of the samples named `name` whose labels include `labels`. */
-function sumOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value)).reduce((sum, s) => sum + s.value, 0);
-}
 
 // ---- the workload
 
@@ -217,6 +174,37 @@ test('a scrape after a known workload shows exactly the requests, bytes, offsets
     const idle = valueOf(samples, 'kafka_network_socketserver_networkprocessoravgidle_percent');
     assert.ok(idle !== undefined && idle >= 0 && idle <= 1);
     assert.ok(samples.some((s) => s.name === 'nodejs_eventloop_lag_p99_seconds'));
+  } finally {
+    connection.destroy();
+    await admin.close();
+  }
+});
+
+test('a long-polling fetch of two partitions is one delayed operation and two PurgatorySize watch entries', async () => {
+  const admin = new Admin({ bootstrapServers: broker.bootstrapServers });
+  const [host, port] = broker.bootstrapServers.split(':') as [string, string];
+  const connection = await BrokerConnection.connect({ host, port: Number(port), env: realEnv, requestTimeoutMs: 30_000 });
+  try {
+    await admin.createTopics([{ name: 'long-polled', numPartitions: 2, replicationFactor: 1 }]);
+    // Empty partitions, minBytes 1: the fetch waits in the Fetch purgatory, watched under both partitions, until a record arrives.
+    const fetching = connection.send(Fetch, {
+      replicaId: -1, maxWaitMs: 20_000, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+      topics: [{ topic: 'long-polled', partitions: [0, 1].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 })) }],
+    }, { versionMax: 12 });
+    const fetchLabels = { delayedoperation: 'Fetch' };
+    let samples = await scrape(broker.broker);
+    while (valueOf(samples, 'kafka_server_delayedoperationpurgatory_numdelayedoperations', fetchLabels) !== 1) {
+      await delay(POLL_INTERVAL_MS);
+      samples = await scrape(broker.broker);
+    }
+    assert.equal(valueOf(samples, 'kafka_server_delayedoperationpurgatory_purgatorysize', fetchLabels), 2);
+    assert.equal(valueOf(samples, 'kafka_server_delayedoperationpurgatory_purgatorysize', { delayedoperation: 'Produce' }), 0);
+    const produced = await connection.send(Produce, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'long-polled', partitionData: [{ index: 1, records: batchFor(0, 0) }] }] }, PRODUCE_BY_NAME);
+    assert.equal(errorName(produced.responses[0]!.partitionResponses[0]!.errorCode), 'NONE');
+    await fetching;
+    const after = await scrape(broker.broker);
+    assert.equal(valueOf(after, 'kafka_server_delayedoperationpurgatory_purgatorysize', fetchLabels), 0);
+    assert.equal(valueOf(after, 'kafka_server_delayedoperationpurgatory_numdelayedoperations', fetchLabels), 0);
   } finally {
     connection.destroy();
     await admin.close();
