@@ -170,6 +170,39 @@ describe('one broker', () => {
     }
   });
 
+  test('slow consumers: the committed offset moves, but slower than the high watermark', async () => {
+    await admin.createTopics([{ name: 'slow', numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers, lingerMs: 0 });
+    const consumer = new Consumer({ bootstrapServers: running.bootstrapServers, groupId: 'slow-readers', clientId: 'slow-reader', enableAutoCommit: false, autoOffsetReset: 'earliest', maxPollRecords: 1 });
+    let done = false;
+    // Each round writes four records and the consumer reads and commits one: lag grows while commits move.
+    const round = async () => {
+      for (let i = 0; i < 4; i++) await producer.send({ topic: 'slow', partition: 0, value: `v${i}` });
+      if ((await consumer.poll(100)).length > 0) await consumer.commitSync();
+    };
+    try {
+      consumer.subscribe(['slow']);
+      await until('the consumer has committed', async () => (await round(), (await consumer.committed([{ topic: 'slow', partition: 0 }]))[0] ?? null), WAIT);
+      const rounds = (async () => {
+        while (!done) await round();
+      })();
+      const run = await doctor(running.bootstrapServers, '--topic', 'slow', '--group', 'slow-readers').finally(() => (done = true));
+      await rounds;
+      const [finding, ...others] = findingsOf(run, 'consumer-lag');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group slow-readers');
+      assert.equal(finding.evidence.cause, 'slow-consumers');
+      const [, committedBefore, committedAfter] = /^slow-0:committed=(\d+)->(\d+),highWatermark=\d+->\d+$/.exec(String(finding.evidence.partitions))!;
+      assert.ok(Number(committedAfter) > Number(committedBefore), 'the committed offset moved');
+      assert.match(String(finding.evidence.assignedTo), new RegExp(`^slow-0:${consumer.groupMetadata().memberId}\\(client=slow-reader,`));
+      assert.equal(run.code, 2);
+    } finally {
+      done = true;
+      await consumer.close();
+      await producer.close();
+    }
+  });
+
   test('a rebalance that does not finish: a member that stops polling keeps the group in PreparingRebalance', async () => {
     await admin.createTopics([{ name: 'rebalanced', numPartitions: 2, replicationFactor: 1 }]);
     const options = { bootstrapServers: running.bootstrapServers, groupId: 'stuck-rebalance', enableAutoCommit: false, rebalanceTimeoutMs: 120_000, sessionTimeoutMs: 60_000 };
