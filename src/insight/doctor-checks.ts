@@ -118,27 +118,58 @@ function throttleSet(value: string | null): value is string {
   return value !== null && value !== '' && value !== '9223372036854775807' && value !== 'Infinity';
 }
 
+/** Whether a throttled-replicas list (`*`, or `partition:broker` items) names `brokerId`'s replica of `partition`. */
+function listsReplica(list: string, partition: number, brokerId: number): boolean {
+  const items = list.split(',').map((item) => item.trim());
+  return items.includes('*') || items.includes(`${partition}:${brokerId}`);
+}
+
 /**
- * A broker with a replication rate set. Warning where a topic it throttles
- * (leader/follower.replication.throttled.replicas) has a partition out of
- * sync, whose catch-up the rate holds back; info otherwise.
+ * Out-of-sync partitions whose catch-up a broker's throttle holds back: as
+ * leader, those its topic's leader.replication.throttled.replicas lists for
+ * it; as the out-of-sync follower, those follower.replication.throttled.replicas
+ * lists for it (KIP-73: a rate applies only to the replicas listed).
+ */
+function heldBack(sample: Sample, topicConfigs: ReadonlyMap<string, TopicConfigs>, broker: BrokerConfigs): { asLeader: string[]; asFollower: string[] } {
+  const asLeader: string[] = [];
+  const asFollower: string[] = [];
+  for (const p of sample.partitions.values()) {
+    const configs = topicConfigs.get(p.topic);
+    if (configs === undefined || p.leader < 0 || p.isr.length >= p.replicas.length) continue;
+    if (throttleSet(broker.leaderThrottledRate) && p.leader === broker.brokerId && listsReplica(configs.leaderThrottledReplicas, p.partition, broker.brokerId)) asLeader.push(key(p));
+    const outOfSync = p.replicas.includes(broker.brokerId) && !p.isr.includes(broker.brokerId);
+    if (throttleSet(broker.followerThrottledRate) && outOfSync && listsReplica(configs.followerThrottledReplicas, p.partition, broker.brokerId)) asFollower.push(key(p));
+  }
+  return { asLeader, asFollower };
+}
+
+/**
+ * A broker with a replication rate set. Warning where the rate applies to
+ * a partition out of sync (the broker leads it and its topic lists it in
+ * leader.replication.throttled.replicas, or the broker is the out-of-sync
+ * follower listed in follower.replication.throttled.replicas): the
+ * throttle slows that replica's catch-up. Info otherwise.
  */
 export function checkReplicationThrottles(sample: Sample, topicConfigs: ReadonlyMap<string, TopicConfigs>, brokers: readonly BrokerConfigs[]): Finding[] {
   const throttledTopics = [...topicConfigs].filter(([, c]) => c.leaderThrottledReplicas !== '' || c.followerThrottledReplicas !== '').map(([topic]) => topic);
-  const behind = [...sample.partitions.values()].filter((p) => throttledTopics.includes(p.topic) && p.isr.length < p.replicas.length).map(key);
   const findings: Finding[] = [];
   for (const broker of brokers) {
     if (!throttleSet(broker.leaderThrottledRate) && !throttleSet(broker.followerThrottledRate)) continue;
+    const { asLeader, asFollower } = heldBack(sample, topicConfigs, broker);
+    const behind = asLeader.length + asFollower.length > 0;
     findings.push({
       check: 'replication-throttle',
-      severity: behind.length > 0 ? 'warning' : 'info',
+      severity: behind ? 'warning' : 'info',
       subject: `broker ${broker.brokerId}`,
-      message: behind.length > 0 ? 'a replication throttle is in force while throttled partitions are out of sync: it slows their catch-up' : 'a replication throttle is in force',
+      message: behind
+        ? `a replication throttle is in force on partitions out of sync: it slows their catch-up (${[...new Set([...asLeader, ...asFollower])].join(', ')})`
+        : `a replication throttle is in force${throttledTopics.length === 0 ? ', though no topic lists throttled replicas' : ''}; no partition it throttles is out of sync`,
       evidence: {
         leaderReplicationThrottledRate: broker.leaderThrottledRate,
         followerReplicationThrottledRate: broker.followerThrottledRate,
         throttledTopics,
-        outOfSyncThrottledPartitions: behind,
+        heldBackAsLeader: asLeader,
+        heldBackAsFollower: asFollower,
       },
     });
   }
@@ -295,14 +326,31 @@ function lagCause(k: string, before: GroupSample, after: GroupSample, partition:
   return ownerCommitted === true ? 'slow-consumers' : 'commits-stalled';
 }
 
-/** Per group, the partitions whose lag grew between the samples, by cause. */
+
+/** `memberId (client clientId, host)` of the member a partition is assigned to, or `unassigned`. */
+function ownerOf(group: GroupSample, k: string): string {
+  const member = group.description.members.find((m) => m.assignment.some((tp) => key(tp) === k));
+  return member === undefined ? 'unassigned' : `${member.memberId}(client=${member.clientId},host=${member.host})`;
+}
+
+interface LaggingPartitions {
+  partitions: string[];
+  owners: string[];
+  lagBefore: number;
+  lagAfter: number;
+}
+
+/**
+ * Per group, the partitions whose lag grew between the samples, by cause,
+ * with the member each is assigned to (the one to look at when commits
+ * stall or consumption is slow).
+ */
 export function checkConsumerLag(first: Sample, second: Sample): Finding[] {
   const findings: Finding[] = [];
   for (const [groupId, after] of second.groups) {
     const before = first.groups.get(groupId);
     if (before === undefined) continue;
-    const byCause = new Map<LagCause, string[]>();
-    const lag = { before: 0, after: 0 };
+    const byCause = new Map<LagCause, LaggingPartitions>();
     for (const [k, committedAfter] of after.committed) {
       const committedBefore = before.committed.get(k);
       const p1 = first.partitions.get(k);
@@ -312,17 +360,27 @@ export function checkConsumerLag(first: Sample, second: Sample): Finding[] {
       const lagAfter = p2.highWatermark - committedAfter;
       if (!(lagAfter > lagBefore && p2.highWatermark > p1.highWatermark)) continue;
       const cause = lagCause(k, before, after, p2);
-      byCause.set(cause, [...(byCause.get(cause) ?? []), `${k}:committed=${committedBefore}->${committedAfter},highWatermark=${p1.highWatermark}->${p2.highWatermark}`]);
-      lag.before += lagBefore;
-      lag.after += lagAfter;
+      const lagging = byCause.get(cause) ?? { partitions: [], owners: [], lagBefore: 0, lagAfter: 0 };
+      lagging.partitions.push(`${k}:committed=${committedBefore}->${committedAfter},highWatermark=${p1.highWatermark}->${p2.highWatermark}`);
+      if (cause !== 'no-members') lagging.owners.push(`${k}:${ownerOf(after, k)}`);
+      lagging.lagBefore += lagBefore;
+      lagging.lagAfter += lagAfter;
+      byCause.set(cause, lagging);
     }
-    for (const [cause, partitions] of byCause) {
+    for (const [cause, lagging] of byCause) {
       findings.push({
         check: 'consumer-lag',
         severity: 'warning',
         subject: `group ${groupId}`,
         message: LAG_MESSAGES[cause],
-        evidence: { cause, state: after.description.groupState, members: after.description.members.length, lag: `${lag.before}->${lag.after}`, partitions },
+        evidence: {
+          cause,
+          state: after.description.groupState,
+          members: after.description.members.length,
+          lag: `${lagging.lagBefore}->${lagging.lagAfter}`,
+          partitions: lagging.partitions,
+          ...(cause === 'no-members' ? {} : { assignedTo: lagging.owners }),
+        },
       });
     }
   }
@@ -330,6 +388,12 @@ export function checkConsumerLag(first: Sample, second: Sample): Finding[] {
 }
 
 const REBALANCING_STATES = ['PreparingRebalance', 'CompletingRebalance', 'Assigning', 'Reconciling'];
+
+/** What a classic group waits for in each rebalancing state (Kafka's GroupCoordinator). */
+const REBALANCE_WAITS: Readonly<Record<string, string>> = {
+  PreparingRebalance: 'the coordinator waits for every member to rejoin (JoinGroup), for up to the rebalance timeout (the largest max.poll.interval.ms among them); a consumer that does not call poll() holds the others',
+  CompletingRebalance: 'the coordinator waits for the leader\'s SyncGroup with the assignment',
+};
 
 function sameAssignment(a: readonly TopicPartition[] | null, b: readonly TopicPartition[] | null): boolean {
   const text = (list: readonly TopicPartition[] | null) => (list ?? []).map(key).sort().join(',');
@@ -367,29 +431,52 @@ export function checkRebalances(first: Sample, second: Sample): Finding[] {
       check: 'rebalance',
       severity: 'warning',
       subject: `group ${groupId}`,
-      message: `the group stayed in a rebalance (${state}) through the sampling window: consumption is paused until it completes`,
-      evidence: { type: after.description.type, state: `${before.description.groupState}->${state}`, members: after.description.members.map((m) => m.memberId), groupEpoch: after.description.groupEpoch },
+      message: `the group stayed in a rebalance (${state}) through the sampling window: ${REBALANCE_WAITS[state] ?? 'the rebalance does not complete'}; consumption is paused until it completes`,
+      evidence: {
+        type: after.description.type,
+        state: `${before.description.groupState}->${state}`,
+        members: after.description.members.map((m) => `${m.memberId}(client=${m.clientId},host=${m.host})`),
+        groupEpoch: after.description.groupEpoch,
+      },
     });
   }
   return findings;
 }
 
-/** Each broker's log directories that DescribeLogDirs reports with an error (KAFKA_STORAGE_ERROR: taken offline by a disk error). */
-export async function checkOfflineLogDirs(admin: Admin, brokerIds: readonly number[], gaps: string[]): Promise<Finding[]> {
+/**
+ * Each broker's log directories that DescribeLogDirs reports with an error
+ * (KAFKA_STORAGE_ERROR: taken offline by a disk error). The replicas lost
+ * with them are those the metadata assigns to the broker (within the
+ * sample's topics) that none of its online directories holds; the ones it
+ * leads answer KAFKA_STORAGE_ERROR.
+ */
+export async function checkOfflineLogDirs(admin: Admin, sample: Sample, options: { brokerIds: readonly number[]; gaps: string[] }): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const brokerId of brokerIds) {
+  for (const brokerId of options.brokerIds) {
     const dirs = await admin.describeLogDirs(brokerId).catch((error: unknown) => {
       if (!(error instanceof KafkaError)) throw error;
-      gaps.push(`offline-log-dir broker ${brokerId}: DescribeLogDirs failed (${error.message})`);
+      options.gaps.push(`offline-log-dir broker ${brokerId}: DescribeLogDirs failed (${error.message})`);
       return [];
     });
-    for (const dir of dirs.filter((d) => d.errorCode !== 0)) {
+    const offline = dirs.filter((d) => d.errorCode !== 0);
+    if (offline.length === 0) continue;
+    const online = new Set(dirs.filter((d) => d.errorCode === 0).flatMap((d) => d.replicas.map(key)));
+    const lost = [...sample.partitions.values()].filter((p) => p.replicas.includes(brokerId) && !online.has(key(p)));
+    const led = lost.filter((p) => p.leader === brokerId).map(key);
+    for (const dir of offline) {
       findings.push({
         check: 'offline-log-dir',
         severity: 'critical',
         subject: `broker ${brokerId}`,
-        message: `log directory ${dir.logDir} is offline (${errorInfo(dir.errorCode).name}): its replicas are lost to this broker until it is replaced and the broker restarted`,
-        evidence: { brokerId, logDir: dir.logDir, error: errorInfo(dir.errorCode).name },
+        message: `log directory ${dir.logDir} is offline (${errorInfo(dir.errorCode).name}): ${lost.length} replica${lost.length === 1 ? '' : 's'} on it ${lost.length === 1 ? 'is' : 'are'} lost to this broker until the disk is replaced and the broker restarted${led.length > 0 ? `; the ${led.length} it leads answer${led.length === 1 ? 's' : ''} ${errorInfo(dir.errorCode).name}` : ''}`,
+        evidence: {
+          brokerId,
+          logDir: dir.logDir,
+          error: errorInfo(dir.errorCode).name,
+          onlineLogDirs: dirs.filter((d) => d.errorCode === 0).map((d) => d.logDir),
+          [offline.length === 1 ? 'replicas' : 'replicasInOfflineLogDirs']: lost.map(key),
+          ledReplicas: led,
+        },
       });
     }
   }

@@ -161,6 +161,38 @@ async function describeQuorumAt(connection: BrokerConnection): Promise<QuorumPar
   return partition.errorCode === ErrorCode.NONE ? partition : new KafkaError(partition.errorCode, partition.errorMessage);
 }
 
+/** Whether a controller accepts a connection (the error's message when not). */
+async function reachable(admin: Admin, controller: { host: string; port: number }): Promise<true | string> {
+  try {
+    const connection = await BrokerConnection.connect({ host: controller.host, port: controller.port, env: admin.cluster.env, clientId: 'spool-doctor' });
+    await connection.close();
+    return true;
+  } catch (error) {
+    if (!(error instanceof KafkaError)) throw error;
+    return error.message;
+  }
+}
+
+/**
+ * A controller that knows no active controller: the quorum has no leader.
+ * Each controller it lists is tried, so the finding names those that do not
+ * answer (a quorum elects a leader only with a majority of its voters).
+ */
+async function leaderlessQuorum(admin: Admin, seen: { asked: string; controllerId: number; controllers: readonly { brokerId: number; host: string; port: number }[] }): Promise<Finding> {
+  const unreachable: number[] = [];
+  for (const controller of seen.controllers) if ((await reachable(admin, controller)) !== true) unreachable.push(controller.brokerId);
+  const ids = seen.controllers.map((c) => c.brokerId);
+  const majority = Math.floor(ids.length / 2) + 1;
+  const up = ids.length - unreachable.length;
+  return {
+    check: 'controller-quorum',
+    severity: 'critical',
+    subject: 'quorum',
+    message: `controller ${seen.asked} knows no active controller: the quorum has no leader (${up} of ${ids.length} controllers answer, a majority is ${majority}${unreachable.length > 0 ? `; not answering: ${unreachable.join(', ')}` : ''}): no metadata change (topics, ISR, leaders) can be made`,
+    evidence: { askedController: seen.asked, controllerId: seen.controllerId, controllers: ids, unreachableControllers: unreachable, majority },
+  };
+}
+
 /** As kafka-metadata-quorum --bootstrap-controller: DescribeCluster names the active controller, which answers DescribeQuorum. */
 async function checkQuorumAtControllers(admin: Admin, controllers: readonly { host: string; port: number }[]): Promise<Finding[]> {
   const errors: string[] = [];
@@ -171,9 +203,7 @@ async function checkQuorumAtControllers(admin: Admin, controllers: readonly { ho
       const cluster = await connection.send(DescribeCluster, { endpointType: CONTROLLER_ENDPOINTS, includeClusterAuthorizedOperations: false });
       if (cluster.errorCode !== ErrorCode.NONE) throw new KafkaError(cluster.errorCode, cluster.errorMessage);
       const active = cluster.brokers.find((b) => b.brokerId === cluster.controllerId);
-      if (active === undefined) {
-        return [{ check: 'controller-quorum', severity: 'critical', subject: 'quorum', message: `controller ${host}:${port} knows no active controller: the quorum has no leader`, evidence: { askedController: `${host}:${port}`, controllerId: cluster.controllerId } }];
-      }
+      if (active === undefined) return [await leaderlessQuorum(admin, { asked: `${host}:${port}`, controllerId: cluster.controllerId, controllers: cluster.brokers })];
       await connection.close();
       connection = await BrokerConnection.connect({ host: active.host, port: active.port, env: admin.cluster.env, clientId: 'spool-doctor' });
       const partition = await describeQuorumAt(connection);
@@ -237,7 +267,7 @@ export async function runDoctor(admin: Admin, options: DoctorOptions): Promise<D
     ...(await checkOpenTransactions(admin, first, second)),
     ...checkConsumerLag(first, second),
     ...checkRebalances(first, second),
-    ...(await checkOfflineLogDirs(admin, live, gaps)),
+    ...(await checkOfflineLogDirs(admin, second, { brokerIds: live, gaps })),
     ...checkFencedBrokers(second, cluster.brokers),
     ...unreachable,
     ...(await checkControllerQuorum(admin, { controllers: options.controllers, brokerIds: live }, gaps)),

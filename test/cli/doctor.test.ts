@@ -13,6 +13,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admin } from '../../src/client/admin.js';
+import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import { silentLogger } from '../../src/common/logger.js';
 import type { DoctorReport, Finding } from '../../src/insight/doctor-findings.js';
@@ -139,6 +140,99 @@ describe('one broker', () => {
     assert.equal(finding.evidence.members, 0);
     assert.match(String(finding.evidence.partitions), /^unread-0:committed=2->2,highWatermark=\d+->\d+$/);
     assert.equal(run.code, 2);
+  });
+
+  test('commits that stall while the group is Stable: the member holding the partition is named', async () => {
+    await admin.createTopics([{ name: 'stalled', numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers });
+    for (let i = 0; i < 5; i++) await producer.send({ topic: 'stalled', partition: 0, value: `v${i}` });
+    await producer.close();
+    await admin.alterConsumerGroupOffsets('stalled-readers', [{ topic: 'stalled', partition: 0, offset: 2 }]);
+    const consumer = new Consumer({ bootstrapServers: running.bootstrapServers, groupId: 'stalled-readers', clientId: 'stuck-reader', enableAutoCommit: false });
+    try {
+      consumer.subscribe(['stalled']);
+      await until('the consumer holds the partition', async () => ((await consumer.poll(100)).length > 0 || consumer.assignment().length > 0 ? true : null), WAIT);
+      await until('the group is Stable', async () => ((await admin.describeConsumerGroups(['stalled-readers']))[0]?.groupState === 'Stable' ? true : null), WAIT);
+
+      const run = await whileProducing(running.bootstrapServers, 'stalled', () => doctor(running.bootstrapServers, '--topic', 'stalled', '--group', 'stalled-readers'));
+      const [finding, ...others] = findingsOf(run, 'consumer-lag');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group stalled-readers');
+      assert.equal(finding.evidence.cause, 'commits-stalled');
+      assert.equal(finding.evidence.state, 'Stable');
+      assert.equal(finding.evidence.members, 1);
+      assert.match(String(finding.evidence.partitions), /^stalled-0:committed=2->2,highWatermark=\d+->\d+$/);
+      const memberId = consumer.groupMetadata().memberId;
+      assert.equal(String(finding.evidence.assignedTo), `stalled-0:${memberId}(client=stuck-reader,host=${(await admin.describeConsumerGroups(['stalled-readers']))[0]!.members[0]!.host})`);
+      assert.equal(run.code, 2);
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  test('slow consumers: the committed offset moves, but slower than the high watermark', async () => {
+    await admin.createTopics([{ name: 'slow', numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers: running.bootstrapServers, lingerMs: 0 });
+    const consumer = new Consumer({ bootstrapServers: running.bootstrapServers, groupId: 'slow-readers', clientId: 'slow-reader', enableAutoCommit: false, autoOffsetReset: 'earliest', maxPollRecords: 1 });
+    let done = false;
+    // Each round writes four records and the consumer reads and commits one: lag grows while commits move.
+    const round = async () => {
+      for (let i = 0; i < 4; i++) await producer.send({ topic: 'slow', partition: 0, value: `v${i}` });
+      if ((await consumer.poll(100)).length > 0) await consumer.commitSync();
+    };
+    try {
+      consumer.subscribe(['slow']);
+      await until('the consumer has committed', async () => (await round(), (await consumer.committed([{ topic: 'slow', partition: 0 }]))[0] ?? null), WAIT);
+      const rounds = (async () => {
+        while (!done) await round();
+      })();
+      const run = await doctor(running.bootstrapServers, '--topic', 'slow', '--group', 'slow-readers').finally(() => (done = true));
+      await rounds;
+      const [finding, ...others] = findingsOf(run, 'consumer-lag');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group slow-readers');
+      assert.equal(finding.evidence.cause, 'slow-consumers');
+      const [, committedBefore, committedAfter] = /^slow-0:committed=(\d+)->(\d+),highWatermark=\d+->\d+$/.exec(String(finding.evidence.partitions))!;
+      assert.ok(Number(committedAfter) > Number(committedBefore), 'the committed offset moved');
+      assert.match(String(finding.evidence.assignedTo), new RegExp(`^slow-0:${consumer.groupMetadata().memberId}\\(client=slow-reader,`));
+      assert.equal(run.code, 2);
+    } finally {
+      done = true;
+      await consumer.close();
+      await producer.close();
+    }
+  });
+
+  test('a rebalance that does not finish: a member that stops polling keeps the group in PreparingRebalance', async () => {
+    await admin.createTopics([{ name: 'rebalanced', numPartitions: 2, replicationFactor: 1 }]);
+    const options = { bootstrapServers: running.bootstrapServers, groupId: 'stuck-rebalance', enableAutoCommit: false, rebalanceTimeoutMs: 120_000, sessionTimeoutMs: 60_000 };
+    const busy = new Consumer({ ...options, clientId: 'busy-reader' });
+    const joining = new Consumer({ ...options, clientId: 'new-reader' });
+    let joiningPoll: Promise<unknown> | null = null;
+    try {
+      busy.subscribe(['rebalanced']);
+      await until('the first member holds both partitions', async () => (await busy.poll(100), busy.assignment().length === 2 ? true : null), WAIT);
+      // busy-reader polls no more (as a consumer stuck in its processing): it never rejoins.
+      joining.subscribe(['rebalanced']);
+      // Long enough to send its JoinGroup, short enough that the cleanup does not wait it out.
+      joiningPoll = joining.poll(5_000);
+      await until('the group is in PreparingRebalance', async () => ((await admin.describeConsumerGroups(['stuck-rebalance']))[0]?.groupState === 'PreparingRebalance' ? true : null), WAIT);
+
+      const run = await doctor(running.bootstrapServers, '--topic', 'rebalanced', '--group', 'stuck-rebalance');
+      const [finding, ...others] = findingsOf(run, 'rebalance');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group stuck-rebalance');
+      assert.equal(finding.evidence.state, 'PreparingRebalance->PreparingRebalance');
+      assert.match(finding.message, /waits for every member to rejoin/);
+      const members = (finding.evidence.members as string[]).join(' ');
+      assert.match(members, new RegExp(`${busy.groupMetadata().memberId}\\(client=busy-reader,`));
+      assert.match(members, /client=new-reader,/);
+      assert.equal(run.code, 2);
+    } finally {
+      await busy.close();
+      await joiningPoll;
+      await joining.close();
+    }
   });
 });
 
