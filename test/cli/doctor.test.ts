@@ -94,18 +94,30 @@ describe('one broker', () => {
     assert.match(io.out, /^No problems found \(watched for 300 ms\)\.$/m);
   });
 
-  test('an open transaction holding the last stable offset: its producer id, transactional id and age', async () => {
+  test('an open transaction holding the last stable offset: its producer id, transactional id and age, and the read_committed group it holds back', async () => {
     await admin.createTopics([{ name: 'held', numPartitions: 1, replicationFactor: 1 }]);
     const plain = new Producer({ bootstrapServers: running.bootstrapServers });
     await plain.send({ topic: 'held', partition: 0, value: 'committed' });
     const producer = new Producer({ bootstrapServers: running.bootstrapServers, transactionalId: 'doctor-stuck-txn' });
+    const reader = new Consumer({ bootstrapServers: running.bootstrapServers, groupId: 'held-readers', isolationLevel: 'read_committed', autoOffsetReset: 'earliest', enableAutoCommit: false });
     try {
       await producer.initTransactions();
       producer.beginTransaction();
       await producer.send({ topic: 'held', partition: 0, value: 'never committed' });
       await plain.send({ topic: 'held', partition: 0, value: 'after the open transaction' });
+      // A read_committed reader gets only offset 0 and commits up to the last stable offset: its lag is held there.
+      reader.subscribe(['held']);
+      await until('the reader has committed up to the last stable offset', async () => {
+        if ((await reader.poll(100)).length > 0) await reader.commitSync();
+        return (await reader.committed([{ topic: 'held', partition: 0 }]))[0]?.offset === 1 ? true : null;
+      }, WAIT);
 
-      const run = await whileProducing(running.bootstrapServers, 'held', () => doctor(running.bootstrapServers, '--topic', 'held'));
+      const run = await whileProducing(running.bootstrapServers, 'held', () => doctor(running.bootstrapServers, '--topic', 'held', '--group', 'held-readers'));
+      const [lag, ...otherLags] = findingsOf(run, 'consumer-lag');
+      assert.equal(otherLags.length, 0);
+      assert.equal(lag?.subject, 'group held-readers');
+      assert.equal(lag.evidence.cause, 'held-by-transaction');
+      assert.match(String(lag.evidence.partitions), /^held-0:committed=1->1,highWatermark=\d+->\d+$/);
       const [finding, ...others] = findingsOf(run, 'open-transaction');
       assert.equal(others.length, 0);
       assert.equal(finding?.subject, 'held-0');
@@ -119,6 +131,7 @@ describe('one broker', () => {
       assert.ok(typeof finding.evidence.ageMs === 'number' && finding.evidence.ageMs >= 0);
       assert.equal(run.code, 2);
     } finally {
+      await reader.close();
       await producer.abortTransaction().catch(() => undefined);
       await producer.close();
       await plain.close();
