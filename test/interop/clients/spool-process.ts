@@ -8,7 +8,7 @@
  * Test code, not product code: it uses child processes, node:fs and node:net
  * directly (DESIGN.md's io seams bind src/ only).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ export interface StartSpoolOptions {
   listeners?: string;
   /** Extra `--override key=value` properties. */
   overrides?: readonly string[];
-  /** RLIMIT_NOFILE for the node (`ulimit -n`), to run it out of file descriptors. */
+  /** RLIMIT_NOFILE for the node once it serves (`prlimit --nofile`), to run it out of file descriptors. */
   openFilesMax?: number;
 }
 
@@ -63,15 +63,16 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
     '--override', `listeners=${options.listeners ?? `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`}`,
     ...(options.overrides ?? []).flatMap((override) => ['--override', override]),
   ];
-  const child = options.openFilesMax === undefined
-    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('sh', ['-c', `ulimit -n ${options.openFilesMax} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout.on('data', (data: Buffer) => { text += data.toString(); });
   child.stderr.on('data', (data: Buffer) => { text += data.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     await untilReady(child, () => text);
+    // Lowered once the node serves: Node's module loader reads the module files concurrently at startup, and under
+    // load that alone could run past a low limit (seen in CI: EMFILE opening a module before the node was up).
+    if (options.openFilesMax !== undefined) execFileSync('prlimit', ['--pid', String(child.pid), `--nofile=${options.openFilesMax}:${options.openFilesMax}`]);
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
