@@ -52,9 +52,13 @@ test('a throttled follower still catches up and rejoins the ISR', async () => {
       { name: 'follower.replication.throttled.rate', op: 'set', value: String(FOLLOWER_RATE_BYTES_PER_SECOND) },
     ] as const;
     await admin.alterConfigs([{ type: 'broker', name: '', ops }]);
-    const described = await admin.describeConfigs([{ type: 'broker', name: String(leader) }], { configNames: ['leader.replication.throttled.rate'] });
-    assert.equal(described[0]!.configs[0]!.value, rate);
-    assert.equal(described[0]!.configs[0]!.source, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
+    // The controller answers once the change is committed; the leader shows it once its metadata has caught up.
+    const shown = await until('the leader shows the rate', async () => {
+      const described = await admin.describeConfigs([{ type: 'broker', name: String(leader) }], { configNames: ['leader.replication.throttled.rate'] });
+      return described[0]?.configs[0] ?? null;
+    }, WAIT);
+    assert.equal(shown.value, rate);
+    assert.equal(shown.source, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
     await until('the leader applies the rate', async () => (cluster.node(leader).node.replicaManager.leaderQuota.upperBound === LEADER_RATE_BYTES_PER_SECOND ? true : null), WAIT);
 
     await cluster.node(follower).start();

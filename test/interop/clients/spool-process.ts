@@ -121,15 +121,27 @@ function untilReady(child: ChildProcess, text: () => string): Promise<void> {
   });
 }
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where freePort looks: below Linux's default ephemeral range (32768-60999), from which the kernel picks the local
+ * port of every outgoing connection and of every port-0 listener. A port found there could be taken by a client
+ * connection of a parallel test before the node binds it (seen in CI: EADDRINUSE on a quorum voter's port).
+ */
+const FREE_PORT_RANGE = { first: 20_000, last: 32_767 } as const;
+const FREE_PORT_ATTEMPTS_MAX = 200;
+
+/** A TCP port that was free a moment ago, outside the kernel's ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < FREE_PORT_ATTEMPTS_MAX; attempt++) {
+    const port = FREE_PORT_RANGE.first + Math.floor(Math.random() * (FREE_PORT_RANGE.last - FREE_PORT_RANGE.first + 1));
+    if (await bindsOn(port)) return port;
+  }
+  throw new Error(`no free port in ${FREE_PORT_RANGE.first}-${FREE_PORT_RANGE.last} after ${FREE_PORT_ATTEMPTS_MAX} tries`);
+}
+
+function bindsOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
