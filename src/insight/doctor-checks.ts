@@ -24,6 +24,7 @@
  */
 import type { Admin, ConfigEntry } from '../client/admin.js';
 import { KafkaError } from '../client/errors.js';
+import type { MemberDescription } from '../client/group-admin.js';
 import { errorInfo } from '../protocol/errors.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import type { Finding } from './doctor-findings.js';
@@ -318,18 +319,21 @@ function lagCause(k: string, before: GroupSample, after: GroupSample, partition:
   if (after.description.members.length === 0) return 'no-members';
   const { lastStableOffset, highWatermark } = partition;
   if (lastStableOffset !== null && highWatermark !== null && lastStableOffset < highWatermark && committedAfter >= lastStableOffset) return 'held-by-transaction';
-  const owner = after.description.members.find((member) => member.assignment.some((tp) => key(tp) === k));
-  const ownerCommitted = owner?.assignment.some((tp) => {
+  const ownerCommitted = assignedMember(after, k)?.assignment.some((tp) => {
     const other = key(tp);
     return other !== k && after.committed.get(other) !== before.committed.get(other);
   });
   return ownerCommitted === true ? 'slow-consumers' : 'commits-stalled';
 }
 
+/** The member partition `k` is assigned to, if any. */
+function assignedMember(group: GroupSample, k: string): MemberDescription | undefined {
+  return group.description.members.find((member) => member.assignment.some((tp) => key(tp) === k));
+}
 
 /** `memberId (client clientId, host)` of the member a partition is assigned to, or `unassigned`. */
 function ownerOf(group: GroupSample, k: string): string {
-  const member = group.description.members.find((m) => m.assignment.some((tp) => key(tp) === k));
+  const member = assignedMember(group, k);
   return member === undefined ? 'unassigned' : `${member.memberId}(client=${member.clientId},host=${member.host})`;
 }
 

@@ -71,8 +71,6 @@ export interface BrokerLifecycleOptions {
   sessionTimeoutMs: number;
   /** The offset of the last metadata record this broker has applied. */
   metadataOffset: () => number;
-  /** How long a controlled shutdown waits for the controller's approval (default CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS). */
-  controlledShutdownTimeoutMs?: number;
 }
 
 /** Kafka's broker waits five minutes for the controller to approve its controlled shutdown, then shuts down anyway. */
@@ -160,7 +158,7 @@ export class BrokerLifecycleManager {
       this.stateValue = BrokerState.PENDING_CONTROLLED_SHUTDOWN;
       this.communicateNow();
       // A controller that never answers (the quorum is gone) must not keep the process from exiting.
-      const timeout = this.options.timers.schedule(this.options.controlledShutdownTimeoutMs ?? CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS, () => {
+      const timeout = this.options.timers.schedule(CONTROLLED_SHUTDOWN_APPROVAL_TIMEOUT_MS, () => {
         if (this.stateValue !== BrokerState.PENDING_CONTROLLED_SHUTDOWN) return;
         this.options.logger.error(`broker ${this.registration!.brokerId}: timed out waiting for the controller to approve controlled shutdown`);
         this.finish();
