@@ -33,7 +33,11 @@ export const AcknowledgeType = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW
 /** ShareFetch v2's AcquireMode byte (share.acquire.mode): Kafka's ShareAcquireMode ids. */
 export const ShareAcquireMode = { BATCH_OPTIMIZED: 0, RECORD_LIMIT: 1 } as const;
 
-/** One record batch as read from the log (offsets from its header; control batches included, isControl true). */
+/**
+ * One record batch as read from the log (offsets from its header; control batches included, isControl
+ * true). isControl is informational: like Kafka 4.4, acquisition treats a control batch's offsets as
+ * any others and the consumer acknowledges them as GAP.
+ */
 export interface FetchedBatch {
   baseOffset: number;
   lastOffset: number;
