@@ -227,6 +227,7 @@ export class SharePartition {
     if (!reacquired.throttled && remaining > 0 && this.speo <= request.lastOffset) {
       this.acquireNew({ ...request, firstOffset: Math.max(this.speo, request.firstOffset), maxRecords: remaining }, batches, options.batchSize, result);
     }
+    this.assertAcquired(result, request);
     this.assertInvariants();
     return result;
   }
@@ -478,6 +479,8 @@ export class SharePartition {
   }
 
   private onLockTimeout(batch: InFlightBatch, lock: AcquisitionLock): void {
+    // Real timers may fire a fraction of a millisecond before the monotonic clock shows the deadline.
+    assert.ok(this.clock.monotonicMs() >= lock.deadlineMs - 1, 'an acquisition lock never expires early');
     if (!batch.isSplit && batch.whole.lock === lock && this.straddlesStartOffset(batch)) batch.split();
     let changed = false;
     for (const [, lastOffset, state] of batch.states()) {
@@ -675,6 +678,20 @@ export class SharePartition {
         if (lastOffset >= this.spso) yield [Math.max(firstOffset, this.spso), lastOffset, state];
       }
     }
+  }
+
+  /** Exit check of acquire: ranges ascend inside [SPSO, SPEO), and record_limit stays within maxRecords. */
+  private assertAcquired(result: readonly AcquiredRecords[], request: AcquireRequest): void {
+    let nextOffset = this.spso;
+    let count = 0;
+    for (const records of result) {
+      assert.ok(records.firstOffset >= nextOffset && records.lastOffset >= records.firstOffset, `acquired ${records.firstOffset}-${records.lastOffset} out of order`);
+      assert.ok(records.lastOffset < this.speo, 'acquired records lie below the SPEO');
+      assert.ok(records.deliveryCount >= 1, 'an acquisition counts a delivery');
+      nextOffset = records.lastOffset + 1;
+      count += records.lastOffset - records.firstOffset + 1;
+    }
+    if (request.recordLimit) assert.ok(count <= request.maxRecords, `record_limit acquired ${count} of at most ${request.maxRecords}`);
   }
 
   private assertInvariants(): void {
