@@ -7,8 +7,9 @@
  * make records AVAILABLE again and ARCHIVED at the delivery limit (a poison
  * record is archived while its neighbours flow); a member cannot acknowledge
  * another's records and a refused request changes nothing; the in-flight
- * limit stops acquisition; the SPSO moves past the acknowledged prefix and the
- * log start offset; the persisted state loads back into the same behaviour.
+ * limit stops acquisition; the SPSO moves past the acknowledged prefix, holes
+ * the log skips, and the log start offset; the persisted state loads back into
+ * the same behaviour.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -365,4 +366,21 @@ test('close cancels every lock timer', () => {
   assert.equal(s.clock.pendingCount, 3);
   s.sp.close();
   assert.equal(s.clock.pendingCount, 0);
+});
+
+test('offsets the log skips between fetches (compaction) are a hole the SPSO jumps over', () => {
+  const s = setup();
+  assert.deepEqual(s.sp.acquire('m1', [{ baseOffset: 0, lastOffset: 4, isControl: false }], batchOptimized(100)), [{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+  assert.deepEqual(s.sp.acquire('m2', [{ baseOffset: 10, lastOffset: 14, isControl: false }], batchOptimized(100)), [{ firstOffset: 10, lastOffset: 14, deliveryCount: 1 }]);
+  assert.equal(s.sp.endOffset, 15);
+  assert.equal(s.sp.acknowledge('m1', [ack(6, 8, ACCEPT)]).errorCode, ErrorCode.INVALID_REQUEST, 'no records were handed out in the hole');
+  assert.deepEqual(s.sp.acknowledge('m1', [ack(0, 4, ACCEPT)]), ok);
+  assert.equal(s.sp.startOffset, 10);
+  assert.deepEqual(s.sp.persistentState().stateBatches, [{ firstOffset: 10, lastOffset: 14, deliveryState: RecordState.AVAILABLE, deliveryCount: 1 }]);
+});
+
+test('with nothing in flight, acquisition from a log starting above the SPSO moves the SPSO there', () => {
+  const s = setup({ state: { stateEpoch: 0, startOffset: 3, stateBatches: [] } });
+  assert.deepEqual(s.sp.acquire('m1', [{ baseOffset: 8, lastOffset: 9, isControl: false }], batchOptimized(100)), [{ firstOffset: 8, lastOffset: 9, deliveryCount: 1 }]);
+  assert.equal(s.sp.startOffset, 8);
 });
