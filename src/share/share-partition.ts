@@ -247,7 +247,7 @@ export class SharePartition {
     for (const step of steps) this.applyAcknowledgement(memberId, step);
     this.maybeAdvanceStartOffset();
     this.assertInvariants();
-    return NONE;
+    return { ...NONE };
   }
 
   /** The member left or its session ended: its ACQUIRED records become AVAILABLE (ARCHIVED at the limit). */
