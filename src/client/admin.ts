@@ -133,7 +133,7 @@ const DEBUGGING_REPLICA_ID = -2;
 export const ConfigResourceType = { topic: 2, broker: 4, brokerLogger: 8, clientMetrics: 16, group: 32 } as const;
 export type ConfigResourceTypeName = keyof typeof ConfigResourceType;
 
-/** Kafka's ConfigEntry.ConfigSource ids, by DescribeConfigs value. */
+/** Kafka's ConfigEntry.ConfigSource names (the Java Admin's), by DescribeConfigs value. */
 export const CONFIG_SOURCES = [
   'UNKNOWN',
   'DYNAMIC_TOPIC_CONFIG',
@@ -142,8 +142,8 @@ export const CONFIG_SOURCES = [
   'STATIC_BROKER_CONFIG',
   'DEFAULT_CONFIG',
   'DYNAMIC_BROKER_LOGGER_CONFIG',
-  'CLIENT_METRICS_CONFIG',
-  'GROUP_CONFIG',
+  'DYNAMIC_CLIENT_METRICS_CONFIG',
+  'DYNAMIC_GROUP_CONFIG',
 ] as const;
 
 export interface ConfigEntry {

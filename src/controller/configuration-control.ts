@@ -3,7 +3,8 @@
  * replaces a resource's whole set of overrides; IncrementalAlterConfigs
  * (KIP-339) sets, deletes, appends to or subtracts from single entries.
  * Topic configs live under the topic name, broker configs under the broker
- * id or '' for the cluster-wide default. The config schema validates the
+ * id or '' for the cluster-wide default, group configs (KIP-848, KIP-932)
+ * under the group id, whether or not the group exists. The config schema validates the
  * set a resource would have after the change; only then are ConfigRecords
  * written (value null deletes an entry).
  */
@@ -49,6 +50,11 @@ function currentConfigs(context: ControllerContext, resource: ConfigResourceRef)
       return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Unable to parse broker name as a base 10 number.' };
     }
     return context.image.brokerConfigs.get(resource.name) ?? new Map();
+  }
+  if (resource.type === ConfigResourceType.GROUP) {
+    // The group need not exist: Kafka keeps configs for groups yet to be created.
+    if (resource.name === '') return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: "Group name can't be empty." };
+    return context.image.groupConfigs.get(resource.name) ?? new Map();
   }
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resource.type}.` };
 }

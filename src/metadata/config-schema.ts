@@ -26,6 +26,7 @@ import {
   validateTopicConfigs,
   type BrokerConfigLayers,
 } from './topic-config.js';
+import { groupConfigDef, validateGroupConfigs } from './group-config.js';
 
 /** The log cleaner's settings that AlterConfigs may change (Kafka's LogCleaner.ReconfigurableConfigs, less message.max.bytes, a topic synonym). */
 export const LOG_CLEANER_RECONFIGURABLE_CONFIGS: readonly string[] = [
@@ -68,18 +69,24 @@ export class KafkaConfigSchema implements ConfigSchema {
       return problem === null ? null : { errorCode: ErrorCode[problem.kind], message: problem.message };
     }
     if (resource.type === ConfigResourceType.BROKER) return validateBrokerConfigs(configs, resource.name === '');
+    if (resource.type === ConfigResourceType.GROUP) return validateGroupConfigs(configs, this.config);
     return { errorCode: ErrorCode.INVALID_REQUEST, message: `Unsupported resource type ${resource.type}.` };
   }
 
   isSplittable(resourceType: number, name: string): boolean {
     if (resourceType === ConfigResourceType.TOPIC) return topicConfigDef(name)?.type === 'list';
     if (resourceType === ConfigResourceType.BROKER) return brokerConfigDef(name)?.type === 'list';
+    if (resourceType === ConfigResourceType.GROUP) return groupConfigDef(name)?.type === 'list';
     return false;
   }
 
   defaultValue(resourceType: number, name: string): string | null {
     if (resourceType === ConfigResourceType.TOPIC) {
       const def = topicConfigDef(name);
+      return def === undefined || def.default === null ? null : describeValue(def.type, def.default);
+    }
+    if (resourceType === ConfigResourceType.GROUP) {
+      const def = groupConfigDef(name);
       return def === undefined || def.default === null ? null : describeValue(def.type, def.default);
     }
     const def = brokerConfigDef(name);

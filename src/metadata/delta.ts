@@ -45,6 +45,7 @@ export function emptyImage(clusterId: string): MetadataImage {
     brokers: new Map(),
     features: new Map(),
     brokerConfigs: new Map(),
+    groupConfigs: new Map(),
     controllers: new Map(),
     nextProducerId: 0,
     scramCredentials: new Map(),
@@ -68,6 +69,7 @@ export class ImageBuilder {
   private controllers: Map<number, ControllerRegistrationImage> | null = null;
   private features: Map<string, number> | null = null;
   private brokerConfigs: Map<string, ReadonlyMap<string, string>> | null = null;
+  private groupConfigs: Map<string, ReadonlyMap<string, string>> | null = null;
   private nextProducerId: number;
   private scramCredentials: Map<string, ReadonlyMap<number, ScramCredential>> | null = null;
   private acls: Map<string, StandardAcl> | null = null;
@@ -240,8 +242,18 @@ export class ImageBuilder {
       this.brokerConfigs ??= new Map(this.base.brokerConfigs);
       this.brokerConfigs.set(data.resourceName, withValue(this.brokerConfigs.get(data.resourceName), data.name, data.value));
       this.brokersChanged = true;
+      return;
     }
-    // Client-metrics and group configs have no consumer in Spool yet; they stay in the log.
+    if (data.resourceType === ConfigResourceType.GROUP) return this.replayGroupConfig(data);
+    // Client-metrics configs have no consumer in Spool yet; they stay in the log.
+  }
+
+  /** A group's configs; a group whose last config is deleted leaves the map (Kafka's GroupConfigManager drops it too). */
+  private replayGroupConfig(data: RecordData<'ConfigRecord'>): void {
+    this.groupConfigs ??= new Map(this.base.groupConfigs);
+    const next = withValue(this.groupConfigs.get(data.resourceName), data.name, data.value);
+    if (next.size === 0) this.groupConfigs.delete(data.resourceName);
+    else this.groupConfigs.set(data.resourceName, next);
   }
 
   /** A topic's current config overrides, as changed so far by this delta. */
@@ -345,6 +357,7 @@ export class ImageBuilder {
       brokers: this.brokers ?? this.base.brokers,
       features: this.features ?? this.base.features,
       brokerConfigs: this.brokerConfigs ?? this.base.brokerConfigs,
+      groupConfigs: this.groupConfigs ?? this.base.groupConfigs,
       controllers: this.controllers ?? this.base.controllers,
       nextProducerId: this.nextProducerId,
       scramCredentials: this.scramCredentials ?? this.base.scramCredentials,

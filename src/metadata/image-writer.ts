@@ -53,6 +53,9 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
   for (const topic of image.topicsById.values()) {
     for (const [name, value] of topic.configs) records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
   }
+  for (const [resourceName, configs] of image.groupConfigs) {
+    for (const [name, value] of configs) records.push(metadataRecord('ConfigRecord', { resourceType: ConfigResourceType.GROUP, resourceName, name, value }));
+  }
   if (image.nextProducerId > 0) records.push(metadataRecord('ProducerIdsRecord', { brokerId: -1, brokerEpoch: -1, nextProducerId: image.nextProducerId }));
   for (const [name, byMechanism] of image.scramCredentials) {
     for (const [mechanism, credential] of byMechanism) records.push(metadataRecord('UserScramCredentialRecord', { name, mechanism, ...credential }));

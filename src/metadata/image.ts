@@ -86,6 +86,8 @@ export interface MetadataImage {
   features: ReadonlyMap<string, number>;
   /** Cluster-wide dynamic broker configs (resource name ''), per-broker ones by broker id. */
   brokerConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Dynamic group configs (ConfigRecord resource GROUP) by group id: only what was set; see group-config.ts for effective values. */
+  groupConfigs: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Controllers registered through RegisterControllerRecord (KIP-919), by id. */
   controllers: ReadonlyMap<number, ControllerRegistrationImage>;
   /** The first producer id of the next block the controller hands out (ProducerIdsRecord). */

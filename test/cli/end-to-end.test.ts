@@ -3,7 +3,7 @@
  * test/client/broker-fixture.ts), run in-process through runCli: topics
  * create / describe / list / alter / delete with kafka-topics' output,
  * console produce from stdin lines (keys and headers) and console consume
- * back with keys, partitions and headers printed, get-offsets, configs
+ * back with keys, partitions and headers printed, get-offsets, configs (topics and groups)
  * describe / alter, and api-versions naming the broker.
  */
 import { after, before, test } from 'node:test';
@@ -127,6 +127,18 @@ test('configs: alter a topic config and describe it as kafka-configs does', asyn
   assert.equal(removed.code, 0, removed.err);
   const after = await spool(['configs', ...server, '--entity-type', 'topics', '--entity-name', topic, '--describe']);
   assert.doesNotMatch(after.out, /retention.ms/);
+});
+
+test('configs: --entity-type groups sets share.auto.offset.reset and describes it as DYNAMIC_GROUP_CONFIG', async () => {
+  const group = uniqueTopic('cli-share-group');
+  const altered = await spool(['configs', ...server, '--entity-type', 'groups', '--entity-name', group, '--alter', '--add-config', 'share.auto.offset.reset=earliest']);
+  assert.equal(altered.code, 0, altered.err);
+  assert.equal(altered.out, `Completed updating config for group ${group}.\n`);
+  const described = await spool(['configs', ...server, '--entity-type', 'groups', '--entity-name', group, '--describe']);
+  assert.equal(described.out, `Dynamic configs for group ${group} are:\n  share.auto.offset.reset=earliest sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:share.auto.offset.reset=earliest}\n`);
+  const refused = await spool(['configs', ...server, '--entity-type', 'groups', '--entity-name', group, '--alter', '--add-config', 'share.auto.offset.reset=none']);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.err, /The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'/);
 });
 
 test('api-versions lists the broker and what it serves', async () => {

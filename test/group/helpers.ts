@@ -100,7 +100,7 @@ export function imageWith(topics: readonly TopicSpec[], offset = 1): MetadataIma
     topicsById: byId,
     brokers: new Map(),
     features: new Map(),
-    brokerConfigs: new Map(),
+    brokerConfigs: new Map(), groupConfigs: new Map(),
     controllers: new Map(),
     nextProducerId: 0,
     scramCredentials: new Map(),

@@ -12,14 +12,20 @@
  * broker's id is INVALID_REQUEST, as on a Kafka broker. Requested names
  * that do not exist are left out; an empty or null list means all.
  *
- * Not done: BROKER_LOGGER (log4j levels), CLIENT_METRICS and GROUP configs:
- * INVALID_REQUEST. Authorization: DESCRIBE_CONFIGS on the cluster (brokers), topic
+ * GROUP (KIP-848, KIP-932): every group config with its effective value
+ * and source: GROUP_CONFIG where the group overrides it, else the broker
+ * config it stands for (synonyms group.consumer.session.timeout.ms, ...),
+ * else DEFAULT_CONFIG (src/metadata/group-config.ts). The group need not
+ * exist; an empty name is INVALID_REQUEST.
+ *
+ * Not done: BROKER_LOGGER (log4j levels), CLIENT_METRICS: INVALID_REQUEST. Authorization: DESCRIBE_CONFIGS on the cluster (brokers), topic
  * or group (configResourceDenial).
  */
 import { DescribeConfigs } from '../../protocol/schemas/32-describe-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ConfigResourceType } from '../../metadata/delta.js';
 import { brokerLayers, describeBrokerConfigs, describeTopicConfigs, type DescribedConfig } from '../../metadata/config-schema.js';
+import { describeGroupConfigs } from '../../metadata/group-config.js';
 import { topicNameError } from '../../controller/topic-names.js';
 import { defineHandler } from '../handler.js';
 import type { ControllerApiContext } from '../api-context.js';
@@ -72,6 +78,11 @@ function describe(broker: ControllerApiContext, resource: Resource, includeSynon
         return failed(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`);
       }
       const configs = describeBrokerConfigs(brokerLayers(broker.config, image, broker.nodeId), { ...options, clusterDefault });
+      return { errorCode: ErrorCode.NONE, errorMessage: null, configs };
+    }
+    case ConfigResourceType.GROUP: {
+      if (resource.resourceName === '') return failed(ErrorCode.INVALID_REQUEST, 'Group name must not be empty');
+      const configs = describeGroupConfigs(image.groupConfigs.get(resource.resourceName) ?? new Map(), broker.config, options);
       return { errorCode: ErrorCode.NONE, errorMessage: null, configs };
     }
     default:

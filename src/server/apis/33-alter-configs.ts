@@ -5,8 +5,8 @@
  * v1 same as v0; v2 flexible.
  *
  * The given entries replace the resource's whole set of dynamic configs:
- * a TOPIC's overrides, or a BROKER's dynamic configs (resource name = a
- * broker id, or '' for the cluster-wide default). The complete new set is
+ * a TOPIC's overrides, a BROKER's dynamic configs (resource name = a
+ * broker id, or '' for the cluster-wide default), or a GROUP's configs. The complete new set is
  * validated with Kafka's messages (INVALID_CONFIG; unknown topic config
  * names included; broker configs that are not dynamic refused) before any
  * ConfigRecord is written. validateOnly writes nothing. The answer comes

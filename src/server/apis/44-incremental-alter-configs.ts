@@ -7,12 +7,14 @@
  * SUBTRACT apply to list configs only (INVALID_CONFIG "Can't APPEND to key
  * ... because its type is not LIST.") and start from Kafka's default when
  * the config is not set. Resources: TOPIC overrides, BROKER dynamic configs
- * (a broker id, or '' for the cluster default). The resulting set is
+ * (a broker id, or '' for the cluster default), GROUP configs (Kafka's
+ * GroupConfig: share.auto.offset.reset, consumer.session.timeout.ms within
+ * the broker's min/max, ...; src/metadata/group-config.ts). The resulting set is
  * validated as a whole before ConfigRecords are written; validateOnly
  * writes nothing; the answer comes once they are committed and published.
  *
- * Not done: AlterConfigPolicy, BROKER_LOGGER levels, CLIENT_METRICS and
- * GROUP configs (INVALID_REQUEST). Authorization as AlterConfigs.
+ * Not done: AlterConfigPolicy, BROKER_LOGGER levels, CLIENT_METRICS configs
+ * (INVALID_REQUEST). Authorization as AlterConfigs.
  */
 import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-alter-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
