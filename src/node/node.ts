@@ -218,7 +218,7 @@ export class SpoolNode {
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {
-      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn };
+      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister };
       handlers.push(...brokerHandlers(context));
     }
     return handlers;
