@@ -40,6 +40,8 @@ import type { ApiContext, ControllerApiContext, ControllerOperations } from '../
 import type { ApiHandler, ListenerRole } from '../server/handler.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
+import type { SharePersister } from '../share/persister.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 import { SharedServer } from './shared-server.js';
@@ -240,6 +242,14 @@ export class SpoolNode {
 
   get groupCoordinator(): GroupCoordinator {
     return this.requireBroker().groupCoordinator;
+  }
+
+  get shareCoordinator(): ShareCoordinator {
+    return this.requireBroker().shareCoordinator;
+  }
+
+  get sharePersister(): SharePersister {
+    return this.requireBroker().sharePersister;
   }
 
   private requireBroker(): BrokerServer {
