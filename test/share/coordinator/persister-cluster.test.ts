@@ -10,7 +10,9 @@
  *   becomes the state partition's leader, loads the state from its replica
  *   of the log, and the persister's retries (NOT_COORDINATOR and the like,
  *   with backoff) reach it there: the state read back is the one written;
- * - the killed broker restarted, calls from it go to the new coordinator.
+ * - the killed broker restarted, calls from it go to the new coordinator;
+ * - a single node killed and restarted loads the state (snapshots and
+ *   updates) back from its own log: the read after equals the read before.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,6 +63,33 @@ test('calls go to the broker leading the state partition, and find the state on 
     const fromRestarted = await leader.node.sharePersister.writeState(key, { stateEpoch: 0, leaderEpoch: 2, startOffset: 2, deliveryCompleteCount: 0, stateBatches: [] });
     assert.equal(fromRestarted.errorCode, ErrorCode.NONE);
     assert.equal((await other.node.sharePersister.readSummary(key, { leaderEpoch: 2 })).startOffset, 2);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+test('one node killed (kill -9 style) and restarted: the state is loaded again from __share_group_state', async () => {
+  const cluster = await startCluster({ config: { ...QUICK_SESSIONS, 'share.coordinator.state.topic.num.partitions': 3, 'share.coordinator.snapshot.update.records.per.snapshot': 2 } });
+  const node = cluster.node(0);
+  try {
+    const [created] = await node.node.controller.createTopics([{ name: 'orders', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
+    assert.equal(created!.errorCode, ErrorCode.NONE);
+    const topicId = node.node.metadata.image.topicsByName.get('orders')!.id;
+    const key = { groupId: 'g', topicId, partition: 1 };
+    assert.equal((await node.node.sharePersister.initializeState(key, { stateEpoch: 0, startOffset: 0 })).errorCode, ErrorCode.NONE);
+    // Five writes: updates and, every two of them, a snapshot, so the load replays both kinds.
+    for (let i = 0; i < 5; i++) {
+      const written = await node.node.sharePersister.writeState(key, { stateEpoch: 0, leaderEpoch: 1, startOffset: i * 2, deliveryCompleteCount: i, stateBatches: [batch(i * 4, i * 4 + 3, i % 2 === 0 ? 2 : 4, 1)] });
+      assert.equal(written.errorCode, ErrorCode.NONE);
+    }
+    const before = await node.node.sharePersister.readState(key, { leaderEpoch: 1 });
+    assert.equal(before.errorCode, ErrorCode.NONE);
+
+    await node.kill();
+    await node.restart();
+    const after = await node.node.sharePersister.readState(key, { leaderEpoch: 1 });
+    assert.deepEqual(after, before);
+    assert.equal((await node.node.sharePersister.readSummary(key, { leaderEpoch: 1 })).deliveryCompleteCount, 4);
   } finally {
     await cluster.stop();
   }
