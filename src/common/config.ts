@@ -27,6 +27,8 @@ export interface ConfigDef {
 }
 
 const atLeast = (min: number) => (value: unknown) => (typeof value === 'number' && value >= min ? null : `Value must be at least ${min}`);
+const between = (min: number, max: number) => (value: unknown) =>
+  typeof value === 'number' && value >= min && value <= max ? null : `Value must be between ${min} and ${max}`;
 
 /** The broker configs Spool reads. Defaults are Kafka 4.x's. */
 export const BROKER_CONFIGS: readonly ConfigDef[] = [
@@ -128,6 +130,13 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'transaction.state.log.num.partitions', type: 'int', default: 50 },
   { name: 'transaction.state.log.replication.factor', type: 'short', default: 3 },
   { name: 'transaction.state.log.min.isr', type: 'int', default: 2 },
+  { name: 'share.coordinator.state.topic.num.partitions', type: 'int', default: 50, validate: atLeast(1) },
+  { name: 'share.coordinator.state.topic.replication.factor', type: 'short', default: 3, validate: atLeast(1) },
+  { name: 'share.coordinator.state.topic.min.isr', type: 'short', default: 2, validate: atLeast(1) },
+  { name: 'share.coordinator.state.topic.segment.bytes', type: 'int', default: 104857600, validate: atLeast(1) },
+  { name: 'share.coordinator.snapshot.update.records.per.snapshot', type: 'int', default: 500, validate: between(0, 500) },
+  { name: 'share.coordinator.write.timeout.ms', type: 'int', default: 5000, validate: atLeast(1) },
+  { name: 'share.coordinator.cold.partition.snapshot.interval.ms', type: 'int', default: 300000, validate: atLeast(1) },
   { name: 'transaction.max.timeout.ms', type: 'int', default: 900000 },
   { name: 'transactional.id.expiration.ms', type: 'int', default: 604800000 },
   { name: 'transaction.abort.timed.out.transaction.cleanup.interval.ms', type: 'int', default: 10000, validate: atLeast(1) },
@@ -289,5 +298,7 @@ export const SINGLE_NODE_DEFAULTS: Readonly<Record<string, string>> = {
   'offsets.topic.replication.factor': '1',
   'transaction.state.log.replication.factor': '1',
   'transaction.state.log.min.isr': '1',
+  'share.coordinator.state.topic.replication.factor': '1',
+  'share.coordinator.state.topic.min.isr': '1',
   'group.initial.rebalance.delay.ms': '0',
 };

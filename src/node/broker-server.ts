@@ -12,7 +12,7 @@ import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
 import { AlterPartition } from '../protocol/schemas/56-alter-partition.js';
 import { interBrokerListenerName } from '../server/listeners.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
-import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
+import { GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { GroupCoordinator } from '../group/coordinator.js';
 import { groupCoordinatorConfigFrom } from '../group/config.js';
@@ -31,6 +31,10 @@ import type { ControllerChannel } from './controller-channel.js';
 import { BrokerLifecycleManager } from './broker-lifecycle.js';
 import { randomUuid } from '../metadata/meta-properties.js';
 import type { SharedServer } from './shared-server.js';
+import { ShareCoordinator } from '../share/coordinator/coordinator.js';
+import { shareCoordinatorConfigFrom, shareGroupStateTopicConfigs } from '../share/coordinator/config.js';
+import { DefaultSharePersister } from '../share/default-persister.js';
+import type { SharePersister } from '../share/persister.js';
 
 /** Kafka's transaction.state.log.segment.bytes default. */
 const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
@@ -40,6 +44,10 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   readonly groupCoordinator: GroupCoordinator;
   readonly transactionCoordinator: TransactionCoordinator;
   readonly addPartitionsToTxn: AddPartitionsToTxnManager;
+  readonly shareCoordinator: ShareCoordinator;
+  readonly sharePersister: SharePersister;
+  /** The share persister's requests to the share coordinators on other brokers (83-87). */
+  private readonly shareChannel: InterBrokerChannel;
   /** The transaction coordinator's and the partition leaders' requests to other brokers (markers, AddPartitionsToTxn). */
   private readonly txnChannel: InterBrokerChannel;
   private lifecycle: BrokerLifecycleManager | null = null;
@@ -99,6 +107,24 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       offsetsTopicPartitions: groupConfig.offsetsTopicPartitions,
     });
     this.addPartitionsToTxn = new AddPartitionsToTxnManager({ nodeId, image: () => loader.image, coordinator: this.transactionCoordinator, channel: this.txnChannel });
+    const shareConfig = shareCoordinatorConfigFrom(config);
+    this.shareCoordinator = new ShareCoordinator({
+      nodeId,
+      config: shareConfig,
+      env,
+      logger: log,
+      log: coordinatorLogOver(this.replicaManager, { topic: SHARE_GROUP_STATE_TOPIC_NAME, appendTimeoutMs: shareConfig.writeTimeoutMs }),
+      image: () => loader.image,
+    });
+    this.shareChannel = new InterBrokerChannel({ nodeId, env, image: () => loader.image, listenerName: interBrokerListenerName(config), requestTimeoutMs: config.int('request.timeout.ms'), purpose: 'share-persister' });
+    this.sharePersister = new DefaultSharePersister({
+      nodeId,
+      env,
+      image: () => loader.image,
+      coordinator: this.shareCoordinator,
+      channel: this.shareChannel,
+      createStateTopic: () => this.createInternalTopic(SHARE_GROUP_STATE_TOPIC_NAME),
+    });
   }
 
   /** This broker's epoch from its registration, -1 before. */
@@ -111,6 +137,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     this.shared.loader.addPublisher(this.replicaManager);
     this.shared.loader.addPublisher(this.groupCoordinator);
     this.shared.loader.addPublisher(this.transactionCoordinator);
+    this.shared.loader.addPublisher(this.shareCoordinator);
     await this.replicaManager.start();
   }
 
@@ -161,6 +188,8 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     this.lifecycle?.close();
     await this.transactionCoordinator.shutdown();
     this.txnChannel.close();
+    await this.shareCoordinator.shutdown();
+    this.shareChannel.close();
     await this.groupCoordinator.shutdown();
     await this.replicaManager.stop();
   }
@@ -208,7 +237,29 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
         }),
       };
     }
+    if (name === SHARE_GROUP_STATE_TOPIC_NAME) {
+      const share = shareCoordinatorConfigFrom(config);
+      return {
+        name,
+        numPartitions: share.stateTopicPartitions,
+        replicationFactor: share.stateTopicReplicationFactor,
+        assignments: [],
+        configs: Object.entries(shareGroupStateTopicConfigs(share)).map(([key, value]) => ({ name: key, value })),
+      };
+    }
     return { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] };
+  }
+
+  /** Creates an internal topic unless the image has it; resolves with whether it exists now. */
+  private async createInternalTopic(name: string): Promise<boolean> {
+    if (this.shared.loader.image.topicsByName.has(name)) return true;
+    const [created] = await this.autoCreateTopics([name]);
+    if (created === undefined || (created.errorCode !== ErrorCode.NONE && created.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS)) {
+      this.shared.log.warn(`cannot create ${name}: ${created?.errorMessage ?? String(created?.errorCode)}`);
+      return false;
+    }
+    await this.shared.loader.whenReady();
+    return this.shared.loader.image.topicsByName.has(name);
   }
 
   /** An ISR change for partitions this broker leads (AlterPartition v3, Kafka's AlterPartitionManager). */

@@ -42,7 +42,7 @@ const INTERNAL_TOPIC_REPLICATION_FACTOR = 3;
 const ELECTION_TIMEOUT_MS = 100;
 /** How often the directories' removal is tried when a killed node's last write races it. */
 const REMOVE_ATTEMPTS_MAX = 5;
-/** Kafka's default min ISR of __transaction_state, capped likewise. */
+/** Kafka's default min ISR of __transaction_state (and of __share_group_state), capped likewise. */
 const TRANSACTION_LOG_MIN_ISR = 2;
 
 export interface StartClusterOptions {
@@ -317,6 +317,8 @@ function nodeConfig(
     'offsets.topic.replication.factor': replicationFactor,
     'transaction.state.log.replication.factor': replicationFactor,
     'transaction.state.log.min.isr': Math.min(TRANSACTION_LOG_MIN_ISR, replicationFactor),
+    'share.coordinator.state.topic.replication.factor': replicationFactor,
+    'share.coordinator.state.topic.min.isr': Math.min(TRANSACTION_LOG_MIN_ISR, replicationFactor),
     'group.initial.rebalance.delay.ms': 0,
     ...options.overrides,
     'process.roles': plan.roles.join(','),

@@ -40,6 +40,8 @@ import type { ApiContext, ControllerApiContext, ControllerOperations } from '../
 import type { ApiHandler, ListenerRole } from '../server/handler.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
+import type { SharePersister } from '../share/persister.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 import { SharedServer } from './shared-server.js';
@@ -218,7 +220,7 @@ export class SpoolNode {
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {
-      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn };
+      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister };
       handlers.push(...brokerHandlers(context));
     }
     return handlers;
@@ -240,6 +242,14 @@ export class SpoolNode {
 
   get groupCoordinator(): GroupCoordinator {
     return this.requireBroker().groupCoordinator;
+  }
+
+  get shareCoordinator(): ShareCoordinator {
+    return this.requireBroker().shareCoordinator;
+  }
+
+  get sharePersister(): SharePersister {
+    return this.requireBroker().sharePersister;
   }
 
   private requireBroker(): BrokerServer {

@@ -41,6 +41,8 @@ import type { GroupCoordinator } from '../group/coordinator.js';
 import type { AddPartitionsToTxnManager } from '../txn/add-partitions-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { RaftRequestServer } from '../raft/raft-client.js';
+import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
+import type { SharePersister } from '../share/persister.js';
 import type { RequestHandlerTable } from './request-handler.js';
 
 /** The published metadata image and topic configs resolved against it. */
@@ -110,4 +112,8 @@ export interface ApiContext extends ControllerApiContext {
   readonly transactionCoordinator: TransactionCoordinator;
   /** KIP-890 verification and adds at the coordinator of a transactional id, wherever it is. */
   readonly addPartitionsToTxn: AddPartitionsToTxnManager;
+  /** The share coordinator of the `__share_group_state` partitions this node leads (the RPCs 83-87 it answers). */
+  readonly shareCoordinator: ShareCoordinator;
+  /** Share-partition state wherever its coordinator is (this node's, or another broker's over 83-87). */
+  readonly sharePersister: SharePersister;
 }

@@ -19,6 +19,7 @@ import { Metadata } from '../../src/protocol/schemas/03-metadata.js';
 import { OffsetCommit } from '../../src/protocol/schemas/08-offset-commit.js';
 import { OffsetFetch } from '../../src/protocol/schemas/09-offset-fetch.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
+import { ReadShareGroupState } from '../../src/protocol/schemas/84-read-share-group-state.js';
 import { JoinGroup } from '../../src/protocol/schemas/11-join-group.js';
 import { Heartbeat } from '../../src/protocol/schemas/12-heartbeat.js';
 import { DescribeGroups } from '../../src/protocol/schemas/15-describe-groups.js';
@@ -122,6 +123,9 @@ const TABLE: Row[] = [
   { api: CreateTopics, version: 7, body: { topics: [{ name: 'alice-new', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: true }, error: (r) => r.topics[0].errorCode, refusedWith: ErrorCode.TOPIC_AUTHORIZATION_FAILED, acls: [{ resourceType: Res.TOPIC, resourceName: 'alice-', patternType: PatternType.PREFIXED, operation: Op.CREATE }] },
   { api: FindCoordinator, version: 4, body: { keyType: 0, coordinatorKeys: [GROUP] }, error: (r) => r.coordinators[0].errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.DESCRIBE)] },
   { api: FindCoordinator, version: 4, body: { keyType: 1, coordinatorKeys: [TXN] }, error: (r) => r.coordinators[0].errorCode, refusedWith: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, acls: [{ resourceType: Res.TRANSACTIONAL_ID, resourceName: TXN, operation: Op.DESCRIBE }] },
+  // A share key (KIP-932) is asked for by brokers: CLUSTER_ACTION; so are the share coordinator's RPCs (83-87).
+  { api: FindCoordinator, version: 6, body: { keyType: 2, coordinatorKeys: [`${GROUP}:AAAAAAAAAAAAAAAAAAAAAQ:0`] }, error: (r) => r.coordinators[0].errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.CLUSTER_ACTION)] },
+  { api: ReadShareGroupState, version: 0, body: { groupId: GROUP, topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partition: 0, leaderEpoch: 0 }] }] }, error: (r) => r.results[0].partitions[0].errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.CLUSTER_ACTION)] },
   { api: JoinGroup, version: 9, body: { groupId: GROUP, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.READ)] },
   { api: Heartbeat, version: 4, body: { groupId: GROUP, generationId: 1, memberId: 'm', groupInstanceId: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.READ)] },
   { api: OffsetCommit, version: 8, body: { groupId: GROUP, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }] }, error: (r) => r.topics[0].partitions[0].errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.READ), topicAcl(Op.READ)] },

@@ -20,18 +20,26 @@
  * topic cannot be created (a replication factor above the live brokers,
  * Kafka 4's rule) the answer stays COORDINATOR_NOT_AVAILABLE.
  *
- * Share groups: INVALID_REQUEST (no share
- * coordinator), as Kafka answers without one.
+ * Key type 2 (v6+, KIP-932): a share partition's share coordinator, for the
+ * key `groupId:topicId:partition` (parsed as Kafka's SharePartitionKey:
+ * INVALID_REQUEST for a malformed key, or below v6): the leader of its
+ * partition of __share_group_state (share.coordinator.state.topic.num.
+ * partitions, .replication.factor, .min.isr, .segment.bytes; cleanup.policy
+ * delete, retention.ms -1), created the same way on first use.
  *
  * Authorization, as Kafka's: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED)
- * or on the transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+ * or on the transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+ * CLUSTER_ACTION on the cluster for a share key (brokers ask for it), where
+ * Kafka fails the whole request with CLUSTER_AUTHORIZATION_FAILED and Spool
+ * the key.
  */
 import { FindCoordinator } from '../../protocol/schemas/10-find-coordinator.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { brokersOnListener } from '../../metadata/cluster-view.js';
 import { CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, partitionFor } from '../../group/placement.js';
+import { InvalidShareCoordinatorKeyError, parseShareCoordinatorKey, SHARE_GROUP_STATE_TOPIC } from '../../share/coordinator/coordinator.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
 import type { ApiContext } from '../api-context.js';
 
 const KEY_TYPE_GROUP = 0;
@@ -71,12 +79,12 @@ export function findCoordinatorHandler(broker: ApiContext) {
 
 async function findCoordinator(broker: ApiContext, key: string, keyType: number, context: RequestContext): Promise<Coordinator> {
   const fail = (errorCode: number): Coordinator => ({ key, errorCode, ...NO_NODE });
-  if (keyType === KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
-  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
+  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION && keyType !== KEY_TYPE_SHARE) return fail(ErrorCode.INVALID_REQUEST);
   if (keyType === KEY_TYPE_GROUP && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.GROUP, key)) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (keyType === KEY_TYPE_TRANSACTION && !authorize(broker, context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)) return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-  const topicName = keyType === KEY_TYPE_GROUP ? CONSUMER_OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
-  const partitions = keyType === KEY_TYPE_GROUP ? broker.groupCoordinator.config.offsetsTopicPartitions : broker.transactionCoordinator.config.transactionLogPartitions;
+  const placement = placementOf(broker, key, keyType, context);
+  if (typeof placement === 'number') return fail(placement);
+  const { topicName, partition } = placement;
   if (!broker.metadata.image.topicsByName.has(topicName)) {
     let created;
     try {
@@ -91,9 +99,23 @@ async function findCoordinator(broker: ApiContext, key: string, keyType: number,
     }
   }
   const image = broker.metadata.image;
-  const registration = image.topicsByName.get(topicName)?.partitions.get(partitionFor(key, partitions));
+  const registration = image.topicsByName.get(topicName)?.partitions.get(partition);
   if (registration === undefined || registration.leader < 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const node = brokersOnListener(image, context.listenerName).find((n) => n.nodeId === registration.leader);
   if (node === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { key, errorCode: ErrorCode.NONE, nodeId: node.nodeId, host: node.host, port: node.port };
+}
+
+/** The internal topic and partition whose leader coordinates the key, or the error that ends the lookup. */
+function placementOf(broker: ApiContext, key: string, keyType: number, context: RequestContext): { topicName: string; partition: number } | number {
+  if (keyType === KEY_TYPE_GROUP) return { topicName: CONSUMER_OFFSETS_TOPIC, partition: partitionFor(key, broker.groupCoordinator.config.offsetsTopicPartitions) };
+  if (keyType === KEY_TYPE_TRANSACTION) return { topicName: TRANSACTION_STATE_TOPIC, partition: partitionFor(key, broker.transactionCoordinator.config.transactionLogPartitions) };
+  if (context.apiVersion < 6) return ErrorCode.INVALID_REQUEST;
+  if (!authorizeCluster(broker, context, AclOperation.CLUSTER_ACTION)) return ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+  try {
+    return { topicName: SHARE_GROUP_STATE_TOPIC, partition: broker.shareCoordinator.partitionFor(parseShareCoordinatorKey(key)) };
+  } catch (error) {
+    if (!(error instanceof InvalidShareCoordinatorKeyError)) throw error;
+    return ErrorCode.INVALID_REQUEST;
+  }
 }

@@ -72,6 +72,11 @@ import { addRaftVoterHandler } from './80-add-raft-voter.js';
 import { removeRaftVoterHandler } from './81-remove-raft-voter.js';
 import { updateRaftVoterHandler } from './82-update-raft-voter.js';
 import { fetchSnapshotHandler } from './59-fetch-snapshot.js';
+import { initializeShareGroupStateHandler } from './83-initialize-share-group-state.js';
+import { readShareGroupStateHandler } from './84-read-share-group-state.js';
+import { writeShareGroupStateHandler } from './85-write-share-group-state.js';
+import { deleteShareGroupStateHandler } from './86-delete-share-group-state.js';
+import { readShareGroupStateSummaryHandler } from './87-read-share-group-state-summary.js';
 
 /** APIs both roles serve: ApiVersions, SASL, topic and config admin, reassignments, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
@@ -153,5 +158,10 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     offsetDeleteHandler(broker),
     consumerGroupHeartbeatHandler(broker),
     consumerGroupDescribeHandler(broker),
+    initializeShareGroupStateHandler(broker),
+    readShareGroupStateHandler(broker),
+    writeShareGroupStateHandler(broker),
+    deleteShareGroupStateHandler(broker),
+    readShareGroupStateSummaryHandler(broker),
   ] as ApiHandler[];
 }
