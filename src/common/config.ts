@@ -27,6 +27,8 @@ export interface ConfigDef {
 }
 
 const atLeast = (min: number) => (value: unknown) => (typeof value === 'number' && value >= min ? null : `Value must be at least ${min}`);
+const between = (min: number, max: number) => (value: unknown) =>
+  typeof value === 'number' && value >= min && value <= max ? null : `Value must be in the range [${min}, ${max}]`;
 
 /** The broker configs Spool reads. Defaults are Kafka 4.x's. */
 export const BROKER_CONFIGS: readonly ConfigDef[] = [
@@ -125,6 +127,27 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'group.consumer.session.timeout.ms', type: 'int', default: 45000 },
   { name: 'group.consumer.heartbeat.interval.ms', type: 'int', default: 5000 },
   { name: 'group.consumer.assignors', type: 'list', default: 'uniform,range' },
+  // Share groups (KIP-932): Kafka 4.4's names, defaults and bounds (GroupCoordinatorConfig, ShareGroupConfig).
+  { name: 'group.share.session.timeout.ms', type: 'int', default: 45000, validate: atLeast(1) },
+  { name: 'group.share.min.session.timeout.ms', type: 'int', default: 45000, validate: atLeast(1) },
+  { name: 'group.share.max.session.timeout.ms', type: 'int', default: 60000, validate: atLeast(1) },
+  { name: 'group.share.heartbeat.interval.ms', type: 'int', default: 5000, validate: atLeast(1) },
+  { name: 'group.share.min.heartbeat.interval.ms', type: 'int', default: 5000, validate: atLeast(1) },
+  { name: 'group.share.max.heartbeat.interval.ms', type: 'int', default: 15000, validate: atLeast(1) },
+  { name: 'group.share.max.size', type: 'int', default: 200, validate: between(1, 1000) },
+  { name: 'group.share.assignors', type: 'list', default: 'simple' },
+  { name: 'group.share.initialize.retry.interval.ms', type: 'int', default: 30000, validate: atLeast(1) },
+  { name: 'group.share.record.lock.duration.ms', type: 'int', default: 30000, validate: atLeast(1000) },
+  { name: 'group.share.min.record.lock.duration.ms', type: 'int', default: 15000, validate: atLeast(1000) },
+  { name: 'group.share.max.record.lock.duration.ms', type: 'int', default: 60000, validate: atLeast(1000) },
+  { name: 'group.share.delivery.count.limit', type: 'int', default: 5, validate: between(2, 10) },
+  { name: 'group.share.min.delivery.count.limit', type: 'int', default: 2, validate: between(2, 10) },
+  { name: 'group.share.max.delivery.count.limit', type: 'int', default: 10, validate: between(2, 10) },
+  { name: 'group.share.partition.max.record.locks', type: 'int', default: 2000, validate: atLeast(100) },
+  { name: 'group.share.min.partition.max.record.locks', type: 'int', default: 100, validate: atLeast(100) },
+  { name: 'group.share.max.partition.max.record.locks', type: 'int', default: 4000, validate: atLeast(100) },
+  { name: 'group.share.max.share.sessions', type: 'int', default: 2000, validate: atLeast(1) },
+  { name: 'share.fetch.purgatory.purge.interval.requests', type: 'int', default: 1000 },
   { name: 'transaction.state.log.num.partitions', type: 'int', default: 50 },
   { name: 'transaction.state.log.replication.factor', type: 'short', default: 3 },
   { name: 'transaction.state.log.min.isr', type: 'int', default: 2 },
