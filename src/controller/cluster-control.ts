@@ -14,7 +14,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
-import { TRANSACTION_VERSION_FEATURE, defaultTransactionVersion } from '../metadata/features.js';
+import { SHARE_VERSION_FEATURE, TRANSACTION_VERSION_FEATURE, defaultShareVersion, defaultTransactionVersion } from '../metadata/features.js';
 import { BrokerControlState, stateFlags, type BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import type { ControllerContext } from './context.js';
 import { NO_LEADER, generateLeaderAndIsrUpdates, hasLeaderships, partitionsWithBrokerInElr, partitionsWithBrokerInIsr, partitionsWithNoLeader } from './replication-control.js';
@@ -293,8 +293,9 @@ export function registerController(context: ControllerContext, request: Controll
 
 /**
  * The records a new cluster that was not formatted starts with (Kafka's
- * bootstrap metadata): metadata.version at `level`, and transaction.version
- * at its default for that level, as `spool storage format` writes them.
+ * bootstrap metadata): metadata.version at `level`, transaction.version at
+ * its default for that level, and share.version 1, as `spool storage format`
+ * writes them.
  * Written once, by the first active controller, when the log holds no
  * metadata.version yet.
  */
@@ -303,6 +304,7 @@ export function bootstrapFeatures(context: ControllerContext, level: number): Co
   const records = [metadataRecord('FeatureLevelRecord', { name: 'metadata.version', featureLevel: level })];
   const transactionVersion = defaultTransactionVersion(level);
   if (transactionVersion > 0) records.push(metadataRecord('FeatureLevelRecord', { name: TRANSACTION_VERSION_FEATURE, featureLevel: transactionVersion }));
+  records.push(metadataRecord('FeatureLevelRecord', { name: SHARE_VERSION_FEATURE, featureLevel: defaultShareVersion() }));
   return result(records, undefined);
 }
 

@@ -45,6 +45,20 @@ export interface GroupCoordinatorConfig {
   consumerGroupAssignors: string[];
   /** group.coordinator.rebalance.protocols */
   rebalanceProtocols: string[];
+  /** group.share.session.timeout.ms (KIP-932) */
+  shareGroupSessionTimeoutMs: number;
+  /** group.share.heartbeat.interval.ms */
+  shareGroupHeartbeatIntervalMs: number;
+  /** group.share.max.size */
+  shareGroupMaxSize: number;
+  /** group.share.initialize.retry.interval.ms: an initialization still pending after this long is asked for again */
+  shareGroupInitializeRetryIntervalMs: number;
+  /** group.share.record.lock.duration.ms: the default acquisition lock of a share group's records */
+  shareGroupRecordLockDurationMs: number;
+  /** group.share.delivery.count.limit */
+  shareGroupDeliveryCountLimit: number;
+  /** group.share.partition.max.record.locks */
+  shareGroupPartitionMaxRecordLocks: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
@@ -65,6 +79,13 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   consumerGroupMaxSize: 2147483647,
   consumerGroupAssignors: ['uniform', 'range'],
   rebalanceProtocols: ['classic', 'consumer', 'streams'],
+  shareGroupSessionTimeoutMs: 45000,
+  shareGroupHeartbeatIntervalMs: 5000,
+  shareGroupMaxSize: 200,
+  shareGroupInitializeRetryIntervalMs: 30000,
+  shareGroupRecordLockDurationMs: 30000,
+  shareGroupDeliveryCountLimit: 5,
+  shareGroupPartitionMaxRecordLocks: 2000,
 };
 
 export function groupCoordinatorConfigFrom(source: ConfigSource): GroupCoordinatorConfig {
@@ -92,5 +113,12 @@ export function groupCoordinatorConfigFrom(source: ConfigSource): GroupCoordinat
     consumerGroupMaxSize: int('group.consumer.max.size', d.consumerGroupMaxSize),
     consumerGroupAssignors: list('group.consumer.assignors', d.consumerGroupAssignors),
     rebalanceProtocols: list('group.coordinator.rebalance.protocols', d.rebalanceProtocols).map((p) => p.toLowerCase()),
+    shareGroupSessionTimeoutMs: int('group.share.session.timeout.ms', d.shareGroupSessionTimeoutMs),
+    shareGroupHeartbeatIntervalMs: int('group.share.heartbeat.interval.ms', d.shareGroupHeartbeatIntervalMs),
+    shareGroupMaxSize: int('group.share.max.size', d.shareGroupMaxSize),
+    shareGroupInitializeRetryIntervalMs: int('group.share.initialize.retry.interval.ms', d.shareGroupInitializeRetryIntervalMs),
+    shareGroupRecordLockDurationMs: int('group.share.record.lock.duration.ms', d.shareGroupRecordLockDurationMs),
+    shareGroupDeliveryCountLimit: int('group.share.delivery.count.limit', d.shareGroupDeliveryCountLimit),
+    shareGroupPartitionMaxRecordLocks: int('group.share.partition.max.record.locks', d.shareGroupPartitionMaxRecordLocks),
   };
 }

@@ -267,7 +267,7 @@ export class ConsumerGroupProtocol {
       return new ConsumerGroup(groupId);
     }
     if (group.type === 'consumer') return group;
-    if (createIfNotExists && group.isEmpty) {
+    if (createIfNotExists && group.type === 'classic' && group.isEmpty) {
       // Upgrade: an empty classic group (or a simple one holding offsets) becomes a consumer group.
       records.push(group.tombstone());
       return new ConsumerGroup(groupId);

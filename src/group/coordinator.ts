@@ -6,6 +6,9 @@
  * the response's error fields, and follows partition leadership through
  * metadata updates (a shard loads when this node becomes the partition's
  * leader and unloads when it stops being it).
+ *
+ * Share groups (KIP-932) also call the share-group state persister around
+ * their shard operations (share-state.ts).
  */
 import type { Env } from '../io/env.js';
 import type { MetadataDelta, MetadataImage, MetadataPublisher } from '../metadata/image.js';
@@ -17,11 +20,34 @@ import type { GroupCoordinatorConfig } from './config.js';
 import type { ConsumerGroupHeartbeatInput, ConsumerGroupHeartbeatResponseData, HeartbeatContext } from './consumer-group-protocol.js';
 import type { DeleteGroupResult, OffsetCommitInput, OffsetFetchInput, OffsetFetchResult, PartitionError } from './offset-operations.js';
 import { CONSUMER_OFFSETS_TOPIC, partitionFor } from './placement.js';
-import { describeClassicGroup, describeConsumerGroup, listGroups, type DescribedClassicGroup, type DescribedConsumerGroup, type ListedGroup } from './queries.js';
+import {
+  describeClassicGroup,
+  describeConsumerGroup,
+  describeShareGroup,
+  listGroups,
+  type DescribedClassicGroup,
+  type DescribedConsumerGroup,
+  type DescribedShareGroup,
+  type ListedGroup,
+} from './queries.js';
 import type { CoordinatorResult } from './operation.js';
 import { GroupCoordinatorShard } from './shard.js';
 import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from '../coordinator/runtime.js';
 import { decodeGroupRecord, encodeGroupRecord, type GroupRecord } from './records.js';
+import type { SharePersister } from '../share/persister.js';
+import type { ShareGroupHeartbeatInput, ShareGroupHeartbeatResponseData } from './share-group-protocol.js';
+import type { AlterShareOffsetsResponseTopic, AlterShareOffsetsTopic, DeleteShareOffsetsResponseTopic } from './share-offsets.js';
+import {
+  NO_OP_SHARE_PERSISTER,
+  alterShareOffsets,
+  deleteShareGroupsState,
+  deleteShareOffsets,
+  describeShareGroupOffsets,
+  initializeShareState,
+  type DescribedShareOffsetsTopic,
+  type LatestOffsetLookup,
+  type ShareStateContext,
+} from './share-state.js';
 
 export interface GroupCoordinatorOptions {
   nodeId: number;
@@ -31,6 +57,24 @@ export interface GroupCoordinatorOptions {
   logger: RuntimeLogger;
   /** The broker's current metadata image. */
   image: () => MetadataImage;
+  /** The share-group state persister (the share coordinator's); Kafka's no-op persister when absent. */
+  persister?: SharePersister;
+  /** A partition's end offset, for share-group lag (DescribeShareGroupOffsets v1); lag is -1 without it. */
+  latestOffset?: LatestOffsetLookup;
+}
+
+/** A share group's effective settings, for the share-partition leaders (group-level configs fall back to these broker defaults). */
+export interface ShareGroupSettings {
+  /** share.auto.offset.reset: where a share partition without state starts. */
+  autoOffsetReset: string;
+  /** share.record.lock.duration.ms (group.share.record.lock.duration.ms) */
+  recordLockDurationMs: number;
+  /** share.isolation.level */
+  isolationLevel: 'read_uncommitted' | 'read_committed';
+  /** share.delivery.count.limit (group.share.delivery.count.limit) */
+  deliveryCountLimit: number;
+  /** share.partition.max.record.locks (group.share.partition.max.record.locks) */
+  partitionMaxRecordLocks: number;
 }
 
 const GROUP_RECORD_CODEC = {
@@ -47,6 +91,9 @@ export class GroupCoordinator implements MetadataPublisher {
   readonly name = 'GroupCoordinator';
   readonly runtime: CoordinatorRuntime<GroupCoordinatorShard, GroupRecord>;
   private active = true;
+  private readonly shareState: ShareStateContext;
+  /** Persister initializations started by heartbeats, still running. */
+  private readonly shareInitializations = new Set<Promise<unknown>>();
 
   constructor(private readonly options: GroupCoordinatorOptions) {
     const assignors = assignorsByName(options.config.consumerGroupAssignors);
@@ -69,6 +116,13 @@ export class GroupCoordinator implements MetadataPublisher {
           assignors,
         }),
     });
+    this.shareState = {
+      persister: options.persister ?? NO_OP_SHARE_PERSISTER,
+      latestOffset: options.latestOffset ?? null,
+      image: options.image,
+      write: (groupId, operation) => this.write(groupId, operation),
+      read: (groupId, view) => this.runtime.read(this.partitionFor(groupId), view),
+    };
   }
 
   get config(): GroupCoordinatorConfig {
@@ -209,8 +263,13 @@ export class GroupCoordinator implements MetadataPublisher {
     const results = new Map<string, DeleteGroupResult>();
     await Promise.all(
       [...byPartition].map(async ([partition, ids]) => {
-        const outcome = await this.runtime.write(partition, (shard) => shard.offsetOps.deleteGroups(ids));
-        const list = outcome.ok ? outcome.response : ids.map((groupId) => ({ groupId, errorCode: outcome.errorCode, errorMessage: null }));
+        // Share groups first lose their share state (Kafka's deleteShareGroups); a failure keeps the group.
+        const shareErrors = await deleteShareGroupsState(this.shareState, ids);
+        for (const [groupId, errorCode] of shareErrors) if (errorCode !== ErrorCode.NONE) results.set(groupId, { groupId, errorCode, errorMessage: null });
+        const retained = ids.filter((groupId) => !results.has(groupId));
+        if (retained.length === 0) return;
+        const outcome = await this.runtime.write(partition, (shard) => shard.offsetOps.deleteGroups(retained));
+        const list = outcome.ok ? outcome.response : retained.map((groupId) => ({ groupId, errorCode: outcome.errorCode, errorMessage: null }));
         for (const result of list) results.set(result.groupId, result);
       }),
     );
@@ -278,6 +337,101 @@ export class GroupCoordinator implements MetadataPublisher {
     });
   }
 
+  // ---- share groups (KIP-932)
+
+  /**
+   * ShareGroupHeartbeat. Answers once the shard's records are written;
+   * share partitions new to the group are then initialized in the persister
+   * in the background (Kafka does it on a timer task), and the member gets
+   * them on a later heartbeat.
+   */
+  async shareGroupHeartbeat(context: { clientId: string; clientHost: string }, request: ShareGroupHeartbeatInput): Promise<ShareGroupHeartbeatResponseData> {
+    const fail = (errorCode: number, errorMessage: string | null): ShareGroupHeartbeatResponseData => ({
+      errorCode,
+      errorMessage,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (!this.active) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+    const invalid = invalidShareHeartbeat(request);
+    if (invalid !== null) return fail(ErrorCode.INVALID_REQUEST, invalid);
+    if (tooLongForRecords(request.groupId)) return fail(ErrorCode.UNKNOWN_SERVER_ERROR, "'groupId' field is too long to be serialized");
+    const outcome = await this.write(request.groupId, (shard) => shard.share.heartbeat(context, request));
+    if (!outcome.ok) return fail(outcome.errorCode, outcome.message);
+    const { response, initialization } = outcome.response;
+    if (initialization !== null) {
+      const running: Promise<unknown> = initializeShareState(this.shareState, initialization).finally(() => this.shareInitializations.delete(running));
+      this.shareInitializations.add(running);
+    }
+    return response;
+  }
+
+  /** Resolves once every share-state initialization started so far has finished (tests; shutdown). */
+  async shareInitializationsSettled(): Promise<void> {
+    while (this.shareInitializations.size > 0) await Promise.allSettled([...this.shareInitializations]);
+  }
+
+  shareGroupDescribe(groupIds: readonly string[]): DescribedShareGroup[] {
+    return groupIds.map((groupId) => {
+      const failed = (errorCode: number, errorMessage: string | null): DescribedShareGroup => ({
+        errorCode,
+        errorMessage,
+        groupId,
+        groupState: '',
+        groupEpoch: 0,
+        assignmentEpoch: 0,
+        assignorName: '',
+        members: [],
+      });
+      if (!this.active) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+      if (groupId === '') return failed(ErrorCode.INVALID_GROUP_ID, null);
+      const outcome = this.runtime.read(this.partitionFor(groupId), (shard) => describeShareGroup(shard, groupId));
+      return outcome.ok ? outcome.response : failed(outcome.errorCode, outcome.message);
+    });
+  }
+
+  /** DescribeShareGroupOffsets for one group: the named topics' partitions, or every initialized one when topics is null. */
+  async describeShareGroupOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly number[] }[] | null,
+  ): Promise<{ errorCode: number; errorMessage: string | null; topics: DescribedShareOffsetsTopic[] }> {
+    const error = this.precheck(groupId);
+    if (error !== null) return { errorCode: error, errorMessage: null, topics: [] };
+    return describeShareGroupOffsets(this.shareState, groupId, topics);
+  }
+
+  async alterShareGroupOffsets(groupId: string, topics: readonly AlterShareOffsetsTopic[]): Promise<{ errorCode: number; errorMessage: string | null; responses: AlterShareOffsetsResponseTopic[] }> {
+    const error = this.precheck(groupId);
+    if (error !== null) return { errorCode: error, errorMessage: null, responses: [] };
+    return alterShareOffsets(this.shareState, groupId, topics);
+  }
+
+  async deleteShareGroupOffsets(groupId: string, topicNames: readonly string[]): Promise<{ errorCode: number; errorMessage: string | null; responses: DeleteShareOffsetsResponseTopic[] }> {
+    const error = this.precheck(groupId);
+    if (error !== null) return { errorCode: error, errorMessage: null, responses: [] };
+    return deleteShareOffsets(this.shareState, groupId, topicNames);
+  }
+
+  /**
+   * The settings a share-partition leader applies to a group's records.
+   * Spool has no group-level configs (IncrementalAlterConfigs on GROUP), so
+   * every group has the broker defaults: share.auto.offset.reset latest,
+   * share.isolation.level read_uncommitted, and the group.share.* values.
+   */
+  shareGroupSettings(groupId: string): ShareGroupSettings {
+    void groupId;
+    const config = this.options.config;
+    return {
+      autoOffsetReset: 'latest',
+      recordLockDurationMs: config.shareGroupRecordLockDurationMs,
+      isolationLevel: 'read_uncommitted',
+      deliveryCountLimit: config.shareGroupDeliveryCountLimit,
+      partitionMaxRecordLocks: config.shareGroupPartitionMaxRecordLocks,
+    };
+  }
+
   // ---- helpers
 
   /**
@@ -331,4 +485,21 @@ function once<T>(resolve: (value: T) => void): (value: T) => void {
 
 function allPartitions(topics: OffsetCommitInput['topics'], errorCode: number): TopicPartitionErrors {
   return topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
+
+/** Kafka's member id bound (KafkaApis.isMemberIdValid): a client-generated UUID fits in 36 characters. */
+const SHARE_MEMBER_ID_CHARS_MAX = 36;
+
+/** What Kafka's GroupCoordinatorService (and KafkaApis, for the member id) refuses as INVALID_REQUEST, or null. */
+function invalidShareHeartbeat(request: ShareGroupHeartbeatInput): string | null {
+  if (request.memberId.trim() === '') return "MemberId can't be empty.";
+  if (request.memberId.length > SHARE_MEMBER_ID_CHARS_MAX) return 'Invalid member id in the request.';
+  if (request.groupId.trim() === '') return "GroupId can't be empty.";
+  if (request.rackId !== null && request.rackId.trim() === '') return "RackId can't be empty.";
+  if (request.memberEpoch === 0) {
+    if (request.subscribedTopicNames === null || request.subscribedTopicNames.length === 0) return 'SubscribedTopicNames must be set in first request.';
+  } else if (request.memberEpoch < -1) {
+    return 'MemberEpoch is invalid.';
+  }
+  return null;
 }

@@ -15,6 +15,7 @@
  * request, as in Kafka.
  * A committed offset is the next offset to read.
  */
+import { shareGroupTombstones } from './share-group-protocol.js';
 import type { MetadataImage } from '../metadata/image.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ZERO_UUID } from '../protocol/reader.js';
@@ -148,6 +149,7 @@ export class OffsetOperations {
       // v9+ says so plainly; older clients expect ILLEGAL_GENERATION.
       throw new GroupApiError(apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION, `Group ${request.groupId} not found.`);
     }
+    if (group.type === 'share') throw notConsumerGroup(request.groupId);
     if (group.type === 'classic') validateClassicCommit(group, request, isTransactional);
     else validateConsumerCommit(group, request, { apiVersion, image: this.shard.image, isTransactional });
     return group;
@@ -159,6 +161,7 @@ export class OffsetOperations {
     const groupId = request.groupId;
     const group = this.shard.groups.get(groupId);
     const groupExists = group !== undefined && !(group.type === 'classic' && group.isInState('Dead'));
+    if (groupExists && group.type === 'share') throw notConsumerGroup(groupId);
     if (groupExists && group.type === 'consumer') validateConsumerFetch(group, request);
     if (request.topics === null) return this.fetchAll(request, groupExists);
     const topics = request.topics.map((topic) => ({
@@ -198,6 +201,7 @@ export class OffsetOperations {
     partitions: PartitionError[];
   }[]> {
     const group = this.shard.groupOrThrow(request.groupId);
+    if (group.type === 'share') throw notConsumerGroup(request.groupId);
     if (group.type === 'classic') {
       if (group.isInState('Dead')) throw new GroupApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is in dead state.`);
       const active = group.isInState('Stable') || group.isInState('PreparingRebalance') || group.isInState('CompletingRebalance');
@@ -305,6 +309,8 @@ export class OffsetOperations {
 /** What an offset's age is measured from, or null when the group's offsets do not expire now. */
 function expirationBase(group: Group): ((offset: OffsetAndMetadata) => number) | null {
   if (group.type === 'consumer') return (offset) => offset.commitTimestampMs;
+  // Share groups keep no offsets here (their state is in __share_group_state).
+  if (group.type === 'share') return null;
   if (group.protocolType === null) return (offset) => offset.commitTimestampMs;
   if (group.isInState('Empty')) {
     const since = group.currentStateTimestampMs;
@@ -315,7 +321,13 @@ function expirationBase(group: Group): ((offset: OffsetAndMetadata) => number) |
 }
 
 function groupTombstones(group: Group): GroupRecord[] {
+  if (group.type === 'share') return shareGroupTombstones(group);
   return group.type === 'classic' ? [group.tombstone()] : consumerGroupTombstones(group);
+}
+
+/** Kafka's ShareGroup refuses offset commits, fetches and deletes in `__consumer_offsets`. */
+function notConsumerGroup(groupId: string): GroupApiError {
+  return new GroupApiError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Read-only views of a shard's groups: ListGroups, DescribeGroups (classic
- * groups) and ConsumerGroupDescribe (KIP-848 groups). Reads see the state
+ * groups), ConsumerGroupDescribe (KIP-848 groups) and ShareGroupDescribe
+ * (KIP-932 groups). Reads see the state
  * after every written operation, Kafka's read at the last committed offset.
  */
 import type { MetadataImage } from '../metadata/image.js';
@@ -9,6 +10,8 @@ import type { ClassicGroup } from './classic-group.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
 import { assignmentToList, type Assignment, type ConsumerGroup } from './consumer-group.js';
 import type { Group, GroupCoordinatorShard } from './shard.js';
+import type { ShareGroup } from './share-group.js';
+import { SIMPLE_ASSIGNOR_NAME } from './share-assignor.js';
 
 export interface ListedGroup {
   groupId: string;
@@ -57,6 +60,9 @@ export interface DescribedConsumerGroup {
   }[];
 }
 
+/** Kafka's ShareGroup.PROTOCOL_TYPE, as ListGroups shows it. */
+export const SHARE_PROTOCOL_TYPE = 'share';
+
 /** ConsumerGroupDescribe v1 member types (KIP-1099). */
 const MEMBER_TYPE_CLASSIC = 0;
 const MEMBER_TYPE_CONSUMER = 1;
@@ -78,6 +84,7 @@ function groupIdOf(group: Group): string {
 }
 
 function protocolTypeOf(group: Group): string {
+  if (group.type === 'share') return SHARE_PROTOCOL_TYPE;
   return group.type === 'classic' ? (group.protocolType ?? '') : CONSUMER_PROTOCOL_TYPE;
 }
 
@@ -182,5 +189,64 @@ function describeAssignment(assignment: Assignment, image: MetadataImage) {
       const topic = image.topicsById.get(entry.topicId);
       return topic === undefined ? [] : [{ topicId: entry.topicId, topicName: topic.name, partitions: entry.partitions }];
     }),
+  };
+}
+
+export interface DescribedShareGroup {
+  errorCode: number;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  assignorName: string;
+  members: {
+    memberId: string;
+    rackId: string | null;
+    memberEpoch: number;
+    clientId: string;
+    clientHost: string;
+    subscribedTopicNames: string[];
+    assignment: { topicPartitions: { topicId: string; topicName: string; partitions: number[] }[] };
+  }[];
+}
+
+/** ShareGroupDescribe: a missing group, or one of another type, is GROUP_ID_NOT_FOUND with Kafka's message. */
+export function describeShareGroup(shard: GroupCoordinatorShard, groupId: string): DescribedShareGroup {
+  const group = shard.groups.get(groupId);
+  if (group === undefined || group.type !== 'share') {
+    return {
+      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+      errorMessage: group === undefined ? `Group ${groupId} not found.` : `Group ${groupId} is not a share group.`,
+      groupId,
+      groupState: '',
+      groupEpoch: 0,
+      assignmentEpoch: 0,
+      assignorName: '',
+      members: [],
+    };
+  }
+  return describeShare(shard, group);
+}
+
+function describeShare(shard: GroupCoordinatorShard, group: ShareGroup): DescribedShareGroup {
+  const image = shard.image;
+  return {
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    groupId: group.groupId,
+    groupState: group.state,
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.targetAssignmentEpoch,
+    assignorName: SIMPLE_ASSIGNOR_NAME,
+    members: [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      rackId: m.rackId,
+      memberEpoch: m.memberEpoch,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      subscribedTopicNames: [...m.subscribedTopicNames],
+      assignment: describeAssignment(m.assignedPartitions, image),
+    })),
   };
 }

@@ -5,7 +5,8 @@
  * batch of a `__consumer_offsets` partition:
  *
  *   key    int16 record type (Kafka's coordinator-key apiKey: 1 offset commit,
- *          2 group metadata, 3-8 and 16 consumer group), then the key
+ *          2 group metadata, 3-8 and 16 consumer group, 10-15 share group
+ *          (KIP-932)), then the key
  *          struct, never flexible
  *   value  int16 value version, then the value struct (flexible from the
  *          version the type declares), or null: a tombstone, which deletes
@@ -13,13 +14,13 @@
  *
  * Type 0 is the legacy offset commit (pre-0.10 layout, same key fields); it
  * is read as an offset commit and never written. Types Spool does not know
- * (share and streams groups) are reported as unknown so the loader can skip
- * them, as Kafka skips record types a coordinator does not own.
+ * (streams groups) are reported as unknown so the loader can skip them, as
+ * Kafka skips record types a coordinator does not own.
  *
  * Versions written are those a Kafka 4.4 coordinator writes (checked against
  * its GroupCoordinatorRecordSerde): OffsetCommitValue v4 with the topic id
  * tagged (v1 when an explicit expire timestamp is set, OffsetCommit v2-v4),
- * GroupMetadataValue v3, every consumer group value v0.
+ * GroupMetadataValue v3, every consumer and share group value v0.
  */
 import { compileStruct, defaultStruct, type StructCodec } from '../protocol/codec.js';
 import { Reader } from '../protocol/reader.js';
@@ -173,6 +174,64 @@ export const GROUP_RECORD_TYPES = {
       field('state', 'int8', '0+'),
       array('assignedPartitions', '0+', currentAssignmentTopicPartitions),
       array('partitionsPendingRevocation', '0+', currentAssignmentTopicPartitions),
+    ],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  ShareGroupMemberMetadata: recordType({
+    type: 10,
+    key: [field('groupId', 'string', '0'), field('memberId', 'string', '0')],
+    value: [
+      field('rackId', 'string', '0+', { nullable: '0+' }),
+      field('clientId', 'string', '0+'),
+      field('clientHost', 'string', '0+'),
+      field('subscribedTopicNames', '[]string', '0+'),
+    ],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  ShareGroupMetadata: recordType({
+    type: 11,
+    key: [field('groupId', 'string', '0')],
+    // Unlike ConsumerGroupMetadataValue, the metadata hash is a regular field here.
+    value: [field('epoch', 'int32', '0+'), field('metadataHash', 'int64', '0+')],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  ShareGroupTargetAssignmentMetadata: recordType({
+    type: 12,
+    key: [field('groupId', 'string', '0')],
+    value: [field('assignmentEpoch', 'int32', '0+'), field('assignmentTimestamp', 'int64', '0+', { default: 0, tag: 0 })],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  ShareGroupTargetAssignmentMember: recordType({
+    type: 13,
+    key: [field('groupId', 'string', '0'), field('memberId', 'string', '0')],
+    value: [array('topicPartitions', '0+', topicPartitions)],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  ShareGroupCurrentMemberAssignment: recordType({
+    type: 14,
+    key: [field('groupId', 'string', '0'), field('memberId', 'string', '0')],
+    value: [
+      field('memberEpoch', 'int32', '0+'),
+      field('previousMemberEpoch', 'int32', '0+'),
+      field('state', 'int8', '0+'),
+      array('assignedPartitions', '0+', topicPartitions),
+    ],
+    valueVersions: '0',
+    valueFlexible: '0+',
+  }),
+  /** Which share partitions of the group have durable state in the share coordinator (KIP-932's initialization). */
+  ShareGroupStatePartitionMetadata: recordType({
+    type: 15,
+    key: [field('groupId', 'string', '0')],
+    value: [
+      array('initializingTopics', '0+', [field('topicId', 'uuid', '0+'), field('topicName', 'string', '0+'), field('partitions', '[]int32', '0+')]),
+      array('initializedTopics', '0+', [field('topicId', 'uuid', '0+'), field('topicName', 'string', '0+'), field('partitions', '[]int32', '0+')]),
+      array('deletingTopics', '0+', [field('topicId', 'uuid', '0+'), field('topicName', 'string', '0+')]),
     ],
     valueVersions: '0',
     valueFlexible: '0+',

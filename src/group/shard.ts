@@ -23,8 +23,10 @@ import { OffsetStore } from './offsets.js';
 import type { CoordinatorShard, RecordPosition } from '../coordinator/runtime.js';
 import type { CoordinatorResult, CoordinatorTimer } from './operation.js';
 import { groupRecord, type GroupRecord, type GroupRecordOf } from './records.js';
+import { ShareGroup, newShareGroupMember, type SharePartitionsOfTopic } from './share-group.js';
+import { ShareGroupProtocol } from './share-group-protocol.js';
 
-export type Group = ClassicGroup | ConsumerGroup;
+export type Group = ClassicGroup | ConsumerGroup | ShareGroup;
 
 export interface ShardEnvironment {
   /** The `__consumer_offsets` partition this shard owns. */
@@ -45,12 +47,14 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   readonly offsets = new OffsetStore();
   readonly classic: ClassicGroupProtocol;
   readonly consumer: ConsumerGroupProtocol;
+  readonly share: ShareGroupProtocol;
   readonly offsetOps: OffsetOperations;
 
   constructor(private readonly env: ShardEnvironment) {
     if (env.assignors.size === 0) throw new Error('group.consumer.assignors names no known assignor');
     this.classic = new ClassicGroupProtocol(this);
     this.consumer = new ConsumerGroupProtocol(this);
+    this.share = new ShareGroupProtocol(this);
     this.offsetOps = new OffsetOperations(this);
   }
 
@@ -153,6 +157,18 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         return this.replayCurrentAssignment(record);
       case 'ConsumerGroupRegularExpression':
         return this.replayRegularExpression(record);
+      case 'ShareGroupMemberMetadata':
+        return this.replayShareMemberMetadata(record);
+      case 'ShareGroupMetadata':
+        return this.replayShareGroupMetadata(record);
+      case 'ShareGroupTargetAssignmentMetadata':
+        return this.replayShareTargetAssignmentMetadata(record);
+      case 'ShareGroupTargetAssignmentMember':
+        return this.replayShareTargetAssignmentMember(record);
+      case 'ShareGroupCurrentMemberAssignment':
+        return this.replayShareCurrentAssignment(record);
+      case 'ShareGroupStatePartitionMetadata':
+        return this.replayStatePartitionMetadata(record);
     }
   }
 
@@ -228,6 +244,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     const group = this.groups.get(groupId);
     if (group?.type === 'consumer') return group;
     if (!create) return null;
+    if (group?.type === 'share') throw new Error(`group ${groupId} is a share group, not a consumer group`);
     if (group !== undefined && !group.isSimpleGroup && !group.isEmpty) throw new Error(`group ${groupId} is a non-empty classic group, not a consumer group`);
     const created = new ConsumerGroup(groupId);
     this.groups.set(groupId, created);
@@ -331,13 +348,112 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     );
   }
 
+  // ---- share groups (KIP-932)
+
+  /** The share group to replay a record into, created when `create`; a group of another type is a corrupt log. */
+  private shareGroupForReplay(groupId: string, create: boolean): ShareGroup | null {
+    const group = this.groups.get(groupId);
+    if (group?.type === 'share') return group;
+    if (!create) return null;
+    if (group !== undefined) throw new Error(`group ${groupId} is a ${group.type} group, not a share group`);
+    const created = new ShareGroup(groupId);
+    this.groups.set(groupId, created);
+    return created;
+  }
+
+  private replayShareMemberMetadata(record: GroupRecordOf<'ShareGroupMemberMetadata'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    const memberId = record.key.memberId;
+    const value = record.value;
+    if (value === null) {
+      const member = group.members.get(memberId);
+      if (member === undefined) return;
+      if (member.memberEpoch !== LEAVE_GROUP_MEMBER_EPOCH) throw new Error(`share member ${memberId} removed before its current assignment tombstone`);
+      if (group.targetAssignment.has(memberId)) throw new Error(`share member ${memberId} removed before its target assignment tombstone`);
+      group.removeMember(memberId);
+      return;
+    }
+    const old = group.members.get(memberId) ?? newShareGroupMember(memberId);
+    group.updateMember({ ...old, rackId: value.rackId, clientId: value.clientId, clientHost: value.clientHost, subscribedTopicNames: [...value.subscribedTopicNames].sort() });
+  }
+
+  private replayShareGroupMetadata(record: GroupRecordOf<'ShareGroupMetadata'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    if (record.value !== null) {
+      group.setGroupEpoch(record.value.epoch, record.value.metadataHash);
+      return;
+    }
+    if (group.members.size > 0) throw new Error(`tombstone for share group ${group.groupId} which still has ${group.members.size} members`);
+    if (group.targetAssignment.size > 0) throw new Error(`tombstone for share group ${group.groupId} which still has a target assignment`);
+    this.groups.delete(group.groupId);
+  }
+
+  private replayShareTargetAssignmentMetadata(record: GroupRecordOf<'ShareGroupTargetAssignmentMetadata'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    if (record.value !== null) {
+      group.setTargetAssignmentMetadata(record.value.assignmentEpoch, record.value.assignmentTimestamp);
+      return;
+    }
+    if (group.targetAssignment.size > 0) throw new Error(`target assignment epoch of share group ${group.groupId} removed before its members`);
+    group.setTargetAssignmentMetadata(-1, 0);
+  }
+
+  private replayShareTargetAssignmentMember(record: GroupRecordOf<'ShareGroupTargetAssignmentMember'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    if (record.value === null) group.removeTargetAssignment(record.key.memberId);
+    else group.updateTargetAssignment(record.key.memberId, assignmentFromList(record.value.topicPartitions));
+  }
+
+  private replayShareCurrentAssignment(record: GroupRecordOf<'ShareGroupCurrentMemberAssignment'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    const memberId = record.key.memberId;
+    const old = group.members.get(memberId);
+    const value = record.value;
+    if (value === null) {
+      if (old !== undefined) group.updateMember({ ...old, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH, assignedPartitions: new Map() });
+      return;
+    }
+    group.updateMember({
+      ...(old ?? newShareGroupMember(memberId)),
+      memberEpoch: value.memberEpoch,
+      previousMemberEpoch: value.previousMemberEpoch,
+      state: value.state,
+      assignedPartitions: assignmentFromList(value.assignedPartitions),
+    });
+  }
+
+  private replayStatePartitionMetadata(record: GroupRecordOf<'ShareGroupStatePartitionMetadata'>): void {
+    const group = this.shareGroupForReplay(record.key.groupId, record.value !== null);
+    if (group === null) return;
+    const value = record.value;
+    if (value === null) {
+      group.statePartitionMetadata = null;
+      return;
+    }
+    // Kafka stamps the entries with the replay time: an initialization is retried that long after this node learnt of it.
+    const nowMs = this.nowMs();
+    const topics = (list: readonly { topicId: string; topicName: string; partitions: readonly number[] }[]) =>
+      new Map<string, SharePartitionsOfTopic>(list.map((t) => [t.topicId, { topicName: t.topicName, partitions: new Set(t.partitions), timestampMs: nowMs }]));
+    group.statePartitionMetadata = {
+      initializing: topics(value.initializingTopics),
+      initialized: topics(value.initializedTopics),
+      deleting: new Map(value.deletingTopics.map((t) => [t.topicId, t.topicName])),
+    };
+  }
+
   // ---- load and unload
 
   /** After the log is replayed: members' sessions start, timers resume. */
   onLoaded(): void {
     for (const group of this.groups.values()) {
       if (group.type === 'classic') this.classic.onLoaded(group);
-      else this.consumer.onLoaded(group);
+      else if (group.type === 'consumer') this.consumer.onLoaded(group);
+      else this.share.onLoaded(group);
     }
   }
 

@@ -7,6 +7,8 @@
  * transaction.version: 1 writes flexible `__transaction_state` values, 2 is
  * Transactions V2 (KIP-890 part 2); a new cluster at metadata.version
  * 4.0-IV2 or later starts at 2, as Kafka's TransactionVersion.TV_2 does.
+ * share.version: 1 is KIP-932 share groups (ShareGroupHeartbeat and the APIs
+ * around it); a new Spool cluster starts at 1 (Kafka from 4.2-IV0).
  */
 export interface SupportedFeature {
   name: string;
@@ -21,6 +23,25 @@ export const METADATA_VERSION_LATEST = 25;
 const METADATA_VERSION_4_0_IV2 = 24;
 
 export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
+
+/**
+ * share.version (KIP-932): level 1 enables share groups. Kafka's
+ * ShareVersion depends on no metadata.version, so Spool's 4.0-IV3 carries
+ * it; Spool finalizes 1 on a new cluster at any metadata.version, where
+ * Kafka does so from 4.2-IV0 (see docs/SKIPPED.md).
+ */
+export const SHARE_VERSION_FEATURE = 'share.version';
+export const SHARE_VERSION_LATEST = 1;
+
+/** True when the finalized share.version serves share groups (Kafka's ShareVersion.supportsShareGroups). */
+export function isShareGroupEnabled(features: ReadonlyMap<string, number>): boolean {
+  return (features.get(SHARE_VERSION_FEATURE) ?? 0) >= 1;
+}
+
+/** The share.version a new cluster starts at. */
+export function defaultShareVersion(): number {
+  return SHARE_VERSION_LATEST;
+}
 
 /**
  * eligible.leader.replicas.version (KIP-966): 1 keeps eligible leader
@@ -61,12 +82,13 @@ export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
   // group.version 1 is the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Spool serves;
   // transaction.version 2 is Transactions V2 (KIP-890 part 2); eligible.leader.replicas.version 1
-  // is KIP-966. Kafka's other features (share.version, streams.version) are not implemented, so a
-  // Kafka controller refuses a Spool broker in a cluster that finalized them, as it refuses any
-  // broker without them.
+  // is KIP-966; share.version 1 is KIP-932 share groups. Kafka's streams.version is not
+  // implemented, so a Kafka controller refuses a Spool broker in a cluster that finalized it, as it
+  // refuses any broker without it.
   { name: 'group.version', minVersion: 0, maxVersion: 1 },
   { name: TRANSACTION_VERSION_FEATURE, minVersion: 0, maxVersion: 2 },
   { name: ELR_FEATURE, minVersion: 0, maxVersion: 1 },
+  { name: SHARE_VERSION_FEATURE, minVersion: 0, maxVersion: SHARE_VERSION_LATEST },
 ];
 
 /** The transaction.version a new cluster starts at (Kafka's defaultLevel for the metadata.version). */

@@ -19,7 +19,8 @@
  * latest), transaction.version at Kafka's default for that metadata.version
  * (2 from 4.0-IV2), and --feature overrides for the features Spool
  * implements (eligible.leader.replicas.version stays 0 unless set: Kafka
- * starts it at 1 only from 4.1-IV0, beyond Spool's latest level). Kafka's
+ * starts it at 1 only from 4.1-IV0, beyond Spool's latest level), share.version
+ * 1 (KIP-932 share groups; `--feature share.version=0` leaves them off). Kafka's
  * other features (group.version, ...) are not finalized.
  */
 import { posix } from 'node:path';
@@ -32,7 +33,10 @@ import {
   METADATA_VERSION_LATEST,
   METADATA_VERSION_MIN,
   SUPPORTED_METADATA_VERSIONS,
+  SHARE_VERSION_FEATURE,
+  SHARE_VERSION_LATEST,
   TRANSACTION_VERSION_FEATURE,
+  defaultShareVersion,
   defaultTransactionVersion,
 } from '../metadata/features.js';
 import { readMetaProperties, randomUuid, writeMetaProperties } from '../metadata/meta-properties.js';
@@ -51,6 +55,7 @@ const FORMATTABLE_FEATURES: ReadonlyMap<string, { min: number; max: number }> = 
   ['metadata.version', { min: METADATA_VERSION_MIN, max: METADATA_VERSION_LATEST }],
   [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
   [ELR_FEATURE, { min: 0, max: 1 }],
+  [SHARE_VERSION_FEATURE, { min: 0, max: SHARE_VERSION_LATEST }],
 ]);
 const METADATA_PARTITION_DIR = '__cluster_metadata-0';
 const BOOTSTRAP_SNAPSHOT_ID = { offset: 0, epoch: 0 };
@@ -112,6 +117,7 @@ export function bootstrapFeatures(options: Pick<FormatOptions, 'releaseVersion' 
     ['metadata.version', metadataVersion],
     ['kraft.version', options.initialVoters.kind === 'static' ? 0 : 1],
     [TRANSACTION_VERSION_FEATURE, defaultTransactionVersion(metadataVersion)],
+    [SHARE_VERSION_FEATURE, defaultShareVersion()],
   ]);
   for (const [name, level] of options.features ?? []) {
     const range = FORMATTABLE_FEATURES.get(name);

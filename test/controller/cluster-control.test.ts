@@ -17,9 +17,10 @@ import {
 import { emptyImage } from '../../src/metadata/delta.js';
 import { CLUSTER_ID, NO_SESSIONS, bootstrapped, clusterWith, commit, registrationOf, uuidOf } from './helpers.js';
 
-test('a new cluster gets metadata.version once, and transaction.version 2 from 4.0-IV2 (0 before)', () => {
+test('a new cluster gets metadata.version once, transaction.version 2 from 4.0-IV2 (0 before), and share.version 1', () => {
   const first = commit(emptyImage(CLUSTER_ID), (c) => bootstrapFeatures(c, 25));
-  assert.deepEqual(first.records.map((r) => r.type), ['FeatureLevelRecord', 'FeatureLevelRecord']);
+  assert.deepEqual(first.records.map((r) => r.type), ['FeatureLevelRecord', 'FeatureLevelRecord', 'FeatureLevelRecord']);
+  assert.equal(first.image.features.get('share.version'), 1);
   assert.equal(first.image.features.get('metadata.version'), 25);
   assert.equal(first.image.features.get('transaction.version'), 2);
   assert.equal(commit(emptyImage(CLUSTER_ID), (c) => bootstrapFeatures(c, 21)).image.features.has('transaction.version'), false);

@@ -12,6 +12,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { iterateBatches, setBaseOffset } from '../../src/protocol/records/batch.js';
 import { decodeRecords } from '../../src/protocol/records/records.js';
 import { decodeGroupRecord, type GroupRecord } from '../../src/group/records.js';
+import type { SharePersister } from '../../src/share/persister.js';
+import type { LatestOffsetLookup } from '../../src/group/share-state.js';
 
 /** A partition log kept in memory: append assigns offsets, read returns whole batches. */
 export class MemoryLog implements CoordinatorLog {
@@ -131,7 +133,9 @@ export interface Harness {
 
 export const silent = { info() {}, warn() {}, error() {} };
 
-export async function harness(options: { config?: Partial<GroupCoordinatorConfig>; topics?: readonly TopicSpec[]; log?: MemoryLog; seed?: number } = {}): Promise<Harness> {
+export async function harness(
+  options: { config?: Partial<GroupCoordinatorConfig>; topics?: readonly TopicSpec[]; log?: MemoryLog; seed?: number; persister?: SharePersister; latestOffset?: LatestOffsetLookup } = {},
+): Promise<Harness> {
   const clock = new ManualClock();
   const timers = new DueTimers(clock);
   const log = options.log ?? new MemoryLog();
@@ -139,7 +143,8 @@ export async function harness(options: { config?: Partial<GroupCoordinatorConfig
   let image = imageWith(options.topics ?? [{ name: 'events', partitions: 6 }]);
   const env: Env = { ...realEnv, clock, timers, random: new SeededRandom(options.seed ?? 7) };
   const build = async () => {
-    const coordinator = new GroupCoordinator({ nodeId: 1, config, env, log, logger: silent, image: () => image });
+    const shareOptions = { ...(options.persister === undefined ? {} : { persister: options.persister }), ...(options.latestOffset === undefined ? {} : { latestOffset: options.latestOffset }) };
+    const coordinator = new GroupCoordinator({ nodeId: 1, config, env, log, logger: silent, image: () => image, ...shareOptions });
     for (let p = 0; p < config.offsetsTopicPartitions; p++) coordinator.runtime.becomeLeader(p, 0);
     await coordinator.runtime.drain();
     return coordinator;

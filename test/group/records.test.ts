@@ -3,7 +3,8 @@
  * encode/decode, tombstones have null values, the key starts with Kafka's
  * record type and the value with the version Kafka 4.x writes, byte layouts
  * match Kafka's (checked field by field for an offset commit), the legacy
- * type-0 offset commit is read, unknown types are reported for skipping,
+ * type-0 offset commit is read, unknown types are reported for skipping
+ * (share group records, types 10-15, are known),
  * malformed known records throw and bytes after the last field are ignored. Also the consumer protocol's embedded
  * subscription and assignment, including a newer version than Spool knows.
  */
@@ -71,6 +72,17 @@ const samples: GroupRecord[] = [
   groupRecord('ConsumerGroupPartitionMetadata', { groupId: 'g' }, {
     topics: [{ topicId, topicName: 't', numPartitions: 2, partitionMetadata: [{ partition: 0, racks: ['r'] }] }],
   }),
+  groupRecord('ShareGroupMemberMetadata', { groupId: 's', memberId: 'm' }, { rackId: null, clientId: 'c', clientHost: '/10.0.0.1', subscribedTopicNames: ['a', 'b'] }),
+  groupRecord('ShareGroupMemberMetadata', { groupId: 's', memberId: 'm' }, null),
+  groupRecord('ShareGroupMetadata', { groupId: 's' }, { epoch: 4, metadataHash: 123456789 }),
+  groupRecord('ShareGroupTargetAssignmentMetadata', { groupId: 's' }, { assignmentEpoch: 4, assignmentTimestamp: 77 }),
+  groupRecord('ShareGroupTargetAssignmentMember', { groupId: 's', memberId: 'm' }, { topicPartitions: [{ topicId, partitions: [0, 1] }] }),
+  groupRecord('ShareGroupCurrentMemberAssignment', { groupId: 's', memberId: 'm' }, { memberEpoch: 4, previousMemberEpoch: 3, state: 0, assignedPartitions: [{ topicId, partitions: [1] }] }),
+  groupRecord('ShareGroupStatePartitionMetadata', { groupId: 's' }, {
+    initializingTopics: [{ topicId, topicName: 't', partitions: [2] }],
+    initializedTopics: [{ topicId, topicName: 't', partitions: [0, 1] }],
+    deletingTopics: [{ topicId, topicName: 'old' }],
+  }),
 ];
 
 test('every record type round-trips, keys carry the type and values the version Kafka writes', () => {
@@ -136,8 +148,9 @@ test('the legacy offset commit (type 0, value v0) is read as an offset commit', 
 });
 
 test('unknown record types are skipped; malformed known ones are corruption; trailing bytes are ignored', () => {
-  const shareKey = Buffer.from([0, 10, 0, 1, 0x67]);
-  assert.deepEqual(decodeGroupRecord(shareKey, null), { ok: false, unknownType: 10 });
+  // StreamsGroupMetadata (17): a type Kafka 4.4 knows and Spool does not.
+  const streamsKey = Buffer.from([0, 17, 0, 1, 0x67]);
+  assert.deepEqual(decodeGroupRecord(streamsKey, null), { ok: false, unknownType: 17 });
   assert.throws(() => decodeGroupRecord(Buffer.from([0, 2, 0, 5, 0x67]), null), GroupRecordError);
   const { key } = encodeGroupRecord(samples[0]!);
   assert.throws(() => decodeGroupRecord(key, Buffer.from([0, 9, 1, 2])), GroupRecordError);

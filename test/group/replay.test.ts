@@ -45,7 +45,7 @@ function durableState(coordinator: GroupCoordinator, partitions: number) {
             }))
             .sort((a, b) => (a.memberId < b.memberId ? -1 : 1)),
         };
-      } else {
+      } else if (group.type === 'consumer') {
         out[`consumer:${groupId}`] = {
           state: group.state,
           groupEpoch: group.groupEpoch,

@@ -42,7 +42,7 @@ test('format --standalone writes meta.properties and the bootstrap snapshot, and
   const env = simEnv(1);
   const lines = await format(env, DYNAMIC, { initialVoters: { kind: 'standalone' } });
   assert.deepEqual(lines, [
-    "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version', featureLevel=25) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='transaction.version', featureLevel=2) at version 0)], metadataVersionLevel=25, source=format command)",
+    "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version', featureLevel=25) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='share.version', featureLevel=1) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='transaction.version', featureLevel=2) at version 0)], metadataVersionLevel=25, source=format command)",
     'Formatting dynamic metadata voter directory /data with metadata.version 4.0-IV3.',
   ]);
   const meta = await readMetaProperties(env.fs, '/data');
@@ -74,7 +74,11 @@ test('--release-version picks the metadata.version; --feature sets the features 
   const v1 = await format(simEnv(2), STATIC, { features: new Map([['transaction.version', 1]]) });
   assert.ok(v1[0]!.includes("FeatureLevelRecord(name='transaction.version', featureLevel=1)"));
   await assert.rejects(format(simEnv(3), STATIC, { releaseVersion: '4.4-IV2' }), /^FormatterError: Unknown metadata.version '4.4-IV2'. Supported metadata.version are: 3.3-IV3, .*, 4.0-IV3$/);
-  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version, transaction.version, eligible.leader.replicas.version' });
+  await assert.rejects(format(simEnv(3), STATIC, { features: new Map([['group.version', 1]]) }), { message: 'Unsupported feature: group.version. Supported features are: kraft.version, transaction.version, eligible.leader.replicas.version, share.version' });
+  // share.version: 1 by default (KIP-932 share groups), and `--feature share.version=0` leaves it unfinalized.
+  assert.ok(lines[0]!.includes("FeatureLevelRecord(name='share.version', featureLevel=1)"));
+  const noShare = await format(simEnv(2), STATIC, { features: new Map([['share.version', 0]]) });
+  assert.ok(!noShare[0]!.includes('share.version'));
   const elr = await format(simEnv(2), STATIC, { features: new Map([['eligible.leader.replicas.version', 1]]) });
   assert.ok(elr[0]!.includes("FeatureLevelRecord(name='eligible.leader.replicas.version', featureLevel=1)"));
   assert.ok(!lines[0]!.includes('eligible.leader.replicas.version'), 'a 4.0 cluster starts without ELR, as Kafka before 4.1-IV0');

@@ -53,6 +53,11 @@ import { deleteGroupsHandler } from './42-delete-groups.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
+import { shareGroupHeartbeatHandler } from './76-share-group-heartbeat.js';
+import { shareGroupDescribeHandler } from './77-share-group-describe.js';
+import { describeShareGroupOffsetsHandler } from './90-describe-share-group-offsets.js';
+import { alterShareGroupOffsetsHandler } from './91-alter-share-group-offsets.js';
+import { deleteShareGroupOffsetsHandler } from './92-delete-share-group-offsets.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
@@ -163,5 +168,10 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     writeShareGroupStateHandler(broker),
     deleteShareGroupStateHandler(broker),
     readShareGroupStateSummaryHandler(broker),
+    shareGroupHeartbeatHandler(broker),
+    shareGroupDescribeHandler(broker),
+    describeShareGroupOffsetsHandler(broker),
+    alterShareGroupOffsetsHandler(broker),
+    deleteShareGroupOffsetsHandler(broker),
   ] as ApiHandler[];
 }
