@@ -35,6 +35,11 @@ import { ShareCoordinator } from '../share/coordinator/coordinator.js';
 import { shareCoordinatorConfigFrom, shareGroupStateTopicConfigs } from '../share/coordinator/config.js';
 import { DefaultSharePersister } from '../share/default-persister.js';
 import type { SharePersister } from '../share/persister.js';
+import { SharePartitionManager } from '../share/share-partition-manager.js';
+import { effectiveGroupConfig } from '../metadata/group-config.js';
+
+/** Most ShareFetch requests waiting for records at once (DESIGN.md §3.7), as the fetch purgatory's bound. */
+const SHARE_FETCHES_WAITING_MAX = 10_000;
 
 /** Kafka's transaction.state.log.segment.bytes default. */
 const TRANSACTION_LOG_SEGMENT_BYTES_DEFAULT = 104_857_600;
@@ -46,6 +51,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   readonly addPartitionsToTxn: AddPartitionsToTxnManager;
   readonly shareCoordinator: ShareCoordinator;
   readonly sharePersister: SharePersister;
+  readonly sharePartitionManager: SharePartitionManager;
   /** The share persister's requests to the share coordinators on other brokers (83-87). */
   private readonly shareChannel: InterBrokerChannel;
   /** The transaction coordinator's and the partition leaders' requests to other brokers (markers, AddPartitionsToTxn). */
@@ -68,6 +74,24 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       interBrokerListenerName: interBrokerListenerName(config),
       alterPartition: (request) => this.alterPartition(request),
     });
+    const shareConfig = shareCoordinatorConfigFrom(config);
+    this.shareCoordinator = new ShareCoordinator({
+      nodeId,
+      config: shareConfig,
+      env,
+      logger: log,
+      log: coordinatorLogOver(this.replicaManager, { topic: SHARE_GROUP_STATE_TOPIC_NAME, appendTimeoutMs: shareConfig.writeTimeoutMs }),
+      image: () => loader.image,
+    });
+    this.shareChannel = new InterBrokerChannel({ nodeId, env, image: () => loader.image, listenerName: interBrokerListenerName(config), requestTimeoutMs: config.int('request.timeout.ms'), purpose: 'share-persister' });
+    this.sharePersister = new DefaultSharePersister({
+      nodeId,
+      env,
+      image: () => loader.image,
+      coordinator: this.shareCoordinator,
+      channel: this.shareChannel,
+      createStateTopic: () => this.createInternalTopic(SHARE_GROUP_STATE_TOPIC_NAME),
+    });
     const groupConfig = groupCoordinatorConfigFrom(config);
     this.groupCoordinator = new GroupCoordinator({
       nodeId,
@@ -76,6 +100,24 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       logger: log,
       log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
       image: () => loader.image,
+      persister: this.sharePersister,
+    });
+    this.sharePartitionManager = new SharePartitionManager({
+      env,
+      replicaManager: this.replicaManager,
+      persister: this.sharePersister,
+      image: () => loader.image,
+      logger: log,
+      config: {
+        deliveryCountLimit: config.int('group.share.delivery.count.limit'),
+        maxInFlightRecords: config.int('group.share.partition.max.record.locks'),
+        sessionsMax: config.int('group.share.max.share.sessions'),
+        delayedFetchesMax: SHARE_FETCHES_WAITING_MAX,
+      },
+      groupConfig: (groupId) => {
+        const effective = effectiveGroupConfig(loader.image, groupId, config);
+        return { autoOffsetReset: effective.shareAutoOffsetReset, recordLockDurationMs: effective.shareRecordLockDurationMs };
+      },
     });
     const txnConfig = transactionCoordinatorConfigFrom(config);
     const markerWriter = localMarkerWriter({
@@ -107,24 +149,6 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       offsetsTopicPartitions: groupConfig.offsetsTopicPartitions,
     });
     this.addPartitionsToTxn = new AddPartitionsToTxnManager({ nodeId, image: () => loader.image, coordinator: this.transactionCoordinator, channel: this.txnChannel });
-    const shareConfig = shareCoordinatorConfigFrom(config);
-    this.shareCoordinator = new ShareCoordinator({
-      nodeId,
-      config: shareConfig,
-      env,
-      logger: log,
-      log: coordinatorLogOver(this.replicaManager, { topic: SHARE_GROUP_STATE_TOPIC_NAME, appendTimeoutMs: shareConfig.writeTimeoutMs }),
-      image: () => loader.image,
-    });
-    this.shareChannel = new InterBrokerChannel({ nodeId, env, image: () => loader.image, listenerName: interBrokerListenerName(config), requestTimeoutMs: config.int('request.timeout.ms'), purpose: 'share-persister' });
-    this.sharePersister = new DefaultSharePersister({
-      nodeId,
-      env,
-      image: () => loader.image,
-      coordinator: this.shareCoordinator,
-      channel: this.shareChannel,
-      createStateTopic: () => this.createInternalTopic(SHARE_GROUP_STATE_TOPIC_NAME),
-    });
   }
 
   /** This broker's epoch from its registration, -1 before. */
@@ -188,6 +212,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     this.lifecycle?.close();
     await this.transactionCoordinator.shutdown();
     this.txnChannel.close();
+    this.sharePartitionManager.close();
     await this.shareCoordinator.shutdown();
     this.shareChannel.close();
     await this.groupCoordinator.shutdown();

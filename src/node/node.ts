@@ -42,6 +42,7 @@ import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.j
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
 import type { SharePersister } from '../share/persister.js';
+import type { SharePartitionManager } from '../share/share-partition-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import { LogDirFailureChannel } from '../storage/log-dir-failure-channel.js';
 import { SharedServer } from './shared-server.js';
@@ -135,6 +136,8 @@ export class SpoolNode {
       },
       this.log,
     );
+    const sharePartitions = this.brokerServer?.sharePartitionManager;
+    if (sharePartitions !== undefined) this.socketServer.onConnectionClosed((connectionId) => sharePartitions.connectionClosed(connectionId));
     this.metrics = NodeMetrics.fromConfig(config, {
       clock: env.clock,
       socketServer: this.socketServer,
@@ -220,7 +223,7 @@ export class SpoolNode {
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {
-      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister };
+      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, sharePartitionManager: broker.sharePartitionManager, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister };
       handlers.push(...brokerHandlers(context));
     }
     return handlers;
@@ -250,6 +253,10 @@ export class SpoolNode {
 
   get sharePersister(): SharePersister {
     return this.requireBroker().sharePersister;
+  }
+
+  get sharePartitionManager(): SharePartitionManager {
+    return this.requireBroker().sharePartitionManager;
   }
 
   private requireBroker(): BrokerServer {

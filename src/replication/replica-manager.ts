@@ -158,6 +158,7 @@ interface LoadedLog {
 export class ReplicaManager implements MetadataPublisher {
   readonly name = 'ReplicaManager';
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
+  private readonly partitionStateListeners: ((key: string) => void)[] = [];
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
   readonly fetchManager: FetchManager;
   readonly logDirFailureChannel: LogDirFailureChannel;
@@ -699,6 +700,16 @@ export class ReplicaManager implements MetadataPublisher {
   private completeDelayedRequests(key: string): void {
     this.producePurgatory.checkAndComplete(key);
     this.fetchPurgatory.checkAndComplete(key);
+    for (const listener of this.partitionStateListeners) listener(key);
+  }
+
+  /**
+   * Calls `listener` with a partition's key (topicPartitionKey) whenever its
+   * high watermark, log or leadership changed, as the purgatories here are
+   * woken: for requests waiting elsewhere (share fetches).
+   */
+  onPartitionStateChange(listener: (key: string) => void): void {
+    this.partitionStateListeners.push(listener);
   }
 
   // ---- produce --------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.j
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
+import type { SharePartitionManager } from '../share/share-partition-manager.js';
 import type { AddPartitionsToTxnManager } from '../txn/add-partitions-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { RaftRequestServer } from '../raft/raft-client.js';
@@ -107,6 +108,8 @@ export interface ControllerApiContext extends RaftApiContext {
 export interface ApiContext extends ControllerApiContext {
   readonly replicaManager: ReplicaManager;
   readonly groupCoordinator: GroupCoordinator;
+  /** The share-partition leaders of this broker and the share sessions (ShareFetch, ShareAcknowledge). */
+  readonly sharePartitionManager: SharePartitionManager;
   readonly autoTopicCreation: AutoTopicCreation;
   /** Transactional ids, and producer ids for InitProducerId (blocks from the controller through AllocateProducerIds). */
   readonly transactionCoordinator: TransactionCoordinator;

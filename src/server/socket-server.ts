@@ -84,6 +84,7 @@ export class SocketServer {
   private readonly gate: ConnectionGate;
   private readonly requestPool: RequestMemoryPool;
   private readonly securityByListener = new Map<string, ListenerSecurity>();
+  private readonly connectionCloseListeners: ((connectionId: string) => void)[] = [];
   /** Set by the metrics when enabled; null costs nothing per request. */
   requestObserver: RequestObserver | null = null;
 
@@ -136,7 +137,19 @@ export class SocketServer {
     const handler = new ConnectionHandler({ id, listenerName: name, principal: authentication.principal, security }, connection, this);
     this.connections.add(handler);
     handler.pauseForMemory();
-    connection.onClose(() => this.connections.delete(handler));
+    connection.onClose(() => {
+      this.connections.delete(handler);
+      for (const listener of this.connectionCloseListeners) listener(id);
+    });
+  }
+
+  /**
+   * Calls `listener` with a connection's id (RequestContext.connectionId)
+   * once it closed, for state tied to a connection (share sessions, as
+   * Kafka's ConnectionDisconnectListener).
+   */
+  onConnectionClosed(listener: (connectionId: string) => void): void {
+    this.connectionCloseListeners.push(listener);
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes every connection. */

@@ -58,6 +58,8 @@ import { shareGroupDescribeHandler } from './77-share-group-describe.js';
 import { describeShareGroupOffsetsHandler } from './90-describe-share-group-offsets.js';
 import { alterShareGroupOffsetsHandler } from './91-alter-share-group-offsets.js';
 import { deleteShareGroupOffsetsHandler } from './92-delete-share-group-offsets.js';
+import { shareFetchHandler } from './78-share-fetch.js';
+import { shareAcknowledgeHandler } from './79-share-acknowledge.js';
 import { brokerRegistrationHandler } from './62-broker-registration.js';
 import { brokerHeartbeatHandler } from './63-broker-heartbeat.js';
 import { allocateProducerIdsHandler } from './67-allocate-producer-ids.js';
@@ -173,5 +175,7 @@ export function brokerHandlers(broker: ApiContext): ApiHandler[] {
     describeShareGroupOffsetsHandler(broker),
     alterShareGroupOffsetsHandler(broker),
     deleteShareGroupOffsetsHandler(broker),
+    shareFetchHandler(broker),
+    shareAcknowledgeHandler(broker),
   ] as ApiHandler[];
 }

@@ -1,0 +1,224 @@
+/**
+ * Share groups (KIP-932) with the Java client's KafkaShareConsumer
+ * (kafka-clients 4.4.0, test/interop/java-client/src/ShareDriver.java),
+ * against Spool and against Apache Kafka 4.4 with the same assertions:
+ *
+ * - Several consumers share one partition: every record is delivered and
+ *   acknowledged exactly once, by more than one consumer; the poison record,
+ *   released by whoever gets it, comes back with a growing delivery count
+ *   until the delivery limit (group.share.delivery.count.limit, 5) archives
+ *   it, while the other records keep flowing; a record produced after it
+ *   was archived is delivered, and the poison record is not again.
+ * - A consumer that holds records without acknowledging them loses them
+ *   when their acquisition lock runs out (group.share.record.lock.duration.ms,
+ *   lowered to 3 s here): they are delivered to another consumer with
+ *   delivery count 2, and every record reaches that consumer once.
+ *
+ * Share groups start at the latest offset (share.auto.offset.reset); each
+ * test sets the group's to earliest first, with Admin.incrementalAlterConfigs
+ * on the GROUP resource, as a Kafka user does.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { javaDriverMissing } from './java-client.js';
+import { missingToolSkip } from './scenario.js';
+import { startSpool } from './spool-process.js';
+import { kafkaSkipReason, startKafka } from '../kafka/kafka.js';
+import { Admin } from '../../../src/client/admin.js';
+
+const DIR = fileURLToPath(new URL('../../../../test/interop/java-client/', import.meta.url));
+const LOCK_CONFIG = ['group.share.min.record.lock.duration.ms=1000', 'group.share.record.lock.duration.ms=3000'];
+const DELIVERY_COUNT_LIMIT = 5;
+const RECORD_COUNT = 100;
+const POISON = '13';
+const WAIT_MS = 90_000;
+
+type Target = 'spool' | 'kafka';
+
+interface Broker {
+  bootstrap: string;
+  output(): string;
+  stop(): Promise<unknown>;
+}
+
+async function startTarget(target: Target): Promise<Broker> {
+  if (target === 'kafka') {
+    const kafka = await startKafka({ extraConfig: LOCK_CONFIG });
+    return { bootstrap: kafka.bootstrap, output: () => '', stop: () => kafka.stop() };
+  }
+  const spool = await startSpool({ overrides: LOCK_CONFIG });
+  return { bootstrap: spool.bootstrap, output: () => spool.output(), stop: () => spool.stop() };
+}
+
+function skipReason(target: Target): string | undefined {
+  const missing = javaDriverMissing() ?? (target === 'kafka' ? kafkaSkipReason() : undefined);
+  return missingToolSkip(missing === undefined, missing ?? '');
+}
+
+/** A running ShareDriver: its output lines, a way to wait for one, and to stop it. */
+class Driver {
+  readonly lines: string[] = [];
+  private readonly child: ChildProcessWithoutNullStreams;
+  private errors = '';
+  private readonly waiters: (() => void)[] = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(args: readonly string[]) {
+    this.child = spawn('java', ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', `${DIR}lib/*:${DIR}classes`, 'ShareDriver', ...args]);
+    this.child.stderr.on('data', (data: Buffer) => { this.errors += data.toString(); });
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      this.lines.push(line);
+      for (const waiter of this.waiters.splice(0)) waiter();
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => {
+      for (const waiter of this.waiters.splice(0)) waiter();
+      resolve(code);
+    }));
+  }
+
+  /** Resolves once `done()` holds over everything printed so far (checked at each new line). */
+  async until(what: string, done: () => boolean): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    while (!done()) {
+      if (this.child.exitCode !== null) throw new Error(`driver exited (${this.child.exitCode}) before ${what}: ${this.errors}`);
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms; printed:\n${this.lines.join('\n')}\n${this.errors}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 1000).unref();
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.stdin.end('stop\n');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  kill(): Promise<number | null> {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  get stderr(): string {
+    return this.errors;
+  }
+}
+
+async function runToEnd(args: readonly string[]): Promise<string[]> {
+  const driver = new Driver(args);
+  const code = await driver.exited;
+  assert.equal(code, 0, `ShareDriver ${args[0]} failed: ${driver.stderr}`);
+  return driver.lines;
+}
+
+interface Delivery { consumer: string; offset: number; value: string; deliveryCount: number }
+
+/** Every "rec"/"held" line of the drivers, parsed. */
+function deliveries(drivers: readonly Driver[], kind: 'rec' | 'held' = 'rec'): Delivery[] {
+  return drivers.flatMap((driver) =>
+    driver.lines.filter((line) => line.startsWith(`${kind} `)).map((line) => {
+      const [, consumer, , offset, value, count] = line.split(' ');
+      return { consumer: consumer!, offset: Number(offset), value: value!, deliveryCount: Number(count) };
+    }),
+  );
+}
+
+async function prepareTopic(broker: Broker, topic: string, group: string): Promise<void> {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]);
+  } finally {
+    await admin.close();
+  }
+  assert.deepEqual(await runToEnd(['earliest', broker.bootstrap, group]), ['ok']);
+}
+
+for (const target of ['spool', 'kafka'] as const) {
+  test(`${target}: three share consumers split one partition, each record acknowledged once; the poison record is archived at the delivery limit`, { timeout: 240_000 }, async (t) => {
+    const skip = skipReason(target);
+    if (skip !== undefined) return t.skip(skip);
+    const broker = await startTarget(target);
+    const consumers: Driver[] = [];
+    try {
+      const topic = 'share-split';
+      const group = 'share-split-group';
+      await prepareTopic(broker, topic, group);
+      for (const name of ['c1', 'c2', 'c3']) consumers.push(new Driver(['consume', broker.bootstrap, group, topic, name, POISON]));
+      await Promise.all(consumers.map((consumer) => consumer.until('subscription', () => consumer.lines.some((line) => line.startsWith('subscribed')))));
+      await runToEnd(['produce', broker.bootstrap, topic, '0', String(RECORD_COUNT)]);
+      const everyRecordSeen = () => {
+        const seen = deliveries(consumers);
+        const values = new Set(seen.map((delivery) => delivery.value));
+        const poison = seen.filter((delivery) => delivery.value === POISON);
+        return values.size === RECORD_COUNT && poison.length >= DELIVERY_COUNT_LIMIT;
+      };
+      await consumers[0]!.until('every record and the poison record at its limit', everyRecordSeen);
+      // After the poison record was archived, a later record still flows and the poison record does not come back.
+      await runToEnd(['produce', broker.bootstrap, topic, String(RECORD_COUNT), '1']);
+      await consumers[0]!.until('the record after the poison one', () => deliveries(consumers).some((delivery) => delivery.value === String(RECORD_COUNT)));
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+
+      const seen = deliveries(consumers);
+      for (let value = 0; value <= RECORD_COUNT; value++) {
+        const ofValue = seen.filter((delivery) => delivery.value === String(value));
+        if (String(value) === POISON) {
+          assert.deepEqual(ofValue.map((delivery) => delivery.deliveryCount).sort(), [1, 2, 3, 4, 5], `poison deliveries: ${JSON.stringify(ofValue)}`);
+        } else {
+          assert.equal(ofValue.length, 1, `value ${value} delivered ${ofValue.length} times: ${JSON.stringify(ofValue)}`);
+          assert.equal(ofValue[0]!.deliveryCount, 1);
+        }
+      }
+      const receivers = new Set(seen.map((delivery) => delivery.consumer));
+      assert.ok(receivers.size >= 2, `only ${[...receivers].join(', ')} received records`);
+      for (const consumer of consumers) assert.deepEqual(consumer.lines.filter((line) => line.startsWith('commit ')), [], 'acknowledgement errors');
+    } catch (error) {
+      throw new Error(`${String(error)}\n${broker.output().slice(-4000)}`);
+    } finally {
+      await Promise.all(consumers.map((consumer) => consumer.kill()));
+      await broker.stop();
+    }
+  });
+
+  test(`${target}: records a consumer holds without acknowledging go to another consumer once their lock times out`, { timeout: 240_000 }, async (t) => {
+    const skip = skipReason(target);
+    if (skip !== undefined) return t.skip(skip);
+    const broker = await startTarget(target);
+    const drivers: Driver[] = [];
+    try {
+      const topic = 'share-hold';
+      const group = 'share-hold-group';
+      await prepareTopic(broker, topic, group);
+      const holder = new Driver(['hold', broker.bootstrap, group, topic, 'holder']);
+      drivers.push(holder);
+      await holder.until('subscription', () => holder.lines.some((line) => line.startsWith('subscribed')));
+      await runToEnd(['produce', broker.bootstrap, topic, '0', '20']);
+      await holder.until('held records', () => deliveries([holder], 'held').length > 0);
+      const held = deliveries([holder], 'held');
+      const consumer = new Driver(['consume', broker.bootstrap, group, topic, 'taker', '-']);
+      drivers.push(consumer);
+      await consumer.until('all 20 records', () => new Set(deliveries([consumer]).map((delivery) => delivery.value)).size === 20);
+      await consumer.stop();
+      const taken = deliveries([consumer]);
+      for (const record of held) {
+        const redelivered = taken.find((delivery) => delivery.value === record.value);
+        assert.ok(redelivered !== undefined, `held value ${record.value} never reached the other consumer`);
+        assert.equal(redelivered.deliveryCount, 2, `held value ${record.value}`);
+      }
+      // The holder's client may have acquired more than it handed to the application (it fetches ahead), and those
+      // come back the same way; no record is delivered to the taker more than once.
+      for (const delivery of taken) assert.ok(delivery.deliveryCount === 1 || delivery.deliveryCount === 2, `value ${delivery.value}: ${delivery.deliveryCount}`);
+      assert.equal(taken.length, 20, `the taker got ${JSON.stringify(taken)}`);
+    } catch (error) {
+      throw new Error(`${String(error)}\n${broker.output().slice(-4000)}`);
+    } finally {
+      await Promise.all(drivers.map((driver) => driver.kill()));
+      await broker.stop();
+    }
+  });
+}
