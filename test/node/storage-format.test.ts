@@ -220,8 +220,9 @@ describe('byte for byte as Kafka 4.4\'s kafka-storage.sh format', { skip: kafkaS
             assert.equal(result.code, 0, result.err);
             outputs[tool] = { meta: '', checkpoint: Buffer.alloc(0), out: result.out.replaceAll(data, 'DIR') };
           } else {
-            // Kafka at Spool's metadata.version, without the features Spool does not implement.
-            const args = ['format', '-t', CLUSTER_ID, '-c', properties, '--release-version', '4.0-IV3', '--feature', 'group.version=0', ...testCase.kafka];
+            // Kafka at Spool's metadata.version and Spool's default feature levels: group.version 0 (Kafka's default at
+            // 4.0-IV3 is 1), share.version 1 (Kafka 4.4 finalizes it from 4.2-IV0; Spool on every new cluster).
+            const args = ['format', '-t', CLUSTER_ID, '-c', properties, '--release-version', '4.0-IV3', '--feature', 'group.version=0', '--feature', 'share.version=1', ...testCase.kafka];
             const result = await runKafkaTool(TOOL.storage, args);
             assert.equal(result.code, 0, result.stderr);
             outputs[tool] = { meta: '', checkpoint: Buffer.alloc(0), out: result.stdout.replaceAll(data, 'DIR') };

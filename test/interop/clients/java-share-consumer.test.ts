@@ -14,6 +14,11 @@
  *   lowered to 3 s here): they are delivered to another consumer with
  *   delivery count 2, and every record reaches that consumer once.
  *
+ * - Spool only: kill -9 of the broker while two consumers work, and a
+ *   restart on the same data: no record whose acceptance the broker
+ *   confirmed (commitSync without error) is delivered again, and every
+ *   record, including those produced after the restart, is delivered.
+ *
  * Share groups start at the latest offset (share.auto.offset.reset); each
  * test sets the group's to earliest first, with Admin.incrementalAlterConfigs
  * on the GROUP resource, as a Kafka user does.
@@ -25,7 +30,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { javaDriverMissing } from './java-client.js';
 import { missingToolSkip } from './scenario.js';
-import { startSpool } from './spool-process.js';
+import { freePort, startSpool, type SpoolProcess } from './spool-process.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { kafkaSkipReason, startKafka } from '../kafka/kafka.js';
 import { Admin } from '../../../src/client/admin.js';
 
@@ -58,6 +66,9 @@ function skipReason(target: Target): string | undefined {
   return missingToolSkip(missing === undefined, missing ?? '');
 }
 
+/** Every driver's lines in the order they arrived here, across drivers. */
+const timeline: string[] = [];
+
 /** A running ShareDriver: its output lines, a way to wait for one, and to stop it. */
 class Driver {
   readonly lines: string[] = [];
@@ -71,6 +82,7 @@ class Driver {
     this.child.stderr.on('data', (data: Buffer) => { this.errors += data.toString(); });
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       this.lines.push(line);
+      timeline.push(line);
       for (const waiter of this.waiters.splice(0)) waiter();
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => {
@@ -222,3 +234,46 @@ for (const target of ['spool', 'kafka'] as const) {
     }
   });
 }
+
+test('spool: kill -9 and restart: no record whose acceptance was confirmed is delivered again, and every record is delivered', { timeout: 300_000 }, async (t) => {
+  const skip = skipReason('spool');
+  if (skip !== undefined) return t.skip(skip);
+  const dir = mkdtempSync(join(tmpdir(), 'spool-share-restart-'));
+  const port = await freePort();
+  let spool: SpoolProcess = await startSpool({ dir, port, overrides: LOCK_CONFIG });
+  const bootstrap = spool.bootstrap;
+  const consumers: Driver[] = [];
+  const total = 400;
+  try {
+    const topic = 'share-restart';
+    const group = 'share-restart-group';
+    await prepareTopic({ bootstrap, output: () => spool.output(), stop: () => spool.stop() }, topic, group);
+    for (const name of ['r1', 'r2']) consumers.push(new Driver(['consume', bootstrap, group, topic, name, '-']));
+    await Promise.all(consumers.map((consumer) => consumer.until('subscription', () => consumer.lines.some((line) => line.startsWith('subscribed')))));
+    await runToEnd(['produce', bootstrap, topic, '0', '300']);
+    const ackedValues = () => new Set(consumers.flatMap((consumer) => consumer.lines.filter((line) => line.startsWith('acked ')).flatMap((line) => line.split(' ').slice(2))));
+    await consumers[0]!.until('100 confirmed acceptances', () => ackedValues().size >= 100);
+    await spool.kill9();
+    spool = await startSpool({ dir, port, overrides: LOCK_CONFIG });
+    await runToEnd(['produce', bootstrap, topic, '300', String(total - 300)]);
+    const deliveredValues = () => new Set(deliveries(consumers).map((delivery) => delivery.value));
+    await consumers[0]!.until(`all ${total} records`, () => deliveredValues().size === total);
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+
+    // In arrival order: once a value's acceptance was confirmed, no consumer is given it again.
+    const confirmed = new Set<string>();
+    for (const line of timeline) {
+      const [kind, name, ...rest] = line.split(' ');
+      if (name !== 'r1' && name !== 'r2') continue;
+      if (kind === 'acked') for (const value of rest) confirmed.add(value);
+      if (kind === 'rec') assert.ok(!confirmed.has(rest[2]!), `value ${rest[2]} delivered again after its acceptance was confirmed: ${line}`);
+    }
+    for (let value = 0; value < total; value++) assert.ok(deliveredValues().has(String(value)), `value ${value} never delivered`);
+  } catch (error) {
+    throw new Error(`${String(error)}\n${spool.output().slice(-4000)}`);
+  } finally {
+    await Promise.all(consumers.map((consumer) => consumer.kill()));
+    await spool.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

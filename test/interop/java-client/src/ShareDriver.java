@@ -9,8 +9,9 @@
  *       <deliveryCount>" for every record delivered, acknowledges each
  *       ACCEPT except the value <poison> ("-" for none), which it RELEASEs,
  *       so that it comes back until the delivery limit archives it; commits
- *       after each poll and prints "commit <name> <error|ok>" per partition
- *       result that is an error
+ *       after each poll and prints "commit <name> <error>" per partition
+ *       result that is an error, else "acked <name> <value>..." with the
+ *       values it accepted in that poll
  *   ShareDriver hold <bootstrap> <group> <topic> <name>
  *       polls until it is given records, prints them as "held <name>
  *       <partition> <offset> <value> <deliveryCount>", then neither
@@ -102,14 +103,22 @@ public final class ShareDriver {
             System.out.flush();
             while (!stop.get()) {
                 ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
+                StringBuilder accepted = new StringBuilder();
                 for (ConsumerRecord<String, String> record : records) {
                     System.out.println("rec " + name + " " + describe(record));
-                    consumer.acknowledge(record, record.value().equals(poison) ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT);
+                    boolean release = record.value().equals(poison);
+                    consumer.acknowledge(record, release ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT);
+                    if (!release) accepted.append(' ').append(record.value());
                 }
                 if (records.isEmpty()) continue;
+                boolean failed = false;
                 for (Map.Entry<TopicIdPartition, Optional<KafkaException>> result : consumer.commitSync().entrySet()) {
-                    result.getValue().ifPresent(error -> System.out.println("commit " + name + " " + error.getClass().getSimpleName()));
+                    if (result.getValue().isEmpty()) continue;
+                    failed = true;
+                    System.out.println("commit " + name + " " + result.getValue().get().getClass().getSimpleName());
                 }
+                // The broker confirmed these acceptances (one partition per test topic): they must never come back.
+                if (!failed && accepted.length() > 0) System.out.println("acked " + name + accepted);
                 System.out.flush();
             }
         }
