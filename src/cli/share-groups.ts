@@ -460,23 +460,18 @@ export function formatDeleteOffsetsOutcome(topLevel: TopicOutcome, outcomes: Rea
 
 type ResetPlan = Map<string, number>;
 
-/**
- * Kafka's resetOffsets: only an Empty or Dead group. For a group that does
- * not exist, Kafka 4.4 computes (and with --execute applies) the reset and
- * then exits 1 with the GROUP_ID_NOT_FOUND message instead of printing the
- * plan; so does this.
- */
+/** Kafka's resetOffsets: only an Empty or Dead group, or one that does not exist yet (its offsets can be set before it starts). */
 async function resetOffsets(admin: Admin, flags: ShareGroupsFlags, io: CliIo): Promise<void> {
   const groupId = flags.group[0]!;
-  let description: ShareGroupDescription;
+  let state: string;
   try {
-    [description] = await admin.describeShareGroups([groupId]) as [ShareGroupDescription];
+    [{ groupState: state }] = await admin.describeShareGroups([groupId]) as [ShareGroupDescription];
   } catch (error) {
     if (!(error instanceof KafkaError)) throw error;
-    if (error.code === ErrorCode.GROUP_ID_NOT_FOUND) await resetInactiveGroup(admin, flags, io, groupId);
-    throw new CliError(kafkaMessage(error));
+    if (error.code !== ErrorCode.GROUP_ID_NOT_FOUND) throw new CliError(kafkaMessage(error));
+    state = 'Dead';
   }
-  if (description.groupState !== 'Empty' && description.groupState !== 'Dead') throw new CliError(`Share group '${groupId}' is not empty.`);
+  if (state !== 'Empty' && state !== 'Dead') throw new CliError(`Share group '${groupId}' is not empty.`);
   const plan = await resetInactiveGroup(admin, flags, io, groupId);
   const rows = javaHashOrder([...plan.keys()].map(parseTopicPartitionKey), javaTopicPartitionHash).map((tp) => ({ ...tp, offset: plan.get(topicPartitionKey(tp))! }));
   if (has(flags.export)) {

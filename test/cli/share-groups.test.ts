@@ -13,7 +13,8 @@
  * refusing groups that are not share groups or not Empty before any
  * DeleteGroups, --delete-offsets per topic, and --reset-offsets: refused for
  * a Stable group, planned with --dry-run (nothing altered), applied with
- * --execute (the plan is what AlterShareGroupOffsets carries), --export,
+ * --execute (the plan is what AlterShareGroupOffsets carries) also to a
+ * group that does not exist yet, --export,
  * --to-offset clamped to the log with Kafka's warning, --to-current falling
  * back to the log end where the group has no start offset.
  */
@@ -311,6 +312,12 @@ test('--reset-offsets: refused for an active group, planned by --dry-run, applie
   const altered = cluster.requests(ApiKey.alterShareGroupOffsets).at(-1)!;
   assert.equal(altered.body.groupId, 'sg-a');
   assert.deepEqual(altered.body.topics, [{ topicName: 'orders', partitions: [{ partitionIndex: 1, startOffset: 10 }] }]);
+
+  // A share group that does not exist yet (ShareGroupDescribe: GROUP_ID_NOT_FOUND) may have its offsets set before it starts.
+  const fresh = await spool([...bootstrap, '--reset-offsets', '--group', 'sg-new', '--topic', 'payments', '--to-earliest', '--execute']);
+  assert.equal(fresh.code, 0, fresh.err);
+  assert.equal(fresh.out, '\nGROUP           TOPIC           PARTITION  NEW-OFFSET\nsg-new          payments        0          0\n');
+  assert.equal(cluster.requests(ApiKey.alterShareGroupOffsets).at(-1)!.body.groupId, 'sg-new');
 });
 
 test('--reset-offsets: --export prints CSV, --to-offset is clamped with Kafka\'s warning, --to-current falls back to the log end', async () => {
