@@ -258,9 +258,13 @@ export function parseShareGroupStates(value: string): string[] {
   return [...new Set(states as string[])];
 }
 
-/** Share groups in the order Kafka's admin lists them (collected in a HashMap keyed by group id). */
+/**
+ * Share groups in the order Kafka's admin lists them (collected in a
+ * HashMap keyed by group id). Kafka's tool rethrows a failure to list all
+ * share groups unwrapped (bare message), one to list some states wrapped.
+ */
 async function listedGroups(admin: Admin, states: readonly string[] = []): Promise<GroupListing[]> {
-  const listed = await admin.listShareGroups(states.length > 0 ? { states } : {});
+  const listed = states.length > 0 ? await admin.listShareGroups({ states }) : await admin.listShareGroups().catch((error: unknown) => { throw bare(error); });
   return javaHashOrder(listed, (g) => javaStringHash(g.groupId));
 }
 
@@ -417,7 +421,11 @@ type TopicOutcome = { message: string; error: KafkaError | null } | null;
 async function deleteOffsets(admin: Admin, flags: ShareGroupsFlags, io: CliIo): Promise<void> {
   const groupId = flags.group[0]!;
   const topics = javaHashOrder([...new Set(flags.topic)], javaStringHash);
-  const deleted = await admin.deleteShareGroupOffsets(groupId, topics);
+  // As Kafka's tool, a failed call (a timeout, say) is the request's outcome, reported like a group-level error.
+  const deleted = await admin.deleteShareGroupOffsets(groupId, topics).catch((error: unknown) => {
+    if (!(error instanceof KafkaError)) throw error;
+    return { error, topics: new Map<string, KafkaError | null>() };
+  });
   const outcomes = new Map<string, TopicOutcome>();
   for (const topic of topics) {
     if (deleted.error !== null) outcomes.set(topic, { message: kafkaMessage(deleted.error), error: deleted.error });
@@ -533,7 +541,8 @@ async function prepareReset(
 /** AlterShareGroupOffsets with the plan; as Kafka's result.all(), the first failure names every failed partition. */
 async function applyReset(admin: Admin, groupId: string, plan: ResetPlan): Promise<void> {
   if (plan.size === 0) return;
-  const results = await admin.alterShareGroupOffsets(groupId, [...plan].map(([key, startOffset]) => ({ ...parseTopicPartitionKey(key), startOffset })));
+  const offsets = [...plan].map(([key, startOffset]) => ({ ...parseTopicPartitionKey(key), startOffset }));
+  const results = await admin.alterShareGroupOffsets(groupId, offsets).catch((error: unknown) => { throw bare(error); });
   const failures = [...results].filter(([, error]) => error !== null) as [string, KafkaError][];
   if (failures.length === 0) return;
   const first = failures[0]![1];
