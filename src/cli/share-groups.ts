@@ -400,7 +400,29 @@ async function deleteGroups(admin: Admin, flags: ShareGroupsFlags, io: CliIo): P
     if (error === null) succeeded.push(groupId);
     else failed.set(groupId, javaException(error));
   }
-  io.stdout(formatDeleteOutcome(javaHashOrder(succeeded, javaStringHash), new Map(javaHashOrder([...failed], ([g]) => javaStringHash(g)))));
+  // Kafka copies the refusals into a new HashMap (sized for them), then adds the failed deletions.
+  const refused = javaHashOrder([...failed.keys()].filter((g) => !toDelete.includes(g)), javaStringHash);
+  const notDeleted = javaHashOrder(toDelete.filter((g) => failed.has(g)), javaStringHash);
+  const capacity = javaCopiedTableSize(refused.length, notDeleted.length);
+  const failedOrder = javaHashOrder([...refused, ...notDeleted], javaStringHash, capacity);
+  io.stdout(formatDeleteOutcome(javaHashOrder(succeeded, javaStringHash), new Map(failedOrder.map((g) => [g, failed.get(g)!]))));
+}
+
+/**
+ * The table size of Java 17's `new HashMap<>(m)` for a map of `size`
+ * entries (room for size / 0.75 + 1, a power of two; 16 when m is empty),
+ * after `more` puts (doubled past 0.75 load). Java 19+ sizes the copy for
+ * ceil(size / 0.75) instead, which differs when that is a whole number.
+ */
+function javaCopiedTableSize(size: number, more: number): number {
+  let capacity = 16;
+  if (size > 0) {
+    const wanted = Math.floor(size / 0.75 + 1);
+    capacity = 1;
+    while (capacity < wanted) capacity *= 2;
+  }
+  while (size + more > capacity * 0.75) capacity *= 2;
+  return capacity;
 }
 
 /** Kafka's report of a --delete: every group deleted, or the failures (with their exceptions) and then the successes. */

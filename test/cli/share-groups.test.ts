@@ -24,8 +24,7 @@ import type { ListedSharePartition, ShareGroupDescription } from '../../src/clie
 import { formatDeleteOffsetsOutcome, formatDeleteOutcome, formatShareGroupList, formatShareGroupState, formatShareMembers, formatShareOffsets } from '../../src/cli/share-groups.js';
 import { KafkaError } from '../../src/client/errors.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../src/protocol/reader.js';
-import { ApiKey, ShareGroupsFakeCluster } from '../client/share-group-admin-fixture.js';
+import { ApiKey, SCRIPTED_SHARE_GROUPS, SCRIPTED_TOPICS, scriptShareGroups, ShareGroupsFakeCluster } from '../client/share-group-admin-fixture.js';
 import { spool } from './cli-io.js';
 
 const OFFLINE = ['--bootstrap-server', '127.0.0.1:1'];
@@ -74,13 +73,7 @@ const description: ShareGroupDescription = {
   assignorName: 'simple',
   coordinator: { nodeId: 1, host: '127.0.0.1', port: 9092 },
   authorizedOperations: -2147483648,
-  members: [
-    { memberId: 'consumer-b', rackId: null, clientId: 'client-2', host: '/10.0.0.2', memberEpoch: 5, subscribedTopicNames: ['orders'], assignment: [] },
-    {
-      memberId: 'consumer-aaaaaaaaaaaaaaaa', rackId: null, clientId: 'client-1', host: '/10.0.0.1', memberEpoch: 7, subscribedTopicNames: ['orders'],
-      assignment: [{ topic: 'orders', partition: 1 }, { topic: 'payments-long-topic', partition: 0 }, { topic: 'orders', partition: 0 }],
-    },
-  ],
+  members: SCRIPTED_SHARE_GROUPS.get('orders-share')!.members,
 };
 
 const offsets: ListedSharePartition[] = [
@@ -149,85 +142,18 @@ test('the list, delete and delete-offsets reports are Kafka\'s', () => {
 
 // ---- in-process against a scripted broker ----
 
-interface FakeGroup {
-  state: string;
-  members: ShareGroupDescription['members'];
-  /** topic -> partition -> start offset (-1: none yet). */
-  startOffsets: Record<string, number[]>;
-}
-
-const groups = new Map<string, FakeGroup>([
-  ['orders-share', { state: 'Stable', members: description.members, startOffsets: { orders: [-1, 40] } }],
-  ['sg-a', { state: 'Empty', members: [], startOffsets: { orders: [12, -1], payments: [4] } }],
-  ['sg-b', { state: 'Empty', members: [], startOffsets: {} }],
-  ['sg-c', { state: 'Empty', members: [], startOffsets: {} }],
-]);
-
 let cluster: ShareGroupsFakeCluster;
 let bootstrap: string[];
 
 before(async () => {
-  cluster = await new ShareGroupsFakeCluster(new Map([
-    ['orders', { partitions: [{ logStartOffset: 3, logEndOffset: 50 }, { logStartOffset: 0, logEndOffset: 10 }] }],
-    ['payments', { partitions: [{ logStartOffset: 0, logEndOffset: 7 }] }],
-  ])).start();
+  cluster = await new ShareGroupsFakeCluster(SCRIPTED_TOPICS).start();
   bootstrap = ['share-groups', '--bootstrap-server', cluster.bootstrapServers];
-  scriptGroups(cluster);
+  scriptShareGroups(cluster, SCRIPTED_SHARE_GROUPS);
 });
 
 after(async () => {
   await cluster?.stop();
 });
-
-function scriptGroups(fake: ShareGroupsFakeCluster): void {
-  fake.scripts.set(ApiKey.listGroups, () => ({
-    errorCode: 0,
-    groups: [...groups].map(([groupId, g]) => ({ groupId, protocolType: 'share', groupState: g.state, groupType: 'share' })),
-  }));
-  fake.scripts.set(ApiKey.shareGroupDescribe, (request) => ({
-    groups: (request.body.groupIds as string[]).map((groupId) => {
-      const g = groups.get(groupId);
-      const base = { errorCode: 0, errorMessage: null, groupId, groupState: g?.state ?? '', groupEpoch: 7, assignmentEpoch: 6, assignorName: 'simple', authorizedOperations: -2147483648 };
-      if (g === undefined) return { ...base, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, members: [] };
-      return {
-        ...base,
-        members: g.members.map((m) => ({
-          memberId: m.memberId, rackId: null, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.host, subscribedTopicNames: m.subscribedTopicNames,
-          assignment: { topicPartitions: [...new Set(m.assignment.map((tp) => tp.topic))].map((topicName) => ({ topicId: ZERO_UUID, topicName, partitions: m.assignment.filter((tp) => tp.topic === topicName).map((tp) => tp.partition) })) },
-        })),
-      };
-    }),
-  }));
-  fake.scripts.set(ApiKey.describeShareGroupOffsets, (request) => ({
-    groups: (request.body.groups as { groupId: string }[]).map(({ groupId }) => ({
-      groupId,
-      errorCode: 0,
-      errorMessage: null,
-      topics: Object.entries(groups.get(groupId)?.startOffsets ?? {}).map(([topicName, starts]) => ({
-        topicName,
-        topicId: ZERO_UUID,
-        partitions: starts.map((startOffset, partitionIndex) => ({ partitionIndex, startOffset, leaderEpoch: startOffset < 0 ? -1 : 0, lag: startOffset < 0 ? -1 : 1, errorCode: 0, errorMessage: null })),
-      })),
-    })),
-  }));
-  fake.scripts.set(ApiKey.alterShareGroupOffsets, (request) => ({
-    errorCode: 0,
-    errorMessage: null,
-    responses: (request.body.topics as { topicName: string; partitions: { partitionIndex: number }[] }[]).map((t) => ({
-      topicName: t.topicName, topicId: ZERO_UUID, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0, errorMessage: null })),
-    })),
-  }));
-  fake.scripts.set(ApiKey.deleteShareGroupOffsets, (request) => ({
-    errorCode: 0,
-    errorMessage: null,
-    responses: (request.body.topics as { topicName: string }[]).map(({ topicName }) => ({
-      topicName, topicId: ZERO_UUID, errorCode: topicName === 'orders' ? 0 : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null,
-    })),
-  }));
-  fake.scripts.set(ApiKey.deleteGroups, (request) => ({
-    results: (request.body.groupsNames as string[]).map((groupId) => ({ groupId, errorCode: 0, errorMessage: null })),
-  }));
-}
 
 test('--list prints the share groups in Kafka\'s order; with --state, a GROUP / STATE table filtered by state', async () => {
   const listed = await spool([...bootstrap, '--list']);
