@@ -194,15 +194,15 @@ test('--describe shows offsets by default, members and state on request, and Kaf
   assert.equal(missing.out, '\nError: Executing share group command failed due to org.apache.kafka.common.errors.GroupIdNotFoundException: Group sg-missing not found.\n');
 });
 
-test('--delete refuses groups that are not share groups or not Empty before deleting the rest', async () => {
+test('--delete refuses groups that are not share groups or not Empty before deleting the rest, listing them in Kafka\'s order', async () => {
   const before = cluster.requests(ApiKey.deleteGroups).length;
   const result = await spool([...bootstrap, '--delete', '--group', 'sg-a', '--group', 'orders-share', '--group', 'not-share']);
   assert.equal(result.code, 0);
   assert.equal(result.out, [
     '',
     'Error: Deletion of some share groups failed:',
-    "* Group 'orders-share' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: Share group 'orders-share' is not EMPTY.",
     "* Group 'not-share' could not be deleted due to: org.apache.kafka.common.errors.GroupIdNotFoundException: Group 'not-share' is not a share group.",
+    "* Group 'orders-share' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: Share group 'orders-share' is not EMPTY.",
     '',
     "These share groups were deleted successfully: 'sg-a'",
   ].join('\n') + '\n');
