@@ -11,6 +11,8 @@
  * active one and a partition that does not exist. Not compared:
  * --to-current for a partition without a start offset, where Kafka 4.4's
  * tool fails (a NullPointerException) and Spool's takes the log end.
+ * Every bad flag combination of share-groups-arguments.ts gets the same
+ * message (first in Kafka's stderr, before its usage text) and exit code.
  * Skipped when the Kafka jars are missing (not on CI).
  */
 import { after, before, test } from 'node:test';
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { kafkaSkipReason, runKafkaTool } from '../interop/kafka/kafka.js';
 import { SCRIPTED_SHARE_GROUPS, SCRIPTED_TOPICS, scriptShareGroups, ShareGroupsFakeCluster } from '../client/share-group-admin-fixture.js';
 import { spool } from './cli-io.js';
+import { ARGUMENT_ERRORS } from './share-groups-arguments.js';
 
 const SHARE_GROUP_COMMAND = 'org.apache.kafka.tools.consumer.group.ShareGroupCommand';
 const skip = kafkaSkipReason();
@@ -91,4 +94,25 @@ test('--reset-offsets with --export, --all-topics and refusals print what kafka-
   await agree(['--reset-offsets', '--group', 'sg-new', '--topic', 'orders', '--to-earliest', '--dry-run']);
   await agree(['--reset-offsets', '--group', 'orders-share', '--topic', 'orders', '--to-earliest', '--dry-run']);
   await agree(['--reset-offsets', '--group', 'sg-a', '--topic', 'orders:7', '--to-earliest', '--dry-run']);
+});
+
+/** Kafka's tool prints the message, then its usage (or, for joptsimple's own refusals, an uncaught exception naming it). */
+async function agreeOnRefusal(args: readonly string[], message: string): Promise<void> {
+  const full = ['--bootstrap-server', '127.0.0.1:1', ...args];
+  const kafka = await runKafkaTool(SHARE_GROUP_COMMAND, full);
+  const ours = await spool(['share-groups', ...full]);
+  assert.equal(ours.err, `${message}\n`, args.join(' '));
+  assert.ok(kafka.stderr.split('\n').slice(0, 2).some((line) => line === message || line.endsWith(`Exception: ${message}`)), `Kafka's stderr for ${args.join(' ')}: ${kafka.stderr.slice(0, 300)}`);
+  assert.equal(ours.out, kafka.stdout, args.join(' '));
+  assert.equal(ours.code, kafka.code, `exit code of ${args.join(' ')}`);
+}
+
+const half = Math.ceil(ARGUMENT_ERRORS.length / 2);
+
+test('bad flag combinations get kafka-share-groups.sh\'s messages (first half)', KAFKA_TOOL_TEST, async () => {
+  for (const [args, message] of ARGUMENT_ERRORS.slice(0, half)) await agreeOnRefusal(args, message);
+});
+
+test('bad flag combinations get kafka-share-groups.sh\'s messages (second half)', KAFKA_TOOL_TEST, async () => {
+  for (const [args, message] of ARGUMENT_ERRORS.slice(half)) await agreeOnRefusal(args, message);
 });
