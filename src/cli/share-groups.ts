@@ -563,11 +563,13 @@ async function prepareReset(
 /** AlterShareGroupOffsets with the plan; as Kafka's result.all(), the first failure names every failed partition. */
 async function applyReset(admin: Admin, groupId: string, plan: ResetPlan): Promise<void> {
   if (plan.size === 0) return;
-  const offsets = [...plan].map(([key, startOffset]) => ({ ...parseTopicPartitionKey(key), startOffset }));
+  // In the order Kafka's admin builds the request from the plan (a HashMap).
+  const partitions = javaHashOrder([...plan.keys()].map(parseTopicPartitionKey), javaTopicPartitionHash);
+  const offsets = partitions.map((tp) => ({ ...tp, startOffset: plan.get(topicPartitionKey(tp))! }));
   const results = await admin.alterShareGroupOffsets(groupId, offsets).catch((error: unknown) => { throw bare(error); });
   const failures = [...results].filter(([, error]) => error !== null) as [string, KafkaError][];
   if (failures.length === 0) return;
   const first = failures[0]![1];
-  const partitions = `[${failures.map(([key]) => key).join(', ')}]`;
-  throw new ToolError(first.code, `${kafkaMessage(first)} Failed altering group offsets for the following partitions: ${partitions}`);
+  const failed = `[${failures.map(([key]) => key).join(', ')}]`;
+  throw new ToolError(first.code, `${kafkaMessage(first)} Failed altering group offsets for the following partitions: ${failed}`);
 }

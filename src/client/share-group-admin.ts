@@ -31,8 +31,8 @@ import { deleteConsumerGroups, listGroups, type GroupListing } from './group-adm
 import { GroupCoordinator, type CoordinatorNode } from './group-coordinator.js';
 import { sortPartitions } from './group-membership.js';
 
-/** The group type ListGroups filters share groups by (KIP-848's typesFilter). */
-export const SHARE_GROUP_TYPE = 'share';
+/** The group type ListGroups filters share groups by (KIP-848's typesFilter), spelt as Kafka's admin sends it (GroupType.SHARE). */
+export const SHARE_GROUP_TYPE = 'Share';
 
 /** The states a share group can be in (Kafka's GroupState.groupStatesForType(SHARE)). */
 export const SHARE_GROUP_STATES = ['Stable', 'Dead', 'Empty'] as const;

@@ -11,6 +11,9 @@
  * active one and a partition that does not exist. Not compared:
  * --to-current for a partition without a start offset, where Kafka 4.4's
  * tool fails (a NullPointerException) and Spool's takes the log end.
+ * The share-group requests both send (ListGroups, ShareGroupDescribe,
+ * Describe/Alter/DeleteShareGroupOffsets, DeleteGroups) are the same, at the
+ * same versions, field for field and in the same order.
  * Every bad flag combination of share-groups-arguments.ts gets the same
  * message (first in Kafka's stderr, before its usage text) and exit code.
  * Skipped when the Kafka jars are missing (not on CI).
@@ -21,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kafkaSkipReason, runKafkaTool } from '../interop/kafka/kafka.js';
-import { SCRIPTED_SHARE_GROUPS, SCRIPTED_TOPICS, scriptShareGroups, ShareGroupsFakeCluster } from '../client/share-group-admin-fixture.js';
+import { ApiKey, SCRIPTED_SHARE_GROUPS, SCRIPTED_TOPICS, scriptShareGroups, ShareGroupsFakeCluster } from '../client/share-group-admin-fixture.js';
 import { spool } from './cli-io.js';
 import { ARGUMENT_ERRORS } from './share-groups-arguments.js';
 
@@ -115,4 +118,34 @@ test('bad flag combinations get kafka-share-groups.sh\'s messages (first half)',
 
 test('bad flag combinations get kafka-share-groups.sh\'s messages (second half)', KAFKA_TOOL_TEST, async () => {
   for (const [args, message] of ARGUMENT_ERRORS.slice(half)) await agreeOnRefusal(args, message);
+});
+
+const SHARE_GROUP_APIS: readonly number[] = [ApiKey.listGroups, ApiKey.deleteGroups, ApiKey.shareGroupDescribe, ApiKey.describeShareGroupOffsets, ApiKey.alterShareGroupOffsets, ApiKey.deleteShareGroupOffsets];
+
+/** The share-group requests the broker received after the first `from`, as `key vVERSION body`. */
+function shareGroupRequestsSince(from: number): string[] {
+  return cluster.broker.received.slice(from)
+    .filter((r) => SHARE_GROUP_APIS.includes(r.header.requestApiKey))
+    .map((r) => `${r.header.requestApiKey} v${r.header.requestApiVersion} ${JSON.stringify(r.body, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+}
+
+/** Runs both tools with `args`; asserts the same share-group requests (and stdout, exit code). */
+async function sameRequests(args: readonly string[]): Promise<void> {
+  const full = ['--bootstrap-server', cluster.bootstrapServers, ...args];
+  const beforeKafka = cluster.broker.received.length;
+  const kafka = await runKafkaTool(SHARE_GROUP_COMMAND, full);
+  const kafkaRequests = shareGroupRequestsSince(beforeKafka);
+  const beforeOurs = cluster.broker.received.length;
+  const ours = await spool(['share-groups', ...full]);
+  assert.deepEqual(shareGroupRequestsSince(beforeOurs), kafkaRequests, `requests of ${args.join(' ')}`);
+  assert.equal(ours.out, kafka.stdout, `stdout of ${args.join(' ')}`);
+  assert.equal(ours.code, kafka.code, `exit code of ${args.join(' ')}`);
+}
+
+test('both tools send the same share-group requests', KAFKA_TOOL_TEST, async () => {
+  await sameRequests(['--list', '--state', 'Empty']); // one state: Kafka sends a set of several in a per-JVM random order
+  await sameRequests(['--describe', '--group', 'sg-a']);
+  await sameRequests(['--reset-offsets', '--group', 'sg-a', '--topic', 'orders', '--topic', 'payments:0', '--to-earliest', '--execute']);
+  await sameRequests(['--delete-offsets', '--group', 'sg-a', '--topic', 'orders', '--topic', 'payments']);
+  await sameRequests(['--delete', '--group', 'sg-c']);
 });

@@ -133,7 +133,7 @@ test('--list prints the share groups in Kafka\'s order; with --state, a GROUP / 
   const listed = await spool([...bootstrap, '--list']);
   assert.equal(listed.code, 0);
   assert.equal(listed.out, 'orders-share\nsg-b\nsg-a\nsg-c\n');
-  assert.deepEqual(cluster.requests(ApiKey.listGroups).at(-1)!.body.typesFilter, ['share']);
+  assert.deepEqual(cluster.requests(ApiKey.listGroups).at(-1)!.body.typesFilter, ['Share']);
   const stable = await spool([...bootstrap, '--list', '--state', 'stable']);
   assert.equal(stable.out, 'GROUP           STATE\norders-share    Stable\n');
   const bad = await spool([...bootstrap, '--list', '--state', 'Assigning']);

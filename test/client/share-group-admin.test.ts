@@ -60,7 +60,7 @@ test('listShareGroups asks ListGroups for share groups in the given states', asy
   const listed = await admin.listShareGroups({ states: ['Empty'] });
   assert.deepEqual(listed, [{ groupId: 'sg-1', protocolType: 'share', groupState: 'Empty', type: 'share' }]);
   const request = cluster.requests(ApiKey.listGroups).at(-1)!;
-  assert.deepEqual(request.body.typesFilter, ['share']);
+  assert.deepEqual(request.body.typesFilter, ['Share']);
   assert.deepEqual(request.body.statesFilter, ['Empty']);
 });
 
