@@ -123,7 +123,7 @@ export function registerConsumerGroups(program: Command, io: CliIo): void {
 }
 
 /** A failure Kafka's tool reports with its bare message (no exception class). */
-class ToolError extends KafkaError {}
+export class ToolError extends KafkaError {}
 
 function printError(io: CliIo, message: string): void {
   io.stdout(`\nError: ${message}\n`);
@@ -144,14 +144,14 @@ const JAVA_EXCEPTIONS: Partial<Record<number, [string, string]>> = {
 };
 
 /** The broker's message if it sent one, else Kafka's default for the code. */
-function kafkaMessage(error: KafkaError): string {
+export function kafkaMessage(error: KafkaError): string {
   const known = JAVA_EXCEPTIONS[error.code];
   if (known !== undefined && error.detail === errorInfo(error.code).message) return known[1];
   return error.detail;
 }
 
 /** How Java prints the exception: its class name and message. */
-function javaException(error: KafkaError): string {
+export function javaException(error: KafkaError): string {
   const known = JAVA_EXCEPTIONS[error.code];
   const name = known?.[0] ?? `${error.errorName.toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Exception`;
   return `org.apache.kafka.common.errors.${name}: ${kafkaMessage(error)}`;
@@ -476,7 +476,7 @@ async function deleteGroups(admin: Admin, flags: GroupsFlags, io: CliIo): Promis
 // ---- --delete-offsets ----
 
 /** `topic:0,1,2` as partitions (Kafka's parseTopicsWithPartitions). */
-function parseTopicWithPartitions(arg: string): TopicPartition[] {
+export function parseTopicWithPartitions(arg: string): TopicPartition[] {
   const parts = arg.split(':');
   if (parts.length !== 2 || parts[1] === '') throw new CliError(`Invalid topic arg '${arg}', expected topic name and partitions`);
   return parts[1]!.split(',').map((p) => {
@@ -595,7 +595,7 @@ async function resetInactiveGroup(admin: Admin, flags: GroupsFlags, io: CliIo, g
 
 
 /** --topic arguments: `t:0,1` names partitions, `t` means all of t's partitions. */
-async function partitionsToReset(admin: Admin, args: readonly string[]): Promise<TopicPartition[]> {
+export async function partitionsToReset(admin: Admin, args: readonly string[]): Promise<TopicPartition[]> {
   const named = args.filter((a) => a.includes(':')).flatMap(parseTopicWithPartitions);
   const whole = args.filter((a) => !a.includes(':'));
   if (whole.length === 0) return named;
@@ -608,7 +608,7 @@ function toolError(error: unknown): unknown {
   return error instanceof KafkaError ? new ToolError(error.code, JAVA_EXCEPTIONS[error.code]?.[1] ?? error.detail) : error;
 }
 
-async function checkPartitionsValid(admin: Admin, tps: readonly TopicPartition[]): Promise<void> {
+export async function checkPartitionsValid(admin: Admin, tps: readonly TopicPartition[]): Promise<void> {
   if (tps.length === 0) return;
   const topics = [...new Set(tps.map((tp) => tp.topic))];
   const described = await admin.describeTopics(topics).catch((error: unknown) => { throw toolError(error); });
@@ -619,7 +619,7 @@ async function checkPartitionsValid(admin: Admin, tps: readonly TopicPartition[]
   if (leaderless.length > 0) throw new ToolError(ErrorCode.LEADER_NOT_AVAILABLE, `The partitions "${leaderless.map((tp) => `${tp.topic}-${tp.partition}`).join(',')}" have no leader`);
 }
 
-async function listedOffsets(admin: Admin, tps: readonly TopicPartition[], spec: 'earliest' | 'latest' | number): Promise<Map<string, number>> {
+export async function listedOffsets(admin: Admin, tps: readonly TopicPartition[], spec: 'earliest' | 'latest' | number): Promise<Map<string, number>> {
   if (tps.length === 0) return new Map();
   const listed = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec })));
   return new Map(listed.map((l) => [topicPartitionKey(l), l.offset]));
@@ -668,13 +668,13 @@ async function prepareReset(admin: Admin, flags: GroupsFlags, io: CliIo, groupId
   throw new CliError(`Option '[reset-offsets]' requires one of the following scenarios: [${SCENARIOS.map((s) => `[${SCENARIO_NAMES[s]}]`).join(', ')}]`);
 }
 
-function parseLong(text: string, name: string): number {
+export function parseLong(text: string, name: string): number {
   if (!/^-?\d+$/.test(text.trim())) throw new CliError(`Cannot parse argument '${text}' of option ${name}`);
   return Number(text.trim());
 }
 
 /** Requested offsets moved inside [log start, log end], with Kafka's warnings. */
-async function clampToLog(admin: Admin, io: CliIo, requested: ReadonlyMap<string, number>): Promise<ResetPlan> {
+export async function clampToLog(admin: Admin, io: CliIo, requested: ReadonlyMap<string, number>): Promise<ResetPlan> {
   const tps = [...requested.keys()].map(parseTopicPartitionKey);
   const starts = await listedOffsets(admin, tps, 'earliest');
   const ends = await listedOffsets(admin, tps, 'latest');
@@ -697,7 +697,7 @@ async function clampToLog(admin: Admin, io: CliIo, requested: ReadonlyMap<string
 }
 
 /** The first offset at or after `timestampMs`; an empty answer falls back to the log end, with Kafka's notice. */
-async function offsetsAtTime(admin: Admin, io: CliIo, tps: readonly TopicPartition[], timestampMs: number): Promise<ResetPlan> {
+export async function offsetsAtTime(admin: Admin, io: CliIo, tps: readonly TopicPartition[], timestampMs: number): Promise<ResetPlan> {
   const found = await listedOffsets(admin, tps, timestampMs);
   const empty = javaHashOrder(tps.filter((tp) => (found.get(topicPartitionKey(tp)) ?? -1) < 0), javaTopicPartitionHash);
   for (const tp of empty) io.stdout(`\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`);

@@ -20,6 +20,7 @@ import { registerGetOffsets } from './get-offsets.js';
 import { registerMetadataQuorum } from './metadata-quorum.js';
 import { CliError, type CliIo } from './io.js';
 import { registerProduce } from './produce.js';
+import { registerShareGroups } from './share-groups.js';
 import { registerReassignPartitions } from './reassign-partitions.js';
 import { registerLeaderElection } from './leader-election.js';
 import { registerStart } from './start.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   registerProduce(program, io);
   registerConsume(program, io);
   registerConsumerGroups(program, io);
+  registerShareGroups(program, io);
   registerGetOffsets(program, io);
   registerConfigs(program, io);
   registerReassignPartitions(program, io);

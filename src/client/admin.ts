@@ -1,6 +1,7 @@
 /**
  * Spool's admin client: topics, partitions, configs, offsets, records,
- * consumer groups (group-admin.ts), transactions (transaction-admin.ts)
+ * consumer groups (group-admin.ts), share groups (share-group-admin.ts),
+ * transactions (transaction-admin.ts)
  * and the cluster, in the words of Kafka's
  * Admin API.
  *
@@ -55,6 +56,17 @@ import {
   type ListGroupsOptions,
 } from './group-admin.js';
 import type { OffsetAndMetadata, OffsetToCommit } from './group-coordinator.js';
+import {
+  alterShareGroupOffsets,
+  deleteShareGroupOffsets,
+  deleteShareGroups,
+  describeShareGroup,
+  listShareGroupOffsets,
+  listShareGroups,
+  type DeletedShareGroupOffsets,
+  type ListedSharePartition,
+  type ShareGroupDescription,
+} from './share-group-admin.js';
 import { alterPartitionReassignments, listPartitionReassignments, type ControllerLink, type PartitionReassignment } from './reassignment-admin.js';
 import {
   abortTransaction,
@@ -70,6 +82,7 @@ import {
 
 export type { ConsumerGroupDescription, GroupListing, ListGroupsOptions, MemberDescription } from './group-admin.js';
 export type { PartitionReassignment } from './reassignment-admin.js';
+export type { DeletedShareGroupOffsets, ListedSharePartition, ShareGroupDescription, ShareMemberDescription, SharePartitionOffsetInfo } from './share-group-admin.js';
 export type { AbortTransactionSpec, ListTransactionsOptions, ProducerState, TransactionDescription, TransactionListing } from './transaction-admin.js';
 
 export type AdminOptions = ClientOptions;
@@ -573,6 +586,38 @@ export class Admin {
   /** Deletes a group's offsets for partitions of topics it is not subscribed to (OffsetDelete). */
   deleteConsumerGroupOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<{ errorCode: number; partitions: Map<string, number> }> {
     return deleteConsumerGroupOffsets(this.cluster, groupId, partitions);
+  }
+
+  // ---- share groups (KIP-932, share-group-admin.ts) ----
+
+  /** Share groups (ListGroups with typesFilter ["share"]), optionally only in some states. */
+  listShareGroups(options: { states?: readonly string[] } = {}): Promise<GroupListing[]> {
+    return listShareGroups(this.cluster, options);
+  }
+
+  /** ShareGroupDescribe for each group; a missing group rejects with GROUP_ID_NOT_FOUND. */
+  describeShareGroups(groupIds: readonly string[]): Promise<ShareGroupDescription[]> {
+    return Promise.all(groupIds.map((groupId) => describeShareGroup(this.cluster, groupId)));
+  }
+
+  /** A share group's start offsets (and lag): all its partitions, or `partitions`. */
+  listShareGroupOffsets(groupId: string, options: { partitions?: readonly TopicPartition[] } = {}): Promise<ListedSharePartition[]> {
+    return listShareGroupOffsets(this.cluster, groupId, options.partitions ?? null);
+  }
+
+  /** Sets an empty share group's start offsets; per partition (topicPartitionKey), null or its error. */
+  alterShareGroupOffsets(groupId: string, offsets: readonly (TopicPartition & { startOffset: number })[]): Promise<Map<string, KafkaError | null>> {
+    return alterShareGroupOffsets(this.cluster, groupId, offsets);
+  }
+
+  /** Deletes an empty share group's offsets for whole topics. */
+  deleteShareGroupOffsets(groupId: string, topics: readonly string[]): Promise<DeletedShareGroupOffsets> {
+    return deleteShareGroupOffsets(this.cluster, groupId, topics);
+  }
+
+  /** Deletes empty share groups (DeleteGroups); per group, null or its error. */
+  deleteShareGroups(groupIds: readonly string[]): Promise<Map<string, KafkaError | null>> {
+    return deleteShareGroups(this.cluster, groupIds);
   }
 
   /** The ACLs matching a filter (DescribeAcls). */
