@@ -25,131 +25,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { javaDriverMissing } from './java-client.js';
-import { missingToolSkip } from './scenario.js';
-import { freePort, startSpool, type SpoolProcess } from './spool-process.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kafkaSkipReason, startKafka } from '../kafka/kafka.js';
-import { Admin } from '../../../src/client/admin.js';
+import { freePort, startSpool, type SpoolProcess } from './spool-process.js';
+import { Driver, LOCK_CONFIG, deliveries, prepareTopic, runToEnd, skipReason, startTarget, timeline } from './share-driver.js';
 
-const DIR = fileURLToPath(new URL('../../../../test/interop/java-client/', import.meta.url));
-const LOCK_CONFIG = ['group.share.min.record.lock.duration.ms=1000', 'group.share.record.lock.duration.ms=3000'];
 const DELIVERY_COUNT_LIMIT = 5;
 const RECORD_COUNT = 100;
 const POISON = '13';
-const WAIT_MS = 90_000;
-
-type Target = 'spool' | 'kafka';
-
-interface Broker {
-  bootstrap: string;
-  output(): string;
-  stop(): Promise<unknown>;
-}
-
-async function startTarget(target: Target): Promise<Broker> {
-  if (target === 'kafka') {
-    const kafka = await startKafka({ extraConfig: LOCK_CONFIG });
-    return { bootstrap: kafka.bootstrap, output: () => '', stop: () => kafka.stop() };
-  }
-  const spool = await startSpool({ overrides: LOCK_CONFIG });
-  return { bootstrap: spool.bootstrap, output: () => spool.output(), stop: () => spool.stop() };
-}
-
-function skipReason(target: Target): string | undefined {
-  const missing = javaDriverMissing() ?? (target === 'kafka' ? kafkaSkipReason() : undefined);
-  return missingToolSkip(missing === undefined, missing ?? '');
-}
-
-/** Every driver's lines in the order they arrived here, across drivers. */
-const timeline: string[] = [];
-
-/** A running ShareDriver: its output lines, a way to wait for one, and to stop it. */
-class Driver {
-  readonly lines: string[] = [];
-  private readonly child: ChildProcessWithoutNullStreams;
-  private errors = '';
-  private readonly waiters: (() => void)[] = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(args: readonly string[]) {
-    this.child = spawn('java', ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', `${DIR}lib/*:${DIR}classes`, 'ShareDriver', ...args]);
-    this.child.stderr.on('data', (data: Buffer) => { this.errors += data.toString(); });
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
-      this.lines.push(line);
-      timeline.push(line);
-      for (const waiter of this.waiters.splice(0)) waiter();
-    });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => {
-      for (const waiter of this.waiters.splice(0)) waiter();
-      resolve(code);
-    }));
-  }
-
-  /** Resolves once `done()` holds over everything printed so far (checked at each new line). */
-  async until(what: string, done: () => boolean): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    while (!done()) {
-      if (this.child.exitCode !== null) throw new Error(`driver exited (${this.child.exitCode}) before ${what}: ${this.errors}`);
-      if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms; printed:\n${this.lines.join('\n')}\n${this.errors}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 1000).unref();
-      });
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    this.child.stdin.end('stop\n');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
-    await this.exited;
-    clearTimeout(timer);
-  }
-
-  kill(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGKILL');
-    return this.exited;
-  }
-
-  get stderr(): string {
-    return this.errors;
-  }
-}
-
-async function runToEnd(args: readonly string[]): Promise<string[]> {
-  const driver = new Driver(args);
-  const code = await driver.exited;
-  assert.equal(code, 0, `ShareDriver ${args[0]} failed: ${driver.stderr}`);
-  return driver.lines;
-}
-
-interface Delivery { consumer: string; offset: number; value: string; deliveryCount: number }
-
-/** Every "rec"/"held" line of the drivers, parsed. */
-function deliveries(drivers: readonly Driver[], kind: 'rec' | 'held' = 'rec'): Delivery[] {
-  return drivers.flatMap((driver) =>
-    driver.lines.filter((line) => line.startsWith(`${kind} `)).map((line) => {
-      const [, consumer, , offset, value, count] = line.split(' ');
-      return { consumer: consumer!, offset: Number(offset), value: value!, deliveryCount: Number(count) };
-    }),
-  );
-}
-
-async function prepareTopic(broker: Broker, topic: string, group: string): Promise<void> {
-  const admin = new Admin({ bootstrapServers: broker.bootstrap });
-  try {
-    await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]);
-  } finally {
-    await admin.close();
-  }
-  assert.deepEqual(await runToEnd(['earliest', broker.bootstrap, group]), ['ok']);
-}
 
 for (const target of ['spool', 'kafka'] as const) {
   test(`${target}: three share consumers split one partition, each record acknowledged once; the poison record is archived at the delivery limit`, { timeout: 240_000 }, async (t) => {
