@@ -10,6 +10,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { AllocateProducerIds } from '../protocol/schemas/67-allocate-producer-ids.js';
 import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
 import { AlterPartition } from '../protocol/schemas/56-alter-partition.js';
+import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { interBrokerListenerName } from '../server/listeners.js';
 import type { AlterPartitionReply, AlterPartitionRequest } from '../controller/replication-control.js';
 import { GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../controller/topic-names.js';
@@ -101,6 +102,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       log: coordinatorLogOver(this.replicaManager, { topic: CONSUMER_OFFSETS_TOPIC, appendTimeoutMs: groupConfig.offsetCommitTimeoutMs }),
       image: () => loader.image,
       persister: this.sharePersister,
+      latestOffset: (topic, partition) => this.latestOffset(topic, partition),
     });
     this.sharePartitionManager = new SharePartitionManager({
       env,
@@ -149,6 +151,29 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       offsetsTopicPartitions: groupConfig.offsetsTopicPartitions,
     });
     this.addPartitionsToTxn = new AddPartitionsToTxnManager({ nodeId, image: () => loader.image, coordinator: this.transactionCoordinator, channel: this.txnChannel });
+  }
+
+  /**
+   * A partition's latest offset (ListOffsets LATEST, read_uncommitted) at its
+   * leader: this broker's replica manager, or the leader over the share
+   * channel. For share-group lag (DescribeShareGroupOffsets).
+   */
+  private async latestOffset(topic: string, partition: number): Promise<{ errorCode: number; offset: number }> {
+    const { nodeId, loader } = this.shared;
+    const leader = loader.image.topicsByName.get(topic)?.partitions.get(partition)?.leader ?? -1;
+    if (leader < 0) return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, offset: -1 };
+    const query = { partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1 };
+    if (leader === nodeId) {
+      const found = await this.replicaManager.fetchOffsetForTimestamp({ topicPartition: { topic, partition }, timestamp: -1, currentLeaderEpoch: -1, isolationLevel: 0, fetchOnlyFromLeader: true });
+      return { errorCode: found.errorCode, offset: found.offset };
+    }
+    try {
+      const response = await this.shareChannel.send(leader, ListOffsets, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [query] }], timeoutMs: this.shared.config.int('request.timeout.ms') });
+      const answer = response.topics[0]?.partitions[0];
+      return answer === undefined ? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, offset: -1 } : { errorCode: answer.errorCode, offset: answer.offset };
+    } catch {
+      return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, offset: -1 };
+    }
   }
 
   /** This broker's epoch from its registration, -1 before. */

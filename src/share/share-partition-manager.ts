@@ -273,9 +273,22 @@ export class SharePartitionManager {
   }
 
   /** The member's final request was answered: its session ends and its records are released. */
-  releaseSessionAndForget(groupId: string, memberId: string): Promise<void> {
+  async releaseSessionAndForget(groupId: string, memberId: string): Promise<void> {
     this.sessions.removeSession(groupId, memberId);
-    return this.releaseSession(groupId, memberId);
+    await this.releaseSession(groupId, memberId);
+    this.maybeEvictGroup(groupId);
+  }
+
+  /**
+   * The group's last share session here ended (Kafka's onGroupEmpty): its
+   * share partitions leave the cache, so the next fetch reads the state
+   * afresh (an AlterShareGroupOffsets on the empty group moved it).
+   */
+  private maybeEvictGroup(groupId: string): void {
+    if (this.sessions.hasGroup(groupId)) return;
+    for (const entry of [...this.entries.values()]) {
+      if (entry.key.groupId === groupId && entry.writeQueued === null && entry.writeRunning === null) this.drop(entry);
+    }
   }
 
   /** The group's fetch configs (share.auto.offset.reset, share.record.lock.duration.ms). */
@@ -292,7 +305,7 @@ export class SharePartitionManager {
   /** A connection closed: its share sessions end and their members' records are released. */
   connectionClosed(connectionId: string): void {
     for (const session of this.sessions.connectionClosed(connectionId)) {
-      void this.releaseSession(session.groupId, session.memberId);
+      void this.releaseSession(session.groupId, session.memberId).then(() => this.maybeEvictGroup(session.groupId));
     }
   }
 

@@ -126,6 +126,12 @@ export class ShareSessionCache {
     return ErrorCode.NONE;
   }
 
+  /** True while some member of the group has a session here. */
+  hasGroup(groupId: string): boolean {
+    for (const session of this.sessions.values()) if (session.groupId === groupId) return true;
+    return false;
+  }
+
   /** Drops the member's session (its final request was answered). */
   removeSession(groupId: string, memberId: string): ShareSession | undefined {
     const session = this.sessions.get(sessionKey(groupId, memberId));
