@@ -289,6 +289,20 @@ export class ShareGroupProtocol {
     return coordinatorResult([statePartitionMetadataRecord(groupId, { initializing, initialized: current.initialized, deleting: current.deleting })], undefined);
   }
 
+  /** Deleted topics leave every share group's state metadata (Kafka's maybeCleanupShareGroupState). */
+  cleanupDeletedTopics(topicIds: ReadonlySet<string>): CoordinatorResult<void> {
+    const records: GroupRecord[] = [];
+    for (const group of this.shard.groups.values()) {
+      const current = group.type === 'share' ? group.statePartitionMetadata : null;
+      if (current === null) continue;
+      const touched = [current.initializing.keys(), current.initialized.keys(), current.deleting.keys()].some((ids) => [...ids].some((id) => topicIds.has(id)));
+      if (!touched) continue;
+      const keep = <V>(map: ReadonlyMap<string, V>) => new Map([...map].filter(([id]) => !topicIds.has(id)));
+      records.push(statePartitionMetadataRecord(group.groupId, { initializing: keep(current.initializing), initialized: keep(current.initialized), deleting: keep(current.deleting) }));
+    }
+    return coordinatorResult(records, undefined);
+  }
+
   private withNames(partitions: TopicPartitionSets): Map<string, SharePartitionsOfTopic> {
     const image = this.shard.image;
     const nowMs = this.shard.nowMs();
