@@ -4,7 +4,8 @@
  * members with topic names) and GROUP_ID_NOT_FOUND for missing or other
  * groups; ListGroups shows share groups with type "share" and protocol type
  * "share" and filters by type and state; DescribeGroups answers a share
- * group as Kafka does (Dead, GROUP_ID_NOT_FOUND from v6); DeleteGroups
+ * group as Kafka does (Dead, GROUP_ID_NOT_FOUND from v6), and so do
+ * OffsetCommit and OffsetFetch; DeleteGroups
  * refuses a non-empty share group, deletes an empty one's state in the
  * persister for every initialized partition, and keeps the group when that
  * fails; DescribeShareGroupOffsets reads start offsets and computes lag =
@@ -84,6 +85,14 @@ test('ListGroups shows share groups by type and state; DescribeGroups answers th
   assert.deepEqual([v5!.errorCode, v5!.groupState], [ErrorCode.NONE, 'Dead']);
   const [v6] = h.coordinator.describeGroups(['sg'], 6);
   assert.deepEqual([v6!.errorCode, v6!.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Group sg is not a classic group.']);
+});
+
+test('a share group keeps no offsets in __consumer_offsets: OffsetCommit and OffsetFetch are GROUP_ID_NOT_FOUND, as Kafka', async () => {
+  const { h } = await groupWithMember();
+  const committed = await h.coordinator.commitOffsets({ groupId: 'sg', memberId: '', generationIdOrMemberEpoch: -1, groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'events', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] }, 9);
+  assert.equal(committed[0]!.partitions[0]!.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+  const fetched = h.coordinator.fetchOffsets({ groupId: 'sg', memberId: null, memberEpoch: -1, topics: null, requireStable: false });
+  assert.equal(fetched.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
 });
 
 test('DeleteGroups refuses a non-empty share group and deletes an empty one with its share state', async () => {
