@@ -24,7 +24,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { UNINITIALIZED_START_OFFSET } from '../share/persister.js';
-import { EMPTY_ASSIGNMENT, LEAVE_GROUP_MEMBER_EPOCH, assignmentToList, sameAssignment, type Assignment } from './consumer-group.js';
+import { EMPTY_ASSIGNMENT, LEAVE_GROUP_MEMBER_EPOCH, assignmentToList, sameAssignment, sameNames, type Assignment } from './consumer-group.js';
 import { sessionTimeoutKey, topicsMetadataHash } from './consumer-group-protocol.js';
 import { GroupApiError } from './errors.js';
 import { coordinatorResult, type CoordinatorResult } from './operation.js';
@@ -99,7 +99,7 @@ export class ShareGroupProtocol {
     let subscriptionChanged = false;
     if (!group.hasMember(updated.memberId) || !sameShareSubscriptionMetadata(member, updated)) {
       records.push(shareMemberMetadataRecord(group.groupId, updated));
-      subscriptionChanged = member.subscribedTopicNames.join('\u0000') !== updated.subscribedTopicNames.join('\u0000');
+      subscriptionChanged = !sameNames(member.subscribedTopicNames, updated.subscribedTopicNames);
     }
     const members = new Map(group.members).set(updated.memberId, updated);
     const subscribed = subscribedTopicNames(members.values());
