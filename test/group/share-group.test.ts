@@ -10,7 +10,8 @@
  * UNKNOWN_MEMBER_ID, GROUP_MAX_SIZE_REACHED, GROUP_ID_NOT_FOUND for a
  * consumer group's id, INCONSISTENT_GROUP_PROTOCOL for a classic JoinGroup
  * on a share group's id, INVALID_REQUEST with Kafka's messages); a deleted
- * topic leaves the state metadata; a failed
+ * topic leaves the state metadata; partitions added to a subscribed topic
+ * are initialized from offset 0 and assigned; a failed
  * initialization leaves the partitions unassigned and is asked for again;
  * a shard rebuilt from the written records holds the same group.
  */
@@ -19,7 +20,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ShareGroupHeartbeatInput, ShareGroupHeartbeatResponseData } from '../../src/group/share-group-protocol.js';
 import type { GroupCoordinator } from '../../src/group/coordinator.js';
-import { harness, topicIdFor, type Harness } from './helpers.js';
+import { harness, imageWith, topicIdFor, type Harness } from './helpers.js';
 import { MemorySharePersister } from './share-helpers.js';
 
 const events = topicIdFor('events');
@@ -222,4 +223,20 @@ test('a coordinator rebuilt from the written records holds the same share group'
   assert.deepEqual(view(stateAfter.response), view(stateBefore.response));
   const m1 = await beat(reloaded, { memberId: 'm1', memberEpoch: before[0]!.members.find((m) => m.memberId === 'm1')!.memberEpoch, subscribedTopicNames: null });
   assert.equal(m1.errorCode, ErrorCode.NONE, 'members carry on after the move');
+});
+
+test('partitions added to a subscribed topic are initialized from offset 0 and then assigned', async () => {
+  const persister = new MemorySharePersister();
+  const h = await harness({ persister, topics: [{ name: 'events', partitions: 2 }] });
+  const joined = await join(h, 'm1');
+  let member = await beat(h.coordinator, { memberEpoch: joined.memberEpoch, subscribedTopicNames: null });
+  assert.deepEqual(partitionsOf(member, events), [0, 1]);
+  h.setImage(imageWith([{ name: 'events', partitions: 3 }], 2));
+  member = await beat(h.coordinator, { memberEpoch: member.memberEpoch, subscribedTopicNames: null });
+  await h.coordinator.shareInitializationsSettled();
+  await h.drain();
+  const added = persister.callsOf('initialize').at(-1);
+  assert.deepEqual(added, { op: 'initialize', key: `sg:${events}:2`, stateEpoch: member.memberEpoch, startOffset: 0 }, 'a new partition of a known topic starts at its beginning, as Kafka');
+  member = await beat(h.coordinator, { memberEpoch: member.memberEpoch, subscribedTopicNames: null });
+  assert.deepEqual(partitionsOf(member, events), [0, 1, 2]);
 });
