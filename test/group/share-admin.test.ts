@@ -12,7 +12,8 @@
  * end - start - deliveryCompleteCount (-1 when unknown), for named topics or
  * all initialized partitions; AlterShareGroupOffsets only on an empty group,
  * initializing at the group epoch; DeleteShareGroupOffsets deletes a topic's
- * state and answers UNKNOWN_TOPIC_OR_PARTITION once nothing is left.
+ * state and answers UNKNOWN_TOPIC_OR_PARTITION once nothing is left; an
+ * empty share group never expires.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -185,4 +186,12 @@ test('DeleteShareGroupOffsets deletes a topic\'s share state from an empty group
   const again = await h.coordinator.deleteShareGroupOffsets('sg', ['events']);
   assert.equal(again.responses[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'nothing is left to delete');
   assert.deepEqual((await h.coordinator.describeShareGroupOffsets('sg', null)).topics, []);
+});
+
+test('an empty share group does not expire with offsets.retention.check.interval.ms, as Kafka', async () => {
+  const { h, member } = await groupWithMember();
+  await leave(h, member.memberEpoch);
+  await h.advance(h.config.offsetsRetentionCheckIntervalMs + h.config.offsetsRetentionMs);
+  const described = h.coordinator.shareGroupDescribe(['sg'])[0]!;
+  assert.deepEqual([described.errorCode, described.groupState], [ErrorCode.NONE, 'Empty']);
 });
