@@ -103,6 +103,11 @@ export class ClassicGroupProtocol {
 
   join(context: ClassicRequestContext, request: JoinGroupInput, respond: Respond<JoinGroupResponseData>): CoordinatorResult<void> {
     const existing = this.shard.groups.get(request.groupId);
+    if (existing?.type === 'share') {
+      // A share group's id cannot be taken by a classic member (Kafka's classicGroupJoin).
+      respond(joinGroupError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return EMPTY_RESULT;
+    }
     if (existing !== undefined && existing.type === 'consumer' && !existing.isEmpty) {
       // Classic members inside a consumer group (KIP-848 online migration) are not served.
       respond(joinGroupError(UNKNOWN_MEMBER_ID, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));

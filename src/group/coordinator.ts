@@ -147,6 +147,10 @@ export class GroupCoordinator implements MetadataPublisher {
 
   onMetadataUpdate(delta: MetadataDelta, image: MetadataImage): void {
     this.runtime.followLeadership(delta, this.options.nodeId);
+    const deletedTopicIds = new Set(delta.deletedTopics.map((topic) => topic.id));
+    if (deletedTopicIds.size > 0) {
+      for (const partition of this.runtime.activePartitions()) void this.runtime.write(partition, (shard) => shard.share.cleanupDeletedTopics(deletedTopicIds));
+    }
     for (const topic of delta.deletedTopics) {
       if (topic.name === CONSUMER_OFFSETS_TOPIC) continue;
       // Offsets of a deleted topic are deleted too (Kafka's onPartitionsDeleted).

@@ -275,6 +275,8 @@ export class OffsetOperations {
     const records: GroupRecord[] = [];
     const nowMs = this.shard.nowMs();
     for (const [groupId, group] of [...this.shard.groups]) {
+      // A share group never expires (Kafka's ShareGroup.shouldExpire): its state lives in the share coordinator.
+      if (group.type === 'share') continue;
       const allExpired = this.expireGroupOffsets(groupId, group, nowMs, records);
       if (allExpired && group.isEmpty) records.push(...groupTombstones(group));
     }

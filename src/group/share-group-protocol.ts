@@ -24,7 +24,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { UNINITIALIZED_START_OFFSET } from '../share/persister.js';
-import { EMPTY_ASSIGNMENT, LEAVE_GROUP_MEMBER_EPOCH, assignmentToList, sameAssignment, type Assignment } from './consumer-group.js';
+import { EMPTY_ASSIGNMENT, LEAVE_GROUP_MEMBER_EPOCH, assignmentToList, sameAssignment, sameNames, type Assignment } from './consumer-group.js';
 import { sessionTimeoutKey, topicsMetadataHash } from './consumer-group-protocol.js';
 import { GroupApiError } from './errors.js';
 import { coordinatorResult, type CoordinatorResult } from './operation.js';
@@ -99,7 +99,7 @@ export class ShareGroupProtocol {
     let subscriptionChanged = false;
     if (!group.hasMember(updated.memberId) || !sameShareSubscriptionMetadata(member, updated)) {
       records.push(shareMemberMetadataRecord(group.groupId, updated));
-      subscriptionChanged = member.subscribedTopicNames.join('\u0000') !== updated.subscribedTopicNames.join('\u0000');
+      subscriptionChanged = !sameNames(member.subscribedTopicNames, updated.subscribedTopicNames);
     }
     const members = new Map(group.members).set(updated.memberId, updated);
     const subscribed = subscribedTopicNames(members.values());
@@ -287,6 +287,20 @@ export class ShareGroupProtocol {
     if (current === null || current.initializing.size === 0 || partitions.size === 0) return coordinatorResult([], undefined);
     const initializing = subtract(current.initializing, partitions);
     return coordinatorResult([statePartitionMetadataRecord(groupId, { initializing, initialized: current.initialized, deleting: current.deleting })], undefined);
+  }
+
+  /** Deleted topics leave every share group's state metadata (Kafka's maybeCleanupShareGroupState). */
+  cleanupDeletedTopics(topicIds: ReadonlySet<string>): CoordinatorResult<void> {
+    const records: GroupRecord[] = [];
+    for (const group of this.shard.groups.values()) {
+      const current = group.type === 'share' ? group.statePartitionMetadata : null;
+      if (current === null) continue;
+      const touched = [current.initializing.keys(), current.initialized.keys(), current.deleting.keys()].some((ids) => [...ids].some((id) => topicIds.has(id)));
+      if (!touched) continue;
+      const keep = <V>(map: ReadonlyMap<string, V>) => new Map([...map].filter(([id]) => !topicIds.has(id)));
+      records.push(statePartitionMetadataRecord(group.groupId, { initializing: keep(current.initializing), initialized: keep(current.initialized), deleting: keep(current.deleting) }));
+    }
+    return coordinatorResult(records, undefined);
   }
 
   private withNames(partitions: TopicPartitionSets): Map<string, SharePartitionsOfTopic> {

@@ -16,7 +16,7 @@
  * there is no revocation: a member moves to its target assignment in one
  * step, and the group is Stable as soon as it has members.
  */
-import { EMPTY_ASSIGNMENT, sameAssignment, type Assignment } from './consumer-group.js';
+import { EMPTY_ASSIGNMENT, sameAssignment, sameNames, type Assignment } from './consumer-group.js';
 
 export const ShareGroupState = {
   EMPTY: 'Empty',
@@ -61,8 +61,7 @@ export function sameShareSubscriptionMetadata(a: ShareGroupMember, b: ShareGroup
     a.rackId === b.rackId &&
     a.clientId === b.clientId &&
     a.clientHost === b.clientHost &&
-    a.subscribedTopicNames.length === b.subscribedTopicNames.length &&
-    a.subscribedTopicNames.every((name, i) => name === b.subscribedTopicNames[i])
+    sameNames(a.subscribedTopicNames, b.subscribedTopicNames)
   );
 }
 
@@ -120,13 +119,6 @@ export class ShareGroup {
 
   targetAssignmentOf(memberId: string): Assignment {
     return this.targetAssignment.get(memberId) ?? EMPTY_ASSIGNMENT;
-  }
-
-  /** Topic names subscribed by at least one member. */
-  subscribedTopicNames(): ReadonlySet<string> {
-    const names = new Set<string>();
-    for (const member of this.members.values()) for (const name of member.subscribedTopicNames) names.add(name);
-    return names;
   }
 
   isSubscribedToTopic(topic: string): boolean {

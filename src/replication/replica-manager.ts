@@ -340,7 +340,11 @@ export class ReplicaManager implements MetadataPublisher {
       logDirs: () =>
         this.logManagers
           .filter((manager) => manager.isOnline)
-          .map((manager) => ({ logDir: manager.logDir, logs: manager.allLogs().filter((log) => partitionOf(log) !== undefined) })),
+          .map((manager) => ({
+            logDir: manager.logDir,
+            logs: manager.allLogs().filter((log) => partitionOf(log) !== undefined),
+            maybeHandleIOException: <T>(what: string, operation: () => Promise<T>) => manager.maybeHandleIOException(what, operation),
+          })),
       lastStableOffset: (log) => partitionOf(log)?.lastStableOffset() ?? log.logStartOffset,
       activeProducers: (log) => {
         const producers = new Map<number, LastRecord>();

@@ -8,7 +8,10 @@
  * and a session expiry (group.share.session.timeout.ms) remove the member
  * and give its partitions to the others; Kafka's errors (FENCED_MEMBER_EPOCH,
  * UNKNOWN_MEMBER_ID, GROUP_MAX_SIZE_REACHED, GROUP_ID_NOT_FOUND for a
- * consumer group's id, INVALID_REQUEST with Kafka's messages); a failed
+ * consumer group's id, INCONSISTENT_GROUP_PROTOCOL for a classic JoinGroup
+ * on a share group's id, INVALID_REQUEST with Kafka's messages); a deleted
+ * topic leaves the state metadata; partitions added to a subscribed topic
+ * are initialized from offset 0 and assigned; a failed
  * initialization leaves the partitions unassigned and is asked for again;
  * a shard rebuilt from the written records holds the same group.
  */
@@ -17,7 +20,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ShareGroupHeartbeatInput, ShareGroupHeartbeatResponseData } from '../../src/group/share-group-protocol.js';
 import type { GroupCoordinator } from '../../src/group/coordinator.js';
-import { harness, topicIdFor, type Harness } from './helpers.js';
+import { harness, imageWith, topicIdFor, type Harness } from './helpers.js';
 import { MemorySharePersister } from './share-helpers.js';
 
 const events = topicIdFor('events');
@@ -138,6 +141,28 @@ test('epochs, unknown members, the size limit and other group types get Kafka\'s
     { groupId: 'sg', memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 1000, subscribedTopicNames: ['events'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [] },
   );
   assert.equal(asConsumer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND, 'a consumer heartbeat cannot take a share group id');
+  const asClassic = await h.coordinator.joinGroup(
+    { clientId: 'c', clientHost: '/h', apiVersion: 9 },
+    { groupId: 'sg', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null },
+  );
+  assert.deepEqual([asClassic.errorCode, asClassic.memberId], [ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ''], 'nor a classic JoinGroup, as Kafka');
+});
+
+test('a deleted topic leaves the share groups\' state metadata', async () => {
+  const h = await harness({ topics: [{ name: 'events', partitions: 2 }, { name: 'other', partitions: 1 }] });
+  await join(h, 'm1', ['events', 'other']);
+  const partition = h.coordinator.partitionFor('sg');
+  const initialized = () => {
+    const outcome = h.coordinator.runtime.read(partition, (shard) => {
+      const group = shard.groups.get('sg');
+      return group?.type === 'share' ? [...(group.statePartitionMetadata?.initialized.keys() ?? [])].sort() : [];
+    });
+    assert.ok(outcome.ok);
+    return outcome.response;
+  };
+  assert.deepEqual(initialized(), [events, topicIdFor('other')].sort());
+  await h.coordinator.runtime.write(partition, (shard) => shard.share.cleanupDeletedTopics(new Set([topicIdFor('other')])));
+  assert.deepEqual(initialized(), [events]);
 });
 
 test('requests Kafka refuses before the shard are INVALID_REQUEST with its messages', async () => {
@@ -198,4 +223,20 @@ test('a coordinator rebuilt from the written records holds the same share group'
   assert.deepEqual(view(stateAfter.response), view(stateBefore.response));
   const m1 = await beat(reloaded, { memberId: 'm1', memberEpoch: before[0]!.members.find((m) => m.memberId === 'm1')!.memberEpoch, subscribedTopicNames: null });
   assert.equal(m1.errorCode, ErrorCode.NONE, 'members carry on after the move');
+});
+
+test('partitions added to a subscribed topic are initialized from offset 0 and then assigned', async () => {
+  const persister = new MemorySharePersister();
+  const h = await harness({ persister, topics: [{ name: 'events', partitions: 2 }] });
+  const joined = await join(h, 'm1');
+  let member = await beat(h.coordinator, { memberEpoch: joined.memberEpoch, subscribedTopicNames: null });
+  assert.deepEqual(partitionsOf(member, events), [0, 1]);
+  h.setImage(imageWith([{ name: 'events', partitions: 3 }], 2));
+  member = await beat(h.coordinator, { memberEpoch: member.memberEpoch, subscribedTopicNames: null });
+  await h.coordinator.shareInitializationsSettled();
+  await h.drain();
+  const added = persister.callsOf('initialize').at(-1);
+  assert.deepEqual(added, { op: 'initialize', key: `sg:${events}:2`, stateEpoch: member.memberEpoch, startOffset: 0 }, 'a new partition of a known topic starts at its beginning, as Kafka');
+  member = await beat(h.coordinator, { memberEpoch: member.memberEpoch, subscribedTopicNames: null });
+  assert.deepEqual(partitionsOf(member, events), [0, 1, 2]);
 });

@@ -36,6 +36,11 @@ import { DescribeConfigs } from '../../src/protocol/schemas/32-describe-configs.
 import { DescribeLogDirs } from '../../src/protocol/schemas/35-describe-log-dirs.js';
 import { CreatePartitions } from '../../src/protocol/schemas/37-create-partitions.js';
 import { DeleteGroups } from '../../src/protocol/schemas/42-delete-groups.js';
+import { ShareGroupHeartbeat } from '../../src/protocol/schemas/76-share-group-heartbeat.js';
+import { ShareGroupDescribe } from '../../src/protocol/schemas/77-share-group-describe.js';
+import { DescribeShareGroupOffsets } from '../../src/protocol/schemas/90-describe-share-group-offsets.js';
+import { AlterShareGroupOffsets } from '../../src/protocol/schemas/91-alter-share-group-offsets.js';
+import { DeleteShareGroupOffsets } from '../../src/protocol/schemas/92-delete-share-group-offsets.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from '../../src/protocol/schemas/45-alter-partition-reassignments.js';
 import { ElectLeaders } from '../../src/protocol/schemas/43-elect-leaders.js';
@@ -145,6 +150,12 @@ const TABLE: Row[] = [
   { api: DescribeUserScramCredentials, version: 0, body: { users: null }, error: (r) => r.errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.DESCRIBE)] },
   { api: CreateAcls, version: 3, body: { creations: [{ resourceType: Res.TOPIC, resourceName: 'x', resourcePatternType: PatternType.LITERAL, principal: 'User:bob', host: '*', operation: Op.READ, permissionType: AclPermissionType.ALLOW }] }, error: (r) => r.results[0].errorCode, refusedWith: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, acls: [clusterAcl(Op.ALTER)] },
   { api: DeleteTopics, version: 6, body: { topics: [{ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], timeoutMs: 5000 }, error: (r) => r.responses[0].errorCode, refusedWith: ErrorCode.TOPIC_AUTHORIZATION_FAILED, acls: [topicAcl(Op.DELETE)] },
+  // Share groups (KIP-932): the group-level refusals come first, as Kafka's KafkaApis checks them.
+  { api: ShareGroupHeartbeat, version: 1, body: { groupId: GROUP, memberId: 'alice-member', memberEpoch: 0, rackId: null, subscribedTopicNames: [TOPIC] }, error: (r) => r.errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.READ), topicAcl(Op.DESCRIBE)] },
+  { api: ShareGroupDescribe, version: 1, body: { groupIds: [GROUP], includeAuthorizedOperations: false }, error: (r) => r.groups[0].errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.DESCRIBE)] },
+  { api: DescribeShareGroupOffsets, version: 1, body: { groups: [{ groupId: GROUP, topics: [{ topicName: TOPIC, partitions: [0] }] }] }, error: (r) => r.groups[0].errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.DESCRIBE)] },
+  { api: AlterShareGroupOffsets, version: 0, body: { groupId: GROUP, topics: [{ topicName: TOPIC, partitions: [{ partitionIndex: 0, startOffset: 0 }] }] }, error: (r) => r.errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.READ)] },
+  { api: DeleteShareGroupOffsets, version: 0, body: { groupId: GROUP, topics: [{ topicName: TOPIC }] }, error: (r) => r.errorCode, refusedWith: ErrorCode.GROUP_AUTHORIZATION_FAILED, acls: [groupAcl(Op.DELETE)] },
 ];
 
 

@@ -2,8 +2,9 @@
  * ListGroups (key 16), versions 0-5: every group this broker coordinates.
  *
  * v1 throttleTimeMs; v2 same; v3 flexible; v4 StatesFilter (KIP-518) and
- * each group's state; v5 TypesFilter ("classic", "consumer") and each
- * group's type (KIP-848). Filters are case-insensitive; an empty filter
+ * each group's state; v5 TypesFilter ("classic", "consumer", "share") and
+ * each group's type (KIP-848; share groups of KIP-932 have protocol type
+ * "share"). Filters are case-insensitive; an empty filter
  * matches everything. A coordinator partition still loading fails the
  * answer with COORDINATOR_LOAD_IN_PROGRESS, as in Kafka. Groups are listed with DESCRIBE on the
  * cluster or on each group.

@@ -4,7 +4,9 @@
  *
  * v1 same as v0; v2 flexible; v3 an error message per group. A group with
  * members is NON_EMPTY_GROUP, a missing one GROUP_ID_NOT_FOUND. Classic and
- * KIP-848 consumer groups alike. DELETE on each group is required (GROUP_AUTHORIZATION_FAILED).
+ * KIP-848 consumer groups alike; an empty share group (KIP-932) first has
+ * its share-partition state deleted in the share coordinator, and a failure
+ * there is the group's error. DELETE on each group is required (GROUP_AUTHORIZATION_FAILED).
  */
 import { DeleteGroups } from '../../protocol/schemas/42-delete-groups.js';
 import { ErrorCode } from '../../protocol/errors.js';

@@ -22,39 +22,40 @@ import type { ApiContext } from '../api-context.js';
 
 type RequestGroup = { groupId: string; topics: { topicName: string; partitions: number[] }[] | null };
 
+/** Kafka's answer for a topic the client may not DESCRIBE: every partition refused. */
+function deniedTopic(topic: { topicName: string; partitions: number[] }) {
+  return {
+    topicName: topic.topicName,
+    topicId: ZERO_UUID,
+    partitions: topic.partitions.map((partitionIndex) => ({
+      partitionIndex,
+      startOffset: -1,
+      leaderEpoch: 0,
+      lag: -1,
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      errorMessage: errorInfo(ErrorCode.TOPIC_AUTHORIZATION_FAILED).message,
+    })),
+  };
+}
+
 export function describeShareGroupOffsetsHandler(broker: ApiContext) {
   const describeGroup = async (group: RequestGroup, context: RequestContext) => {
     const failed = (errorCode: number) => ({ groupId: group.groupId, topics: [], errorCode, errorMessage: null });
     if (!isShareGroupEnabled(broker.metadata.image.features)) return failed(ErrorCode.UNSUPPORTED_VERSION);
     if (!authorize(broker, context, AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (group.topics !== null && group.topics.length === 0) return failed(ErrorCode.NONE);
-    const named = group.topics?.map((t) => t.topicName) ?? [];
-    const allowed = group.topics === null ? null : authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, named);
+    const describable = (names: Iterable<string>) => authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, names);
+    const allowed = group.topics === null ? null : describable(group.topics.map((t) => t.topicName));
     const asked = group.topics === null ? null : group.topics.filter((t) => allowed!.has(t.topicName));
     const result = await broker.groupCoordinator.describeShareGroupOffsets(group.groupId, asked);
     if (result.errorCode !== ErrorCode.NONE) return { groupId: group.groupId, topics: [], errorCode: result.errorCode, errorMessage: result.errorMessage };
-    const visible =
-      group.topics === null
-        ? (() => {
-            const names = authorizedNames(broker, context, AclOperation.DESCRIBE, ResourceType.TOPIC, result.topics.map((t) => t.topicName));
-            return result.topics.filter((t) => names.has(t.topicName));
-          })()
-        : result.topics;
-    const denied = (group.topics ?? [])
-      .filter((t) => !allowed!.has(t.topicName))
-      .map((t) => ({
-        topicName: t.topicName,
-        topicId: ZERO_UUID,
-        partitions: t.partitions.map((partitionIndex) => ({
-          partitionIndex,
-          startOffset: -1,
-          leaderEpoch: 0,
-          lag: -1,
-          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-          errorMessage: errorInfo(ErrorCode.TOPIC_AUTHORIZATION_FAILED).message,
-        })),
-      }));
-    return { groupId: group.groupId, topics: [...visible, ...denied], errorCode: ErrorCode.NONE, errorMessage: null };
+    if (group.topics === null) {
+      // Every partition with state: the topics the client may not DESCRIBE are left out.
+      const visible = describable(result.topics.map((t) => t.topicName));
+      return { groupId: group.groupId, topics: result.topics.filter((t) => visible.has(t.topicName)), errorCode: ErrorCode.NONE, errorMessage: null };
+    }
+    const denied = group.topics.filter((t) => !allowed!.has(t.topicName)).map(deniedTopic);
+    return { groupId: group.groupId, topics: [...result.topics, ...denied], errorCode: ErrorCode.NONE, errorMessage: null };
   };
   return defineHandler({
     api: DescribeShareGroupOffsets,

@@ -21,6 +21,7 @@ import { posix } from 'node:path';
 import type { FileSystem } from '../../io/fs.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 import { CorruptCheckpointError, offsetCheckpointFormat, readCheckpointFile, writeCheckpointFile } from '../checkpoint-file.js';
+import { isIoError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { StorageLogger } from '../log-config.js';
 import type { LogSegment } from '../log-segment.js';
@@ -31,7 +32,8 @@ export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 
 /** What the cleaner needs from the broker: the logs by directory and each log's transactional state. */
 export interface CleanerSource {
-  logDirs(): readonly { logDir: string; logs: readonly Log[] }[];
+  /** Each online directory; `maybeHandleIOException` takes it offline on a disk error (LogManager's). */
+  logDirs(): readonly { logDir: string; logs: readonly Log[]; maybeHandleIOException?: <T>(what: string, operation: () => Promise<T>) => Promise<T> }[];
   /** Nothing at or past it is cleaned (Kafka: the last stable offset, at most the high watermark). */
   lastStableOffset(log: Log): number;
   /** Active producers' last appends: their batches survive cleaning. */
@@ -62,8 +64,10 @@ export class LogCleanerManager {
   /** Picks the filthiest cleanable log and marks it in progress; null when none needs cleaning. */
   async grabFilthiestCompactedLog(nowMs: number): Promise<CleaningCandidate | null> {
     let filthiest: CleaningCandidate | null = null;
-    for (const { logDir, logs } of this.source.logDirs()) {
-      const checkpoint = await this.checkpointOf(logDir);
+    for (const dir of this.source.logDirs()) {
+      const { logDir, logs } = dir;
+      const checkpoint = await this.readableCheckpointOf(dir);
+      if (checkpoint === null) continue;
       for (const log of logs) {
         if (!this.isCandidate(log)) continue;
         const candidate = await this.candidate(log, { logDir, checkpoint, nowMs });
@@ -166,6 +170,22 @@ export class LogCleanerManager {
 
   get uncleanableCount(): number {
     return this.uncleanable.size;
+  }
+
+  /**
+   * The directory's checkpoint, or null when a disk error made it
+   * unreadable: that takes the directory offline, as Kafka's
+   * allCleanerCheckpoints does through its LogDirFailureChannel.
+   */
+  private async readableCheckpointOf(dir: ReturnType<CleanerSource['logDirs']>[number]): Promise<Map<string, number> | null> {
+    try {
+      return await this.checkpointOf(dir.logDir);
+    } catch (error) {
+      if (!isIoError(error)) throw error;
+      const guard = dir.maybeHandleIOException ?? ((_what, operation) => (dir.logs[0] === undefined ? operation() : dir.logs[0].maybeHandleIOException(operation)));
+      await guard('reading the cleaner checkpoint', () => Promise.reject(error)).catch(() => {});
+      return null;
+    }
   }
 
   /** The cleaner checkpoint of a log directory, read once. */
