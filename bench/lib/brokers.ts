@@ -35,6 +35,8 @@ export function commonBrokerSettings(): Record<string, string> {
     'offsets.topic.replication.factor': '1',
     'transaction.state.log.replication.factor': '1',
     'transaction.state.log.min.isr': '1',
+    'share.coordinator.state.topic.replication.factor': '1',
+    'share.coordinator.state.topic.min.isr': '1',
   };
 }
 

@@ -22,8 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
+import type { Partial, RequestOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
 import { ShareGroupHeartbeat } from '../../src/protocol/schemas/76-share-group-heartbeat.js';
@@ -31,20 +30,7 @@ import { ShareFetch } from '../../src/protocol/schemas/78-share-fetch.js';
 import { ShareAcknowledge } from '../../src/protocol/schemas/79-share-acknowledge.js';
 import { iterateBatches } from '../../src/protocol/records/batch.js';
 import { Producer } from '../../src/client/producer.js';
-import { WireClient } from '../server/wire-client.js';
-
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'share-e2e' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  assert.equal(decoded.correlationId, id);
-  return decoded.body;
-}
+import { WireClient, call } from '../server/wire-client.js';
 
 async function start(dir: string): Promise<RunningBroker> {
   return startBroker({

@@ -33,11 +33,10 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
-import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
+import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import { partKey, type ShareFetchPartition, type ShareFetchPartitionResult } from '../../share/share-partition-manager.js';
 import { sharePartitionKeyOf, type ShareFetchContext } from '../../share/share-session.js';
-import { isShareGroupEnabled } from '../../metadata/features.js';
-import { acknowledgementsByPartition, type AcknowledgeResults, type RequestTopic } from './share-acknowledgements.js';
+import { acknowledgementsByPartition, shareRequestPrecheck, type AcknowledgeResults, type RequestTopic } from './share-acknowledgements.js';
 
 type Endpoint = { nodeId: number; host: string; port: number; rack: string | null };
 
@@ -59,12 +58,9 @@ export function shareFetchHandler(broker: ApiContext) {
       const lockTimeoutMs = (groupId: string | null) => (groupId === null ? 0 : broker.sharePartitionManager.groupConfig(groupId).recordLockDurationMs);
       const refuse = (errorCode: number, errorMessage: string | null = null) => topLevel(errorCode, errorMessage, lockTimeoutMs(request.groupId));
       const image = broker.metadata.image;
-      if (!isShareGroupEnabled(image.features)) return refuse(ErrorCode.UNSUPPORTED_VERSION);
-      const groupId = request.groupId;
-      if (groupId === null) return refuse(ErrorCode.INVALID_REQUEST, 'Invalid group id in the request.');
-      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, groupId)) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-      const memberId = request.memberId;
-      if (memberId === null || memberId.trim() === '') return refuse(ErrorCode.INVALID_REQUEST, 'Invalid member id in the request.');
+      const checked = shareRequestPrecheck(broker, context, request);
+      if (!checked.ok) return refuse(checked.errorCode, checked.errorMessage);
+      const { groupId, memberId } = checked;
       const renewOnly = context.apiVersion >= 2 && request.isRenewAck;
       if (renewOnly) {
         const problem = renewAckProblem(request);

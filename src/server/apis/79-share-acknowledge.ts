@@ -22,10 +22,8 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
-import { isShareGroupEnabled } from '../../metadata/features.js';
 import { FINAL_SHARE_SESSION_EPOCH } from '../../share/share-session.js';
-import { acknowledgementsByPartition, type RequestTopic } from './share-acknowledgements.js';
+import { acknowledgementsByPartition, shareRequestPrecheck, type RequestTopic } from './share-acknowledgements.js';
 
 export function shareAcknowledgeHandler(broker: ApiContext) {
   return defineHandler({
@@ -35,12 +33,9 @@ export function shareAcknowledgeHandler(broker: ApiContext) {
       const lockTimeoutMs = request.groupId === null ? 0 : manager.groupConfig(request.groupId).recordLockDurationMs;
       const refuse = (errorCode: number, errorMessage: string | null = null) => ({ throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: lockTimeoutMs, responses: [], nodeEndpoints: [] });
       const image = broker.metadata.image;
-      if (!isShareGroupEnabled(image.features)) return refuse(ErrorCode.UNSUPPORTED_VERSION);
-      const groupId = request.groupId;
-      if (groupId === null) return refuse(ErrorCode.INVALID_REQUEST, 'Invalid group id in the request.');
-      if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, groupId)) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-      const memberId = request.memberId;
-      if (memberId === null || memberId.trim() === '') return refuse(ErrorCode.INVALID_REQUEST, 'Invalid member id in the request.');
+      const checked = shareRequestPrecheck(broker, context, request);
+      if (!checked.ok) return refuse(checked.errorCode, checked.errorMessage);
+      const { groupId, memberId } = checked;
       const sessionError = manager.sessions.acknowledgeSessionUpdate(groupId, memberId, request.shareSessionEpoch);
       if (sessionError !== ErrorCode.NONE) return refuse(sessionError);
       const topicName = (topicId: string) => image.topicsById.get(topicId)?.name ?? null;

@@ -1,5 +1,6 @@
 /**
- * The acknowledgements of a ShareFetch (78) or ShareAcknowledge (79), as
+ * The checks and acknowledgements ShareFetch (78) and ShareAcknowledge (79)
+ * share. Acknowledgements, as
  * Kafka's KafkaApis.handleAcknowledgements treats them: per partition, an
  * unknown topic id is UNKNOWN_TOPIC_ID, READ on the topic
  * TOPIC_AUTHORIZATION_FAILED, a missing partition UNKNOWN_TOPIC_OR_PARTITION;
@@ -11,9 +12,27 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
-import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
+import { isShareGroupEnabled } from '../../metadata/features.js';
 import { partKey, type ShareFetchPartition } from '../../share/share-partition-manager.js';
 import type { AcknowledgementBatch } from '../../share/share-partition.js';
+
+export type Precheck = { ok: true; groupId: string; memberId: string } | { ok: false; errorCode: number; errorMessage: string | null };
+
+/**
+ * What Kafka checks of a ShareFetch or ShareAcknowledge before its session,
+ * in its order: share.version finalized (UNSUPPORTED_VERSION), a group id
+ * (INVALID_REQUEST), READ on the group (GROUP_AUTHORIZATION_FAILED), a member
+ * id that is not blank (INVALID_REQUEST).
+ */
+export function shareRequestPrecheck(broker: ApiContext, context: RequestContext, request: { groupId: string | null; memberId: string | null }): Precheck {
+  if (!isShareGroupEnabled(broker.metadata.image.features)) return { ok: false, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: null };
+  const { groupId, memberId } = request;
+  if (groupId === null) return { ok: false, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Invalid group id in the request.' };
+  if (!authorize(broker, context, AclOperation.READ, ResourceType.GROUP, groupId)) return { ok: false, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
+  if (memberId === null || memberId.trim() === '') return { ok: false, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Invalid member id in the request.' };
+  return { ok: true, groupId, memberId };
+}
 
 export interface RequestTopic {
   topicId: string;
