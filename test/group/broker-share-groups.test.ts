@@ -54,13 +54,13 @@ async function start(dir: string): Promise<RunningBroker> {
 }
 
 /** Heartbeats until the member holds partitions (the coordinator initializes share state after answering the join). */
-async function beatUntilAssigned(client: WireClient, memberId: string, epoch: number): Promise<ResponseOf<typeof ShareGroupHeartbeat>> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+async function beatUntilAssigned(running: RunningBroker, client: WireClient, memberId: string, epoch: number): Promise<ResponseOf<typeof ShareGroupHeartbeat>> {
+  for (let attempt = 0; attempt < 5; attempt++) {
     const beat = await call(client, ShareGroupHeartbeat, 1, { groupId: 'sg', memberId, memberEpoch: epoch, subscribedTopicNames: ['jobs'] });
     assert.equal(beat.errorCode, ErrorCode.NONE, beat.errorMessage ?? '');
     if ((beat.assignment?.topicPartitions.length ?? 0) > 0) return beat;
     epoch = beat.memberEpoch;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await running.broker.groupCoordinator.shareInitializationsSettled();
   }
   assert.fail(`${memberId} got no assignment`);
 }
@@ -79,10 +79,10 @@ test('a share group over the wire: advertised, joined, shared, described, listed
     assert.equal(versions.finalizedFeatures.find((f) => f.name === 'share.version')?.maxVersionLevel, 1);
 
     await call(client, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['sg'] });
-    const first = await beatUntilAssigned(client, 'member-1', 0);
+    const first = await beatUntilAssigned(running, client, 'member-1', 0);
     assert.deepEqual(first.assignment?.topicPartitions, [{ topicId, partitions: [0, 1] }]);
     assert.equal(first.heartbeatIntervalMs, 5000);
-    const second = await beatUntilAssigned(client, 'member-2', 0);
+    const second = await beatUntilAssigned(running, client, 'member-2', 0);
     assert.equal(second.assignment?.topicPartitions[0]?.partitions.length, 1, 'two members, two partitions: one each');
 
     const described = await call(client, ShareGroupDescribe, 1, { groupIds: ['sg', 'nope'], includeAuthorizedOperations: false });

@@ -21,7 +21,8 @@
  * a partition led elsewhere NOT_LEADER_OR_FOLLOWER with the current leader
  * and its endpoint (KIP-951). Acknowledgements are validated as Kafka's
  * validateAcknowledgementBatches (INVALID_REQUEST on the partition's
- * acknowledgeErrorCode) and applied before the fetch.
+ * acknowledgeErrorCode) and applied alongside the fetch, which does not
+ * wait for their state write (Kafka runs both together).
  *
  * A continued session answers only partitions with records, errors,
  * acknowledgement results, or newly added to the session. Records are
@@ -78,11 +79,13 @@ export function shareFetchHandler(broker: ApiContext) {
         return refuse(outcome.errorCode);
       }
       const shareContext = outcome.context;
-      const acknowledged: AcknowledgeResults = hasAcknowledgements
-        ? await acknowledgementsByPartition(broker, context, { groupId, memberId, topics: request.topics as readonly RequestTopic[], renewOnly, renewAllowed: context.apiVersion >= 2, topicName })
-        : new Map();
+      // As Kafka's KafkaApis, the acknowledgements and the fetch run together: the fetch does not wait for the
+      // acknowledgements' state write, and (as in Kafka) records they release may come in this fetch or the next.
+      const acknowledging: Promise<AcknowledgeResults> = hasAcknowledgements
+        ? acknowledgementsByPartition(broker, context, { groupId, memberId, topics: request.topics as readonly RequestTopic[], renewOnly, renewAllowed: context.apiVersion >= 2, topicName })
+        : Promise.resolve(new Map());
       const fetchParts = renewOnly ? [] : partitionsToFetch(shareContext, requested);
-      const fetched = await fetchPartitions(broker, context, { groupId, memberId, request, parts: fetchParts, topicName });
+      const [acknowledged, fetched] = await Promise.all([acknowledging, fetchPartitions(broker, context, { groupId, memberId, request, parts: fetchParts, topicName })]);
       if (shareContext.kind === 'final') void manager.releaseSessionAndForget(groupId, memberId);
       const nodeEndpoints = new Map<number, Endpoint>();
       const responses = buildResponses({ broker, context, fetched, acknowledged, shareContext, nodeEndpoints, topicName });
