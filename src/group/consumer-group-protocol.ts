@@ -196,7 +196,7 @@ export class ConsumerGroupProtocol {
       errorMessage: null,
       memberId: reconciled.memberId,
       memberEpoch: reconciled.memberEpoch,
-      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+      heartbeatIntervalMs: this.shard.timeouts(group.groupId, 'consumer').heartbeatIntervalMs,
       assignment: isFullRequest || changed ? { topicPartitions: assignmentToList(reconciled.assignedPartitions) } : null,
     });
   }
@@ -457,7 +457,7 @@ export class ConsumerGroupProtocol {
   }
 
   scheduleSessionTimeout(groupId: string, memberId: string): void {
-    this.shard.timer.schedule(sessionTimeoutKey(groupId, memberId), this.config.consumerGroupSessionTimeoutMs, () => this.fenceOperation(groupId, memberId, null));
+    this.shard.timer.schedule(sessionTimeoutKey(groupId, memberId), this.shard.timeouts(groupId, 'consumer').sessionTimeoutMs, () => this.fenceOperation(groupId, memberId, null));
   }
 
   private scheduleRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void {

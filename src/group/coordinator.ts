@@ -31,7 +31,7 @@ import {
   type ListedGroup,
 } from './queries.js';
 import type { CoordinatorResult } from './operation.js';
-import { GroupCoordinatorShard } from './shard.js';
+import { GroupCoordinatorShard, type GroupTimeoutsLookup } from './shard.js';
 import { CoordinatorRuntime, type CoordinatorLog, type RuntimeLogger, type WriteOutcome } from '../coordinator/runtime.js';
 import { decodeGroupRecord, encodeGroupRecord, type GroupRecord } from './records.js';
 import type { SharePersister } from '../share/persister.js';
@@ -61,20 +61,8 @@ export interface GroupCoordinatorOptions {
   persister?: SharePersister;
   /** A partition's end offset, for share-group lag (DescribeShareGroupOffsets v1); lag is -1 without it. */
   latestOffset?: LatestOffsetLookup;
-}
-
-/** A share group's effective settings, for the share-partition leaders (group-level configs fall back to these broker defaults). */
-export interface ShareGroupSettings {
-  /** share.auto.offset.reset: where a share partition without state starts. */
-  autoOffsetReset: string;
-  /** share.record.lock.duration.ms (group.share.record.lock.duration.ms) */
-  recordLockDurationMs: number;
-  /** share.isolation.level */
-  isolationLevel: 'read_uncommitted' | 'read_committed';
-  /** share.delivery.count.limit (group.share.delivery.count.limit) */
-  deliveryCountLimit: number;
-  /** share.partition.max.record.locks (group.share.partition.max.record.locks) */
-  partitionMaxRecordLocks: number;
+  /** Group-level session timeouts and heartbeat intervals (GROUP config resources); the broker's values without it. */
+  groupTimeouts?: GroupTimeoutsLookup;
 }
 
 const GROUP_RECORD_CODEC = {
@@ -114,6 +102,7 @@ export class GroupCoordinator implements MetadataPublisher {
           random: options.env.random,
           image: options.image,
           assignors,
+          ...(options.groupTimeouts === undefined ? {} : { groupTimeouts: options.groupTimeouts }),
         }),
     });
     this.shareState = {
@@ -416,24 +405,6 @@ export class GroupCoordinator implements MetadataPublisher {
     const error = this.precheck(groupId);
     if (error !== null) return { errorCode: error, errorMessage: null, responses: [] };
     return deleteShareOffsets(this.shareState, groupId, topicNames);
-  }
-
-  /**
-   * The settings a share-partition leader applies to a group's records.
-   * Spool has no group-level configs (IncrementalAlterConfigs on GROUP), so
-   * every group has the broker defaults: share.auto.offset.reset latest,
-   * share.isolation.level read_uncommitted, and the group.share.* values.
-   */
-  shareGroupSettings(groupId: string): ShareGroupSettings {
-    void groupId;
-    const config = this.options.config;
-    return {
-      autoOffsetReset: 'latest',
-      recordLockDurationMs: config.shareGroupRecordLockDurationMs,
-      isolationLevel: 'read_uncommitted',
-      deliveryCountLimit: config.shareGroupDeliveryCountLimit,
-      partitionMaxRecordLocks: config.shareGroupPartitionMaxRecordLocks,
-    };
   }
 
   // ---- helpers

@@ -40,7 +40,18 @@ export interface ShardEnvironment {
   assignors: ReadonlyMap<string, PartitionAssignor>;
   /** Queues an operation result produced outside a request (an append callback, a load) for writing. */
   appendLater: (result: CoordinatorResult<unknown>) => void;
+  /** A group's session timeout and heartbeat interval from its group-level configs; the broker's values when absent. */
+  groupTimeouts?: GroupTimeoutsLookup;
 }
+
+/** The session timeout and heartbeat interval a consumer or share group runs with. */
+export interface GroupTimeouts {
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+}
+
+/** consumer.session.timeout.ms / share.heartbeat.interval.ms ... for one group (its overrides, else the broker's). */
+export type GroupTimeoutsLookup = (groupId: string, type: 'consumer' | 'share') => GroupTimeouts;
 
 export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   readonly groups = new Map<string, Group>();
@@ -64,6 +75,15 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
 
   get config(): GroupCoordinatorConfig {
     return this.env.config;
+  }
+
+  /** The group's session timeout and heartbeat interval: its group-level configs, else group.consumer.* / group.share.*. */
+  timeouts(groupId: string, type: 'consumer' | 'share'): GroupTimeouts {
+    if (this.env.groupTimeouts !== undefined) return this.env.groupTimeouts(groupId, type);
+    const config = this.env.config;
+    return type === 'consumer'
+      ? { sessionTimeoutMs: config.consumerGroupSessionTimeoutMs, heartbeatIntervalMs: config.consumerGroupHeartbeatIntervalMs }
+      : { sessionTimeoutMs: config.shareGroupSessionTimeoutMs, heartbeatIntervalMs: config.shareGroupHeartbeatIntervalMs };
   }
 
   get timer(): CoordinatorTimer {

@@ -120,7 +120,7 @@ export class ShareGroupProtocol {
       errorMessage: null,
       memberId: next.memberId,
       memberEpoch: next.memberEpoch,
-      heartbeatIntervalMs: this.config.shareGroupHeartbeatIntervalMs,
+      heartbeatIntervalMs: this.shard.timeouts(group.groupId, 'share').heartbeatIntervalMs,
       assignment: sendAssignment ? { topicPartitions: assignmentToList(next.assignedPartitions) } : null,
     };
     const initialization = this.maybeInitialize(group, { groupEpoch, subscribed, records });
@@ -349,7 +349,7 @@ export class ShareGroupProtocol {
   }
 
   scheduleSessionTimeout(groupId: string, memberId: string): void {
-    this.shard.timer.schedule(sessionTimeoutKey(groupId, memberId), this.config.shareGroupSessionTimeoutMs, () => this.fenceOperation(groupId, memberId));
+    this.shard.timer.schedule(sessionTimeoutKey(groupId, memberId), this.shard.timeouts(groupId, 'share').sessionTimeoutMs, () => this.fenceOperation(groupId, memberId));
   }
 
   /** After a load: every member's session starts now. */

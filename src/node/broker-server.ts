@@ -103,6 +103,12 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       image: () => loader.image,
       persister: this.sharePersister,
       latestOffset: (topic, partition) => this.latestOffset(topic, partition),
+      groupTimeouts: (groupId, type) => {
+        const effective = effectiveGroupConfig(loader.image, groupId, config);
+        return type === 'consumer'
+          ? { sessionTimeoutMs: effective.consumerSessionTimeoutMs, heartbeatIntervalMs: effective.consumerHeartbeatIntervalMs }
+          : { sessionTimeoutMs: effective.shareSessionTimeoutMs, heartbeatIntervalMs: effective.shareHeartbeatIntervalMs };
+      },
     });
     this.sharePartitionManager = new SharePartitionManager({
       env,

@@ -7,7 +7,9 @@
  * the node's effectiveGroupConfig returns it; server.properties' group.*
  * values show as STATIC_BROKER_CONFIG synonyms and set the bounds a value is
  * validated against (INVALID_CONFIG with Kafka's message); AlterConfigs
- * replaces a group's set; an empty group name is INVALID_REQUEST.
+ * replaces a group's set; an empty group name is INVALID_REQUEST; a group's
+ * heartbeat interval override is what ConsumerGroupHeartbeat and
+ * ShareGroupHeartbeat answer its members.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +23,9 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { DescribeConfigs } from '../../src/protocol/schemas/32-describe-configs.js';
 import { AlterConfigs } from '../../src/protocol/schemas/33-alter-configs.js';
 import { IncrementalAlterConfigs } from '../../src/protocol/schemas/44-incremental-alter-configs.js';
+import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
+import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
+import { ShareGroupHeartbeat } from '../../src/protocol/schemas/76-share-group-heartbeat.js';
 import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { Admin } from '../../src/client/admin.js';
@@ -107,4 +112,20 @@ test('AlterConfigs replaces a group set; the Admin client reads it back; an empt
 
   const unnamed = await describeGroup(client, '', null);
   assert.deepEqual([unnamed.errorCode, unnamed.errorMessage], [ErrorCode.INVALID_REQUEST, 'Group name must not be empty']);
+});
+
+test("a group's consumer.heartbeat.interval.ms and share.heartbeat.interval.ms are what its members are told to heartbeat at", async (t) => {
+  const { client } = await withBroker(t, { 'offsets.topic.replication.factor': 1, 'offsets.topic.num.partitions': 1 });
+  assert.equal((await setGroupConfigs(client, 'cg', { 'consumer.heartbeat.interval.ms': '7000' })).errorCode, ErrorCode.NONE);
+  assert.equal((await setGroupConfigs(client, 'sg', { 'share.heartbeat.interval.ms': '8000' })).errorCode, ErrorCode.NONE);
+  await call(client, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['cg'] });
+
+  const consumerBeat = (groupId: string) =>
+    call(client, ConsumerGroupHeartbeat, 1, { groupId, memberId: `${groupId}-member`, memberEpoch: 0, rebalanceTimeoutMs: 30000, subscribedTopicNames: ['t'], topicPartitions: [] });
+  const shareBeat = (groupId: string) => call(client, ShareGroupHeartbeat, 1, { groupId, memberId: `${groupId}-member`, memberEpoch: 0, subscribedTopicNames: ['t'] });
+  const intervals = [await consumerBeat('cg'), await consumerBeat('other-cg'), await shareBeat('sg'), await shareBeat('other-sg')].map((beat) => {
+    assert.equal(beat.errorCode, ErrorCode.NONE, beat.errorMessage ?? '');
+    return beat.heartbeatIntervalMs;
+  });
+  assert.deepEqual(intervals, [7000, 5000, 8000, 5000], 'the group override, else the broker default (group.*.heartbeat.interval.ms)');
 });
