@@ -52,6 +52,7 @@ test('Kafka\'s kafka-features.sh and kafka-cluster.sh print the same as spool fe
         `Feature: group.version${' '.repeat(27)}  SupportedMinVersion: 0${' '.repeat(14)}  SupportedMaxVersion: 1${' '.repeat(14)}  FinalizedVersionLevel: 0${' '.repeat(14)}  Epoch: ${epoch}\n` +
         `Feature: kraft.version${' '.repeat(27)}  SupportedMinVersion: 0${' '.repeat(14)}  SupportedMaxVersion: 1${' '.repeat(14)}  FinalizedVersionLevel: 0${' '.repeat(14)}  Epoch: ${epoch}\n` +
         `Feature: metadata.version${' '.repeat(24)}  SupportedMinVersion: 3.3-IV3${' '.repeat(8)}  SupportedMaxVersion: 4.0-IV3${' '.repeat(8)}  FinalizedVersionLevel: 4.0-IV3${' '.repeat(8)}  Epoch: ${epoch}\n` +
+        `Feature: share.version${' '.repeat(27)}  SupportedMinVersion: 0${' '.repeat(14)}  SupportedMaxVersion: 1${' '.repeat(14)}  FinalizedVersionLevel: 1${' '.repeat(14)}  Epoch: ${epoch}\n` +
         `Feature: transaction.version${' '.repeat(21)}  SupportedMinVersion: 0${' '.repeat(14)}  SupportedMaxVersion: 2${' '.repeat(14)}  FinalizedVersionLevel: 2${' '.repeat(14)}  Epoch: ${epoch}\n`,
     );
     assert.equal(await spoolOut(['features', ...controller, 'describe']), ours);
