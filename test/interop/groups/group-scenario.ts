@@ -225,7 +225,7 @@ export function settled(members: readonly Member[]): boolean {
   return new Set(all).size === all.length && all.length === PARTITIONS && Math.max(...sizes) - Math.min(...sizes) <= 1;
 }
 
-function deliveredKeys(members: readonly Member[]): Set<Key> {
+export function deliveredKeys(members: readonly Member[]): Set<Key> {
   return new Set(members.flatMap((member) => member.deliveries.map((d) => key(d.partition, d.offset))));
 }
 

@@ -24,7 +24,7 @@ import { Admin } from '../../../src/client/admin.js';
 import { Producer } from '../../../src/client/producer.js';
 import { confluentClient, franzClient, javaClient, kafkaJavascriptClient, kafkaPythonClient, kafkajsClient } from './group-clients.js';
 import {
-  checkExactlyOnce, createReadyTopic, HEARTBEAT_INTERVAL_MS, key, PARTITIONS, receivedAll, SESSION_TIMEOUT_MS, settled, startGroupBroker,
+  checkExactlyOnce, createReadyTopic, deliveredKeys, HEARTBEAT_INTERVAL_MS, key, PARTITIONS, receivedAll, SESSION_TIMEOUT_MS, settled, startGroupBroker,
   type GroupBroker, type GroupClient, type Key,
 } from './group-scenario.js';
 import { Member, until } from './members.js';
@@ -86,6 +86,9 @@ async function underLoad(broker: GroupBroker, client: GroupClient): Promise<stri
     return `${members[0]!.client}: ${produced.size} records, ${repeated} delivered twice, ${refused.length} commits refused` +
       `${refused.length > 0 ? ` (${refused[0]!.slice(0, 160)})` : ''}; ${took.join(', ')}`;
   } catch (error) {
+    const seen = deliveredKeys(members);
+    const missing = [...produced].filter((k) => !seen.has(k));
+    if (missing.length > 0) (error as Error).message += `\n--- never delivered (${missing.length}) ---\n  ${missing.slice(0, 20).join(' ')}`;
     (error as Error).message += `\n--- members ---\n${members.map((m) => `  ${m.describe()}`).join('\n')}\n--- broker output (tail) ---\n${broker.output().slice(-1500)}`;
     throw error;
   } finally {
