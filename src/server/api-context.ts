@@ -34,6 +34,7 @@ import type { ApiError } from '../controller/result.js';
 import type { ElectLeadersReply, ElectLeadersRequest } from '../controller/elections.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
+import type { ClientQuotaAlteration, ClientQuotaAlterationResult } from '../controller/client-quota-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -69,6 +70,7 @@ export interface ControllerOperations {
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }): Promise<ClientQuotaAlterationResult[]>;
   createAcls(acls: readonly StandardAcl[]): Promise<ApiError[]>;
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<DeleteAclsFilterResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
