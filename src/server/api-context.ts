@@ -46,6 +46,7 @@ import type { RaftRequestServer } from '../raft/raft-client.js';
 import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
 import type { SharePersister } from '../share/persister.js';
 import type { RequestHandlerTable } from './request-handler.js';
+import type { ClientQuotas } from './client-quota-manager.js';
 
 /** The published metadata image and topic configs resolved against it. */
 export interface MetadataView {
@@ -121,4 +122,6 @@ export interface ApiContext extends ControllerApiContext {
   readonly shareCoordinator: ShareCoordinator;
   /** Share-partition state wherever its coordinator is (this node's, or another broker's over 83-87). */
   readonly sharePersister: SharePersister;
+  /** Client byte-rate quotas (Produce, consumer Fetch). */
+  readonly clientQuotas: ClientQuotas;
 }
