@@ -45,6 +45,46 @@ export interface ClientQuotaImage {
   quotas: ReadonlyMap<string, number>;
 }
 
+export function javaStringHash(text: string): number {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(31, hash) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/**
+ * The order a Java HashMap of `capacity` buckets (default: the capacity a
+ * `new HashMap<>(keys.length)` grows to) iterates string keys inserted in
+ * the given order. Kafka keeps quota values in such maps, and its tools
+ * print them in this order, so Spool answers and prints in it too.
+ */
+export function javaHashMapOrder(keys: readonly string[], capacity?: number): string[] {
+  return javaHashOrder(keys, javaStringHash, capacity);
+}
+
+/** javaHashMapOrder for keys whose Java hashCode is `hashOf`. */
+export function javaHashOrder<K>(keys: readonly K[], hashOf: (key: K) => number, capacity?: number): K[] {
+  let buckets = capacity ?? 1;
+  if (capacity === undefined) {
+    while (buckets < keys.length) buckets *= 2;
+    while (keys.length > Math.floor(buckets * 0.75)) buckets *= 2;
+  }
+  const bucketOf = (key: K) => {
+    const hash = hashOf(key);
+    return (hash ^ (hash >>> 16)) & (buckets - 1);
+  };
+  return [...keys].sort((a, b) => bucketOf(a) - bucketOf(b));
+}
+
+/** Kafka's ClientQuotaEntity.hashCode: its entries map's, the sum of each key's hash xor its value's (0 for null). */
+export function javaEntityHash(components: readonly EntityComponent[]): number {
+  let hash = 0;
+  for (const { entityType, entityName } of components) hash = (hash + (javaStringHash(entityType) ^ (entityName === null ? 0 : javaStringHash(entityName)))) | 0;
+  return hash;
+}
+
+/** Buckets of Kafka's ClientQuotaImage map (a default-sized HashMap) for the five quota keys. */
+export const QUOTA_MAP_CAPACITY = 16;
+
 /** A component list as an entity; a type given twice keeps its last name, as Kafka's request parsing does. */
 export function entityOf(components: readonly EntityComponent[]): ClientQuotaEntity {
   const entity = new Map<string, string | null>();

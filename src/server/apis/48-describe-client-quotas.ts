@@ -8,13 +8,14 @@
  * entity type). A valid filter is answered from this broker's metadata
  * image (the ClientQuotaRecords AlterClientQuotas wrote) with Kafka's
  * matching: every entity that has each component (by name, the default
- * entity, or any name), only those with no other component when strict.
+ * entity, or any name), only those with no other component when strict;
+ * values in the order Kafka's image map holds them.
  */
 import { DescribeClientQuotas } from '../../protocol/schemas/48-describe-client-quotas.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, authorizeCluster, type Authorizing } from '../authorization.js';
 import { defineHandler } from '../handler.js';
-import { componentsOf, matchClientQuotas, type ClientQuotaFilter } from '../../metadata/client-quotas.js';
+import { componentsOf, javaHashMapOrder, matchClientQuotas, QUOTA_MAP_CAPACITY, type ClientQuotaFilter } from '../../metadata/client-quotas.js';
 import type { MetadataView } from '../api-context.js';
 
 const ENTITY_TYPES = new Set(['user', 'client-id', 'ip']);
@@ -71,7 +72,10 @@ export function describeClientQuotasHandler(broker: Authorizing & { readonly met
       const problem = filterProblem(request.components);
       if (problem !== null) return { throttleTimeMs: 0, errorCode: problem.errorCode, errorMessage: problem.message, entries: null };
       const matched = matchClientQuotas(broker.metadata.image.clientQuotas, filterOf(request.components, request.strict));
-      const entries = matched.map(({ entity, quotas }) => ({ entity: componentsOf(entity), values: [...quotas].map(([key, value]) => ({ key, value })) }));
+      const entries = matched.map(({ entity, quotas }) => ({
+        entity: componentsOf(entity),
+        values: javaHashMapOrder([...quotas.keys()], QUOTA_MAP_CAPACITY).map((key) => ({ key, value: quotas.get(key)! })),
+      }));
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries };
     },
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, entries: null }),
