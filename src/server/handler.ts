@@ -24,7 +24,7 @@ export interface RequestContext {
    * client over its quota (Kafka's ThrottledChannel). Absent where nothing
    * can be muted (requests not from a socket).
    */
-  throttle?(throttleTimeMs: number): void;
+  throttle?: ((throttleTimeMs: number) => void) | undefined;
 }
 
 /** Returned instead of a response to close the connection (Kafka does so when an acks=0 produce fails). */

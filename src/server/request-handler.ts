@@ -153,7 +153,7 @@ export class RequestHandlerTable {
       listenerName: connection.listenerName,
       principal: connection.principal,
       requestBytes: connection.requestBytes,
-      ...(connection.throttle === undefined ? {} : { throttle: connection.throttle }),
+      throttle: connection.throttle,
     };
   }
 

@@ -407,11 +407,13 @@ class ConnectionHandler implements AdmittedConnection {
     }
   }
 
+  /** Handed to every request's context (one closure per connection, not per request). */
+  private readonly throttle = (throttleTimeMs: number): void => {
+    this.throttleTimeMs = Math.max(this.throttleTimeMs, throttleTimeMs);
+  };
+
   private connectionInfo(requestBytes: number) {
-    const throttle = (throttleTimeMs: number) => {
-      this.throttleTimeMs = Math.max(this.throttleTimeMs, throttleTimeMs);
-    };
-    return { connectionId: this.id, listenerName: this.listenerName, clientAddress: this.connection.remoteAddress, principal: this.principal, requestBytes, throttle };
+    return { connectionId: this.id, listenerName: this.listenerName, clientAddress: this.connection.remoteAddress, principal: this.principal, requestBytes, throttle: this.throttle };
   }
 
   /** Kafka's MUTED_AND_THROTTLED: the response is out; neither read nor serve until the throttle time passes. */
