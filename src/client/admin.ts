@@ -24,6 +24,8 @@ import { DescribeCluster } from '../protocol/schemas/60-describe-cluster.js';
 import { Fetch } from '../protocol/schemas/01-fetch.js';
 import { ListOffsets } from '../protocol/schemas/02-list-offsets.js';
 import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alter-configs.js';
+import { DescribeClientQuotas } from '../protocol/schemas/48-describe-client-quotas.js';
+import { AlterClientQuotas } from '../protocol/schemas/49-alter-client-quotas.js';
 import { DescribeLogDirs } from '../protocol/schemas/35-describe-log-dirs.js';
 import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
 import { ElectLeaders } from '../protocol/schemas/43-elect-leaders.js';
@@ -183,6 +185,17 @@ export interface ConfigAlteration {
 }
 
 export type OffsetSpecName = 'earliest' | 'latest' | 'max-timestamp';
+
+/** A DescribeClientQuotas filter component: `match` a name, null for the default entity, undefined for any. */
+export interface ClientQuotaFilterComponent {
+  entityType: string;
+  match?: string | null;
+}
+
+export interface ClientQuotaEntry {
+  entity: readonly { entityType: string; entityName: string | null }[];
+  values: readonly { key: string; value: number }[];
+}
 
 export class Admin {
   readonly cluster: Cluster;
@@ -421,6 +434,29 @@ export class Admin {
       });
     });
     for (const result of response.responses) throwIfError(result.errorCode, result.errorMessage ?? `${result.resourceName}`);
+  }
+
+  /**
+   * Client quotas matching a filter (KIP-546): each component an entity type
+   * with a name, null for the default entity, or undefined for any name;
+   * `strict` leaves out entities with other components.
+   */
+  async describeClientQuotas(components: readonly ClientQuotaFilterComponent[], options: { strict?: boolean } = {}): Promise<ClientQuotaEntry[]> {
+    const response = await this.retry(async () => (await this.cluster.anyConnection()).send(DescribeClientQuotas, {
+      components: components.map(({ entityType, match }) => ({ entityType, matchType: match === undefined ? 2 : match === null ? 1 : 0, match: match ?? null })),
+      strict: options.strict ?? false,
+    }));
+    throwIfError(response.errorCode, response.errorMessage);
+    return (response.entries ?? []).map((entry) => ({ entity: entry.entity, values: entry.values }));
+  }
+
+  /** Sets (a number) or removes (null) quota keys of one entity each; throws on the first entity refused. */
+  async alterClientQuotas(alterations: readonly { entity: ClientQuotaEntry['entity']; ops: readonly { key: string; value: number | null }[] }[], options: { validateOnly?: boolean } = {}): Promise<void> {
+    const response = await this.retry(async () => (await this.controller()).send(AlterClientQuotas, {
+      entries: alterations.map(({ entity, ops }) => ({ entity: [...entity], ops: ops.map(({ key, value }) => ({ key, value: value ?? 0, remove: value === null })) })),
+      validateOnly: options.validateOnly ?? false,
+    }));
+    for (const entry of response.entries) throwIfError(entry.errorCode, entry.errorMessage ?? '');
   }
 
   /** Offsets per partition for a spec: earliest, latest, max-timestamp, or a timestamp in ms. */

@@ -83,6 +83,9 @@ export const BROKER_CONFIGS: readonly ConfigDef[] = [
   { name: 'follower.replication.throttled.rate', type: 'long', default: Infinity, validate: atLeast(0), dynamicOnly: true },
   { name: 'replication.quota.window.num', type: 'int', default: 11, validate: atLeast(1) },
   { name: 'replication.quota.window.size.seconds', type: 'int', default: 1, validate: atLeast(1) },
+  // Client quotas (KIP-13, KIP-55): the rates themselves are set with AlterClientQuotas.
+  { name: 'quota.window.num', type: 'int', default: 11, validate: atLeast(1) },
+  { name: 'quota.window.size.seconds', type: 'int', default: 1, validate: atLeast(1) },
   { name: 'fetch.max.bytes', type: 'int', default: 57671680 },
   { name: 'max.incremental.fetch.session.cache.slots', type: 'int', default: 1000 },
   { name: 'fetch.purgatory.purge.interval.requests', type: 'int', default: 1000 },

@@ -27,6 +27,7 @@
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
 import { createAcls, deleteAcls, type DeleteAclsFilterResult } from './acl-control.js';
+import { alterClientQuotas, type ClientQuotaAlteration, type ClientQuotaAlterationResult } from './client-quota-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { Random } from '../io/random.js';
 import { emptyImage, imageFromSnapshot, replayBatch } from '../metadata/delta.js';
@@ -278,6 +279,10 @@ export class QuorumController implements RaftListener<MetadataRecord> {
 
   alterUserScramCredentials(request: AlterScramRequest): Promise<Written<AlterScramResult[]>> {
     return this.write((context) => alterUserScramCredentials(context, request));
+  }
+
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }): Promise<Written<ClientQuotaAlterationResult[]>> {
+    return this.write((context) => alterClientQuotas(context, alterations, options));
   }
 
   createAcls(acls: readonly StandardAcl[]): Promise<Written<ApiError[]>> {

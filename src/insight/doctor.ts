@@ -53,7 +53,7 @@ const CONTROLLER_ENDPOINTS = 2;
 const METADATA_TOPIC = '__cluster_metadata';
 
 export const DOCTOR_STANDING_GAPS = [
-  'client quotas: Spool has none (no produce or fetch is throttled by a quota); replication throttles are checked',
+  'client quotas: not checked (a client throttled by its producer_byte_rate or consumer_byte_rate is not reported); replication throttles are checked',
 ] as const;
 
 export interface DoctorOptions {

@@ -21,6 +21,7 @@ import type {
 } from './image.js';
 import { NO_LEADER_CHANGE, type MetadataRecord, type RecordData } from './records.js';
 import { topicPartitionKey } from '../protocol/topic-partition.js';
+import { applyClientQuota, type ClientQuotaImage } from './client-quotas.js';
 
 /** ConfigResource types of ConfigRecord (Kafka's ConfigResource.Type). */
 export const ConfigResourceType = {
@@ -50,6 +51,7 @@ export function emptyImage(clusterId: string): MetadataImage {
     nextProducerId: 0,
     scramCredentials: new Map(),
     acls: new Map(),
+    clientQuotas: new Map(),
   };
 }
 
@@ -73,6 +75,7 @@ export class ImageBuilder {
   private nextProducerId: number;
   private scramCredentials: Map<string, ReadonlyMap<number, ScramCredential>> | null = null;
   private acls: Map<string, StandardAcl> | null = null;
+  private clientQuotas: Map<string, ClientQuotaImage> | null = null;
   private readonly changedPartitions = new Map<string, PartitionRegistration>();
   private readonly deletedTopics = new Map<string, TopicImage>();
   private readonly createdTopicIds = new Set<string>();
@@ -133,6 +136,9 @@ export class ImageBuilder {
         return this.replayRemoveScramCredential(record.data);
       case 'AccessControlEntryRecord':
         return this.replayAccessControlEntry(record.data);
+      case 'ClientQuotaRecord':
+        this.clientQuotas ??= new Map(this.base.clientQuotas);
+        return applyClientQuota(this.clientQuotas, record.data);
       case 'RemoveAccessControlEntryRecord':
         return this.replayRemoveAccessControlEntry(record.data.id);
       case 'NoOpRecord':
@@ -362,6 +368,7 @@ export class ImageBuilder {
       nextProducerId: this.nextProducerId,
       scramCredentials: this.scramCredentials ?? this.base.scramCredentials,
       acls: this.acls ?? this.base.acls,
+      clientQuotas: this.clientQuotas ?? this.base.clientQuotas,
     };
     const delta: MetadataDelta = {
       changedPartitions: [...this.changedPartitions.values()],

@@ -7,12 +7,13 @@
  * Order matters for readers: feature levels first (metadata.version decides
  * how later records are read), then brokers and controllers, then topics
  * with their partitions, then configs, then the producer-id block, then
- * SCRAM credentials.
+ * SCRAM credentials, ACLs and client quotas.
  */
 import type { MetadataImage, PartitionRegistration } from './image.js';
 import { ConfigResourceType } from './delta.js';
 import { ELR_RECORD_VERSION, metadataRecord, type MetadataRecord } from './records.js';
 import { ZERO_UUID } from '../protocol/reader.js';
+import { componentsOf } from './client-quotas.js';
 
 export function imageToRecords(image: MetadataImage): MetadataRecord[] {
   const records: MetadataRecord[] = [];
@@ -61,6 +62,9 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
     for (const [mechanism, credential] of byMechanism) records.push(metadataRecord('UserScramCredentialRecord', { name, mechanism, ...credential }));
   }
   for (const [id, acl] of image.acls) records.push(metadataRecord('AccessControlEntryRecord', { id, ...acl }));
+  for (const { entity, quotas } of image.clientQuotas.values()) {
+    for (const [key, value] of quotas) records.push(metadataRecord('ClientQuotaRecord', { entity: componentsOf(entity), key, value, remove: false }));
+  }
   return records;
 }
 

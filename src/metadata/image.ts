@@ -8,6 +8,7 @@
  * and its consumers; keep it small and stable.
  */
 import type { StandardAcl } from '../security/authorizer/acl.js';
+import type { ClientQuotaImage } from './client-quotas.js';
 
 export interface PartitionRegistration {
   topicId: string;
@@ -96,6 +97,8 @@ export interface MetadataImage {
   scramCredentials: ReadonlyMap<string, ReadonlyMap<number, ScramCredential>>;
   /** ACLs (AccessControlEntryRecord) by id: what the StandardAuthorizer decides with. */
   acls: ReadonlyMap<string, StandardAcl>;
+  /** Client quotas (ClientQuotaRecord) by canonical entity key (clientQuotaEntityKey in client-quotas.ts). */
+  clientQuotas: ReadonlyMap<string, ClientQuotaImage>;
 }
 
 export interface MetadataDelta {

@@ -273,6 +273,19 @@ export const RemoveAccessControlEntryRecord = recordType({
   fields: [field('id', 'uuid', '0+')],
 });
 
+/** A client quota set or removed (KIP-546); an entity name is null for the default entity. */
+export const ClientQuotaRecord = recordType({
+  apiKey: 14,
+  name: 'ClientQuotaRecord',
+  versions: '0',
+  fields: [
+    array('entity', '0+', [field('entityType', 'string', '0+'), field('entityName', 'string', '0+', { nullable: '0+' })]),
+    field('key', 'string', '0+'),
+    field('value', 'float64', '0+'),
+    field('remove', 'bool', '0+'),
+  ],
+});
+
 /** Every record type Spool reads and writes, by name. */
 export const METADATA_RECORD_TYPES = {
   RegisterBrokerRecord,
@@ -296,6 +309,7 @@ export const METADATA_RECORD_TYPES = {
   RemoveUserScramCredentialRecord,
   AccessControlEntryRecord,
   RemoveAccessControlEntryRecord,
+  ClientQuotaRecord,
 } as const;
 
 type Types = typeof METADATA_RECORD_TYPES;
@@ -334,6 +348,7 @@ export const WRITE_VERSION: { readonly [N in MetadataRecordName]: number } = {
   RemoveUserScramCredentialRecord: 0,
   AccessControlEntryRecord: 0,
   RemoveAccessControlEntryRecord: 0,
+  ClientQuotaRecord: 0,
 };
 
 /**

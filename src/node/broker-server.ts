@@ -6,6 +6,7 @@
  * channel: auto topic creation (Kafka's AutoTopicCreationManager) and
  * producer-id blocks (Kafka's RPCProducerIdManager).
  */
+import { ClientQuotas } from '../server/client-quota-manager.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { AllocateProducerIds } from '../protocol/schemas/67-allocate-producer-ids.js';
 import { CreateTopics } from '../protocol/schemas/19-create-topics.js';
@@ -53,6 +54,8 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
   readonly shareCoordinator: ShareCoordinator;
   readonly sharePersister: SharePersister;
   readonly sharePartitionManager: SharePartitionManager;
+  /** producer_byte_rate and consumer_byte_rate, from the image's client quotas. */
+  readonly clientQuotas: ClientQuotas;
   /** The share persister's requests to the share coordinators on other brokers (83-87). */
   private readonly shareChannel: InterBrokerChannel;
   /** The transaction coordinator's and the partition leaders' requests to other brokers (markers, AddPartitionsToTxn). */
@@ -64,6 +67,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
     private readonly channel: ControllerChannel,
   ) {
     const { nodeId, config, env, log, logDirFailureChannel, loader } = shared;
+    this.clientQuotas = new ClientQuotas(config, () => env.clock.monotonicMs());
     this.replicaManager = new ReplicaManager({
       nodeId,
       config,
@@ -189,6 +193,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
 
   /** Before the metadata log is replayed: the publishers, and the logs already on disk. */
   async startUp(): Promise<void> {
+    this.shared.loader.addPublisher(this.clientQuotas);
     this.shared.loader.addPublisher(this.replicaManager);
     this.shared.loader.addPublisher(this.groupCoordinator);
     this.shared.loader.addPublisher(this.transactionCoordinator);

@@ -11,6 +11,7 @@
  */
 import type { AlterScramRequest } from '../controller/scram-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
+import type { ClientQuotaAlteration } from '../controller/client-quota-control.js';
 import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
 import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest } from '../controller/cluster-control.js';
@@ -151,6 +152,10 @@ export class ControllerServer implements ControllerOperations {
 
   alterUserScramCredentials(request: AlterScramRequest) {
     return this.adminResponse(() => this.controller.alterUserScramCredentials(request));
+  }
+
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }) {
+    return this.adminResponse(() => this.controller.alterClientQuotas(alterations, options));
   }
 
   createAcls(acls: readonly StandardAcl[]) {

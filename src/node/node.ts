@@ -223,7 +223,7 @@ export class SpoolNode {
     if (this.controllerServer !== null) handlers.push(...controllerHandlers(base));
     const broker = this.brokerServer;
     if (broker !== null) {
-      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, sharePartitionManager: broker.sharePartitionManager, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister };
+      const context: ApiContext = { ...base, replicaManager: broker.replicaManager, groupCoordinator: broker.groupCoordinator, autoTopicCreation: broker, transactionCoordinator: broker.transactionCoordinator, addPartitionsToTxn: broker.addPartitionsToTxn, sharePartitionManager: broker.sharePartitionManager, shareCoordinator: broker.shareCoordinator, sharePersister: broker.sharePersister, clientQuotas: broker.clientQuotas };
       handlers.push(...brokerHandlers(context));
     }
     return handlers;

@@ -261,6 +261,12 @@ export interface FetchContext {
   /** The partitions to read, in response order. */
   partitions(): FetchRequestPartition[];
   respond<D>(results: readonly FetchResponsePartition<D>[]): { errorCode: number; sessionId: number; partitions: FetchResponsePartition<D>[] };
+  /**
+   * The answer to a fetch throttled by a client quota (Kafka's
+   * getThrottledResponse): no partitions, and the session left as it was;
+   * a full fetch creates no session.
+   */
+  throttled(): { errorCode: number; sessionId: number };
 }
 
 export class FetchManager {
@@ -319,6 +325,7 @@ export class FetchManager {
         });
         return { errorCode: ErrorCode.NONE, sessionId, partitions: [...results] };
       },
+      throttled: () => ({ errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID }),
     };
   }
 }
@@ -332,6 +339,7 @@ function sessionErrorContext(errorCode: number): FetchContext {
     kind: 'sessionError',
     partitions: () => [],
     respond: () => ({ errorCode, sessionId: INVALID_SESSION_ID, partitions: [] }),
+    throttled: () => ({ errorCode, sessionId: INVALID_SESSION_ID }),
   };
 }
 
@@ -340,6 +348,7 @@ function sessionlessContext(fetchData: ReadonlyMap<string, { part: TopicIdPartit
     kind: 'sessionless',
     partitions: () => [...fetchData].map(([key, { part, request }]) => ({ key, part, request })),
     respond: (results) => ({ errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID, partitions: [...results] }),
+    throttled: () => ({ errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID }),
   };
 }
 
@@ -368,6 +377,7 @@ function incrementalContext(session: FetchSession, topicNames: (topicId: string)
       });
       return { errorCode: ErrorCode.NONE, sessionId: session.id, partitions: selected };
     },
+    throttled: () => ({ errorCode: session.epoch === expectedEpoch ? ErrorCode.NONE : ErrorCode.INVALID_FETCH_SESSION_EPOCH, sessionId: session.id }),
   };
 }
 

@@ -47,7 +47,7 @@ export class SimpleRate {
   private readonly samples: Sample[] = [];
   private current = 0;
 
-  constructor(private readonly config: ReplicationQuotaConfig) {}
+  constructor(protected readonly config: ReplicationQuotaConfig) {}
 
   record(value: number, nowMs: number): void {
     let sample = this.currentSample(nowMs);
@@ -64,10 +64,15 @@ export class SimpleRate {
     return total / (this.windowSizeMs(nowMs) / 1000);
   }
 
-  private windowSizeMs(nowMs: number): number {
+  /** The time the recorded total is divided by; Kafka's Rate counts it differently (src/server/client-quota-manager.ts). */
+  protected windowSizeMs(nowMs: number): number {
+    return Math.max(nowMs - this.oldestStartMs(nowMs), this.config.windowSizeMs);
+  }
+
+  protected oldestStartMs(nowMs: number): number {
     let oldest = this.currentSample(nowMs);
     for (const sample of this.samples) if (sample.startMs < oldest.startMs) oldest = sample;
-    return Math.max(nowMs - oldest.startMs, this.config.windowSizeMs);
+    return oldest.startMs;
   }
 
   private currentSample(nowMs: number): Sample {

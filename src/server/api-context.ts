@@ -34,6 +34,7 @@ import type { ApiError } from '../controller/result.js';
 import type { ElectLeadersReply, ElectLeadersRequest } from '../controller/elections.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
+import type { ClientQuotaAlteration, ClientQuotaAlterationResult } from '../controller/client-quota-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -45,6 +46,7 @@ import type { RaftRequestServer } from '../raft/raft-client.js';
 import type { ShareCoordinator } from '../share/coordinator/coordinator.js';
 import type { SharePersister } from '../share/persister.js';
 import type { RequestHandlerTable } from './request-handler.js';
+import type { ClientQuotas } from './client-quota-manager.js';
 
 /** The published metadata image and topic configs resolved against it. */
 export interface MetadataView {
@@ -69,6 +71,7 @@ export interface ControllerOperations {
   alterConfigs(resources: readonly ConfigResourceChange<AlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;
+  alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }): Promise<ClientQuotaAlterationResult[]>;
   createAcls(acls: readonly StandardAcl[]): Promise<ApiError[]>;
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<DeleteAclsFilterResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;
@@ -119,4 +122,6 @@ export interface ApiContext extends ControllerApiContext {
   readonly shareCoordinator: ShareCoordinator;
   /** Share-partition state wherever its coordinator is (this node's, or another broker's over 83-87). */
   readonly sharePersister: SharePersister;
+  /** Client byte-rate quotas (Produce, consumer Fetch). */
+  readonly clientQuotas: ClientQuotas;
 }

@@ -19,6 +19,12 @@ export interface RequestContext {
   principal: string;
   /** Bytes of the request frame, for quotas and metrics. */
   requestBytes: number;
+  /**
+   * Mutes the connection for `throttleTimeMs` once this response is sent: a
+   * client over its quota (Kafka's ThrottledChannel). Absent where nothing
+   * can be muted (requests not from a socket).
+   */
+  throttle?: ((throttleTimeMs: number) => void) | undefined;
 }
 
 /** Returned instead of a response to close the connection (Kafka does so when an acks=0 produce fails). */

@@ -35,6 +35,8 @@ export interface ConnectionInfo {
   /** The connection's authenticated principal (`User:ANONYMOUS` when it did not authenticate). */
   principal: string;
   requestBytes: number;
+  /** Mutes the connection for this long after the response (client quotas). */
+  throttle?(throttleTimeMs: number): void;
 }
 
 export interface AdvertisedVersion {
@@ -151,6 +153,7 @@ export class RequestHandlerTable {
       listenerName: connection.listenerName,
       principal: connection.principal,
       requestBytes: connection.requestBytes,
+      throttle: connection.throttle,
     };
   }
 

@@ -22,6 +22,12 @@
  * once the socket has taken them. A connection's unsent bytes therefore stay
  * below that limit plus one response, however many requests it pipelines.
  * A connection idle for `connections.max.idle.ms` is closed.
+ *
+ * Client quotas: a handler that throttles its client (Produce, Fetch over
+ * their byte rates) has its response sent at once, with throttle_time_ms,
+ * and the connection muted for that long, as Kafka does for every version
+ * since KIP-219: nothing more is read and no queued request is served
+ * until the throttle time has passed.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
 import { ANONYMOUS_PRINCIPAL, type ListenerSecurity } from '../security/listener-security.js';
@@ -203,6 +209,11 @@ class ConnectionHandler implements AdmittedConnection {
   private awaitingDrain = false;
   private drainWaiter: (() => void) | null = null;
   private idleTimer: TimerHandle | null = null;
+  /** Throttle time a handler asked for with the request in hand (client quotas); served once its response is sent. */
+  private throttleTimeMs = 0;
+  private throttled = false;
+  /** Ends the mute early: the connection closed or the broker is stopping. */
+  private endThrottle: (() => void) | null = null;
   lastActiveMs = 0;
 
   readonly id: string;
@@ -234,6 +245,7 @@ class ConnectionHandler implements AdmittedConnection {
       this.idleTimer?.cancel();
       this.dropQueue();
       this.wakeDrainWaiter();
+      this.endThrottle?.();
     });
     connection.onDrain(() => {
       this.awaitingDrain = false;
@@ -314,7 +326,7 @@ class ConnectionHandler implements AdmittedConnection {
 
   maybeResume(): void {
     const { limits } = this.server.context;
-    if (!this.paused || this.closed) return;
+    if (!this.paused || this.closed || this.throttled) return;
     if (this.queue.length >= limits.queuedRequestsMax || this.queuedBytes >= limits.queuedBytesMax) return;
     if (this.waitsForMemory()) return;
     if (this.responsesBacklogged()) return;
@@ -372,6 +384,7 @@ class ConnectionHandler implements AdmittedConnection {
       } finally {
         this.server.context.requestPool.give(frame.length);
       }
+      if (this.throttleTimeMs > 0) await this.muteForThrottle();
       this.maybeResume();
     }
   }
@@ -394,8 +407,30 @@ class ConnectionHandler implements AdmittedConnection {
     }
   }
 
+  /** Handed to every request's context (one closure per connection, not per request). */
+  private readonly throttle = (throttleTimeMs: number): void => {
+    this.throttleTimeMs = Math.max(this.throttleTimeMs, throttleTimeMs);
+  };
+
   private connectionInfo(requestBytes: number) {
-    return { connectionId: this.id, listenerName: this.listenerName, clientAddress: this.connection.remoteAddress, principal: this.principal, requestBytes };
+    return { connectionId: this.id, listenerName: this.listenerName, clientAddress: this.connection.remoteAddress, principal: this.principal, requestBytes, throttle: this.throttle };
+  }
+
+  /** Kafka's MUTED_AND_THROTTLED: the response is out; neither read nor serve until the throttle time passes. */
+  private async muteForThrottle(): Promise<void> {
+    const delayMs = this.throttleTimeMs;
+    this.throttleTimeMs = 0;
+    this.pause();
+    this.throttled = true;
+    await new Promise<void>((resolve) => {
+      const timer = this.server.context.env.timers.schedule(delayMs, resolve);
+      this.endThrottle = () => {
+        timer.cancel();
+        resolve();
+      };
+    });
+    this.endThrottle = null;
+    this.throttled = false;
   }
 
   private send(chunks: readonly Uint8Array[]): void {
@@ -437,6 +472,7 @@ class ConnectionHandler implements AdmittedConnection {
     this.pause();
     this.dropQueue();
     this.wakeDrainWaiter();
+    this.endThrottle?.();
     if (this.processing !== null) await this.processing;
     if (this.responsesBacklogged()) this.connection.destroy();
     else this.connection.end();

@@ -107,6 +107,7 @@ export function imageWith(topics: readonly TopicSpec[], offset = 1): MetadataIma
     nextProducerId: 0,
     scramCredentials: new Map(),
     acls: new Map(),
+    clientQuotas: new Map(),
   };
 }
 

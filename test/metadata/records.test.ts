@@ -70,6 +70,7 @@ function samples(): MetadataRecord[] {
     metadataRecord('RemoveUserScramCredentialRecord', { name: 'alice', mechanism: 2 }),
     metadataRecord('AccessControlEntryRecord', { id: ID, resourceType: 2, resourceName: 'orders-', patternType: 4, principal: 'User:alice', host: '10.0.0.1', operation: 3, permissionType: 2 }),
     metadataRecord('RemoveAccessControlEntryRecord', { id: ID }),
+    metadataRecord('ClientQuotaRecord', { entity: [{ entityType: 'client-id', entityName: 'c1' }, { entityType: 'user', entityName: null }], key: 'producer_byte_rate', value: 1024, remove: false }),
     metadataRecord('PartitionRecord', { partitionId: 7, topicId: ID, replicas: [1, 2, 3], isr: [1, 2], removingReplicas: [3], addingReplicas: [4], leader: 2, leaderEpoch: 5, partitionEpoch: 6, directories: [ID, ID, ID] }),
     metadataRecord('ConfigRecord', { resourceType: 4, resourceName: '', name: 'log.retention.ms', value: '100' }),
     metadataRecord('PartitionChangeRecord', { partitionId: 1, topicId: ID, isr: [2], leader: 2, replicas: [2, 3], removingReplicas: [], addingReplicas: [3], leaderRecoveryState: 1, directories: [ID, ID] }),

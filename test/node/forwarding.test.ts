@@ -1,7 +1,7 @@
 /**
  * Proves Envelope forwarding (KIP-590) over Kafka's wire against a real
- * Spool node: a broker's forwarding handlers (CreateTopics, DeleteTopics)
- * wrap the client's request with its principal and address and the active
+ * Spool node: a broker's forwarding handlers (CreateTopics, DeleteTopics,
+ * AlterClientQuotas) wrap the client's request with its principal and address and the active
  * controller serves it, the client getting the controller's response; the
  * controller answers a bad envelope with Kafka's codes
  * (PRINCIPAL_DESERIALIZATION_FAILURE, INVALID_REQUEST for a bad address or
@@ -21,6 +21,7 @@ import { Metadata } from '../../src/protocol/schemas/03-metadata.js';
 import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
 import { DeleteTopics } from '../../src/protocol/schemas/20-delete-topics.js';
 import { Envelope } from '../../src/protocol/schemas/58-envelope.js';
+import { AlterClientQuotas } from '../../src/protocol/schemas/49-alter-client-quotas.js';
 import { startBroker } from '../../src/node/embedded.js';
 import { forwardingHandler } from '../../src/node/forwarding.js';
 import { RpcControllerChannel } from '../../src/node/rpc-controller-channel.js';
@@ -80,6 +81,13 @@ test('admin requests forwarded in an Envelope are served by the active controlle
     const deleted = (await deleteTopics.handle({ topicNames: ['forwarded'], timeoutMs: 10_000 } as never, contextFor(4, 43))) as { responses: { errorCode: number }[] };
     assert.equal(deleted.responses[0]!.errorCode, ErrorCode.NONE);
     assert.equal(running.broker.metadata.image.topicsByName.has('forwarded'), false);
+    const alterQuotas = forwardingHandler(running.broker.handlers.handlerFor('broker', AlterClientQuotas.key)!, channel);
+    const quotas = (await alterQuotas.handle(
+      { entries: [{ entity: [{ entityType: 'client-id', entityName: 'c1' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] }], validateOnly: false } as never,
+      contextFor(1, 44),
+    )) as { entries: { errorCode: number; entity: { entityName: string | null }[] }[] };
+    assert.deepEqual(quotas.entries.map((e) => [e.errorCode, e.entity[0]!.entityName]), [[ErrorCode.NONE, 'c1']]);
+    assert.equal(running.broker.metadata.image.clientQuotas.size, 1);
 
     const inner = (api: typeof CreateTopics | typeof Metadata, version: number, body: Record<string, unknown>) =>
       Buffer.concat(encodeRequest(api, { apiVersion: version, correlationId: 7, clientId: 'c' }, body as never)).subarray(4);

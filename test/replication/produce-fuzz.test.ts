@@ -63,7 +63,7 @@ async function startFuzzManager(t: TestContext): Promise<ReplicaManager> {
   const topic: TopicImage = { name: 'fuzz', id: registration.topicId, partitions: new Map([[0, registration]]), configs: new Map() };
   const image: MetadataImage = {
     offset: 1, clusterId: 'fuzz', topicsByName: new Map([['fuzz', topic]]), topicsById: new Map([[topic.id, topic]]), brokers: new Map(),
-    features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(),
+    features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(), clientQuotas: new Map(),
   };
   const manager = new ReplicaManager({ nodeId: 1, config: BrokerConfig.fromObject({ 'log.dirs': dir }), env: realEnv, log: silentLogger, metadata: { image } });
   await manager.start();

@@ -38,7 +38,7 @@ function imageWith(partitions: PartitionRegistration[], configs: Map<string, str
   const topic: TopicImage = { name: 'orders', id: TOPIC_ID, partitions: new Map(partitions.map((p) => [p.partition, p])), configs };
   const image: MetadataImage = {
     offset: 1, clusterId: 'test', topicsByName: new Map([['orders', topic]]), topicsById: new Map([[TOPIC_ID, topic]]),
-    brokers: new Map(), features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(),
+    brokers: new Map(), features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(), clientQuotas: new Map(),
   };
   return { image, topic };
 }

@@ -39,7 +39,7 @@ async function leadOrders(dir: string): Promise<ReplicaManager> {
   const topic: TopicImage = { name: 'orders', id: TOPIC_ID, partitions: new Map([[0, reg]]), configs: new Map() };
   const image: MetadataImage = {
     offset: 1, clusterId: 'test', topicsByName: new Map([['orders', topic]]), topicsById: new Map([[TOPIC_ID, topic]]),
-    brokers: new Map(), features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(),
+    brokers: new Map(), features: new Map(), brokerConfigs: new Map(), groupConfigs: new Map(), controllers: new Map(), nextProducerId: 0, scramCredentials: new Map(), acls: new Map(), clientQuotas: new Map(),
   };
   const manager = new ReplicaManager({ nodeId: 1, config: BrokerConfig.fromObject({ 'log.dirs': dir }), env: realEnv, log: silentLogger, metadata: { image } });
   await manager.start();

@@ -22,8 +22,12 @@
  * and a coordinator that cannot answer NOT_ENOUGH_REPLICAS, as Kafka maps
  * them. From v12 (Transactions V2, KIP-890 part 2) the partitions are not
  * verified but added to the transaction, one add per producer and request,
- * as Kafka's AddPartitionsToTxnManager does for ADD_PARTITION. No quotas
- * (throttleTimeMs 0).
+ * as Kafka's AddPartitionsToTxnManager does for ADD_PARTITION.
+ *
+ * Quotas: the request's bytes count against the client's producer_byte_rate
+ * (src/server/client-quota-manager.ts); over it, throttleTimeMs says for how
+ * long and the connection is muted that long (request_percentage is not
+ * enforced).
  *
  * Authorization, as Kafka's: transactional records need WRITE on the
  * transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every
@@ -38,7 +42,9 @@ import type { MetadataImage } from '../../metadata/image.js';
 import { topicPartitionKey } from '../../protocol/topic-partition.js';
 import { validateProduceRecords } from '../../replication/record-validator.js';
 import { produceError, type ProduceEntry, type ProducePartitionResult } from '../../replication/replica-manager.js';
-import { CloseConnection, defineHandler } from '../handler.js';
+import { CloseConnection, defineHandler, type RequestContext } from '../handler.js';
+import type { RequestOf } from '../../protocol/schema.js';
+import { quotaUserOf } from '../client-quota-manager.js';
 import type { ApiContext } from '../api-context.js';
 import { AclOperation, ResourceType, authorize, authorizedNames } from '../authorization.js';
 
@@ -64,54 +70,74 @@ export function produceHandler(broker: ApiContext) {
     versions: { min: 3, max: 13 },
     advertised: { min: 0, max: 13 },
     async handle(request, context) {
-      const image = broker.metadata.image;
-      const version = context.apiVersion;
-      const transactionalIdAuthorized = request.transactionalId !== null && authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
-      if (!transactionalIdAuthorized && hasTransactionalRecords(request.topicData)) {
-        return responseFor(request.topicData, version, () => produceError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
-      }
-      const slots: TopicSlot[] = [];
-      const entries: ProduceEntry[] = [];
-      const unverified: UnverifiedEntry[] = [];
-      const needsVerification = (tp: { topic: string; partition: number }, records: Buffer) => request.transactionalId !== null && opensTransaction(broker, tp, records);
-      const nameOf = (topic: { name: string; topicId: string }) => (version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name);
-      const names = request.topicData.map(nameOf).filter((name) => name !== null);
-      const authorized = authorizedNames(broker, context, AclOperation.WRITE, ResourceType.TOPIC, names);
-      for (const topic of request.topicData) {
-        const name = nameOf(topic);
-        const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
-        slots.push(slot);
-        for (const partition of topic.partitionData) {
-          slot.partitions.push(admitPartition({ name, authorized: name !== null && authorized.has(name), partition, image, version, entries, unverified, needsVerification }));
-        }
-      }
-      if (unverified.length > 0) {
-        const errors = await verifyTransactions(broker, request.transactionalId!, unverified, version);
-        unverified.forEach((entry, i) => {
-          const error = errors[i]!;
-          if (error !== null) {
-            entry.slot.result = produceError(error.errorCode, error.message);
-            return;
-          }
-          entries.push({ topicPartition: entry.topicPartition, records: entry.records });
-          entry.slot.key = topicPartitionKey(entry.topicPartition);
-        });
-      }
-      const results = await broker.replicaManager.appendRecords({
-        timeoutMs: request.timeoutMs,
-        requiredAcks: request.acks,
-        internalTopicsAllowed: context.clientId === ADMIN_CLIENT_ID,
-        entries,
-      });
-      for (const slot of slots) for (const partition of slot.partitions) if (partition.key !== null) partition.result = results.get(partition.key) ?? null;
-      if (request.acks === 0) {
-        const failed = slots.some((slot) => slot.partitions.some((p) => p.result !== null && p.result.errorCode !== ErrorCode.NONE));
-        return failed ? new CloseConnection('acks=0 produce failed on at least one partition') : null;
-      }
-      return buildResponse(slots, version, image, context.listenerName);
+      const response = await produce(broker, request, context);
+      const throttleTimeMs = produceThrottleTimeMs(broker, context);
+      if (throttleTimeMs === 0 || response === null || response instanceof CloseConnection) return response;
+      return { ...response, throttleTimeMs };
     },
     errorResponse: (request, errorCode, context) => responseFor(request.topicData, context.apiVersion, () => produceError(errorCode)),
   });
+}
+
+/**
+ * Kafka's produce quota: the request's bytes against producer_byte_rate,
+ * recorded once the response is ready, whatever it says (acks=0 too); over
+ * the rate, the connection is muted for the throttle time.
+ */
+function produceThrottleTimeMs(broker: ApiContext, context: RequestContext): number {
+  const quota = broker.clientQuotas.produce;
+  if (!quota.quotasEnabled) return 0;
+  const throttleTimeMs = quota.recordAndGetThrottleTimeMs(quotaUserOf(context.principal), context.clientId, context.requestBytes);
+  if (throttleTimeMs > 0) context.throttle?.(throttleTimeMs);
+  return throttleTimeMs;
+}
+
+async function produce(broker: ApiContext, request: RequestOf<typeof Produce>, context: RequestContext) {
+  const image = broker.metadata.image;
+  const version = context.apiVersion;
+  const transactionalIdAuthorized = request.transactionalId !== null && authorize(broker, context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId);
+  if (!transactionalIdAuthorized && hasTransactionalRecords(request.topicData)) {
+    return responseFor(request.topicData, version, () => produceError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+  }
+  const slots: TopicSlot[] = [];
+  const entries: ProduceEntry[] = [];
+  const unverified: UnverifiedEntry[] = [];
+  const needsVerification = (tp: { topic: string; partition: number }, records: Buffer) => request.transactionalId !== null && opensTransaction(broker, tp, records);
+  const nameOf = (topic: { name: string; topicId: string }) => (version >= 13 ? (image.topicsById.get(topic.topicId)?.name ?? null) : topic.name);
+  const names = request.topicData.map(nameOf).filter((name) => name !== null);
+  const authorized = authorizedNames(broker, context, AclOperation.WRITE, ResourceType.TOPIC, names);
+  for (const topic of request.topicData) {
+    const name = nameOf(topic);
+    const slot: TopicSlot = { name: name ?? '', topicId: version >= 13 ? topic.topicId : ZERO_UUID, partitions: [] };
+    slots.push(slot);
+    for (const partition of topic.partitionData) {
+      slot.partitions.push(admitPartition({ name, authorized: name !== null && authorized.has(name), partition, image, version, entries, unverified, needsVerification }));
+    }
+  }
+  if (unverified.length > 0) {
+    const errors = await verifyTransactions(broker, request.transactionalId!, unverified, version);
+    unverified.forEach((entry, i) => {
+      const error = errors[i]!;
+      if (error !== null) {
+        entry.slot.result = produceError(error.errorCode, error.message);
+        return;
+      }
+      entries.push({ topicPartition: entry.topicPartition, records: entry.records });
+      entry.slot.key = topicPartitionKey(entry.topicPartition);
+    });
+  }
+  const results = await broker.replicaManager.appendRecords({
+    timeoutMs: request.timeoutMs,
+    requiredAcks: request.acks,
+    internalTopicsAllowed: context.clientId === ADMIN_CLIENT_ID,
+    entries,
+  });
+  for (const slot of slots) for (const partition of slot.partitions) if (partition.key !== null) partition.result = results.get(partition.key) ?? null;
+  if (request.acks === 0) {
+    const failed = slots.some((slot) => slot.partitions.some((p) => p.result !== null && p.result.errorCode !== ErrorCode.NONE));
+    return failed ? new CloseConnection('acks=0 produce failed on at least one partition') : null;
+  }
+  return buildResponse(slots, version, image, context.listenerName);
 }
 
 /** A transactional batch that would open a transaction in its partition: verified (or added, v12+) before it is appended. */

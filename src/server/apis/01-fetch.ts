@@ -39,7 +39,11 @@
  * ListOffsets stays at the leader (02-list-offsets.ts).
  * Served on broker listeners only: on the controller listener Fetch is
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
- * No quotas (throttleTimeMs 0).
+ * Quotas: a consumer's response bytes count against its consumer_byte_rate
+ * (src/server/client-quota-manager.ts), and its maxBytes is capped at what
+ * the quota allows over its window; over the rate, the answer is empty with
+ * throttleTimeMs, and the connection is muted that long. Followers are
+ * never throttled by client quotas.
  *
  * Authorization, as Kafka's: a follower's fetch needs CLUSTER_ACTION on the
  * cluster (TOPIC_AUTHORIZATION_FAILED on every partition otherwise); a
@@ -55,6 +59,7 @@ import { fetchError, type FetchPartitionData, type FetchPartitionInfo } from '..
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
+import { quotaUserOf } from '../client-quota-manager.js';
 import { AclOperation, ResourceType, authorizeCluster, authorizedNames } from '../authorization.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -136,12 +141,34 @@ export function fetchHandler(broker: ApiContext) {
           },
         };
       });
+      const throttleTimeMs = replicaId >= 0 ? 0 : consumerThrottleTimeMs(broker, context, answered);
+      if (throttleTimeMs > 0) return { throttleTimeMs, ...fetchContext.throttled(), responses: [], nodeEndpoints: [] };
       const { errorCode, sessionId, partitions: selected } = fetchContext.respond(answered);
       recordFetchStats(broker, selected, { fromFollower: replicaId >= 0 });
       return { throttleTimeMs: 0, errorCode, sessionId, responses: groupByTopic(selected, usesTopicIds), nodeEndpoints: [...nodeEndpoints.values()] };
     },
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, sessionId: 0, responses: [] }),
   });
+}
+
+/**
+ * Kafka's fetch quota: a consumer's response bytes against its
+ * consumer_byte_rate. Over it, the bytes are taken back, the response
+ * carries no partitions and the connection is muted for the throttle time.
+ * Spool counts the records' bytes; Kafka the whole encoded response, a few
+ * dozen bytes more per partition.
+ */
+function consumerThrottleTimeMs(broker: ApiContext, context: RequestContext, answered: readonly FetchResponsePartition<ResponsePartition>[]): number {
+  const quota = broker.clientQuotas.fetch;
+  if (!quota.quotasEnabled) return 0;
+  let responseBytes = 0;
+  for (const partition of answered) responseBytes += partition.result.recordsBytes;
+  const user = quotaUserOf(context.principal);
+  const throttleTimeMs = quota.recordAndGetThrottleTimeMs(user, context.clientId, responseBytes);
+  if (throttleTimeMs === 0) return 0;
+  quota.unrecord(user, context.clientId, responseBytes);
+  context.throttle?.(throttleTimeMs);
+  return throttleTimeMs;
 }
 
 /**
@@ -173,6 +200,13 @@ const EXPECTED_FETCH_ERRORS: ReadonlySet<number> = new Set([
 ]);
 
 /** Checks each partition against the image, then reads the known ones through the replica manager. */
+/** A consumer reads at most what its quota allows over the whole window (Kafka's maxValueInQuotaWindow, as an int). */
+function quotaWindowBytes(broker: ApiContext, context: RequestContext): number {
+  const quota = broker.clientQuotas.fetch;
+  if (!quota.quotasEnabled) return Infinity;
+  return Math.min(Math.trunc(quota.maxValueInQuotaWindow(quotaUserOf(context.principal), context.clientId)), 2_147_483_647);
+}
+
 async function readPartitions(
   broker: ApiContext,
   request: FetchRequestBody,
@@ -195,8 +229,8 @@ async function readPartitions(
     if (results[index] !== null) return;
     interesting.push({ topicPartition: { topic: part.topic!, partition: part.partition }, ...partitionRequest });
   });
-  const maxBytes = Math.min(request.maxBytes, broker.config.int('fetch.max.bytes'));
   const fromFollower = replica.replicaId >= 0;
+  const maxBytes = Math.min(request.maxBytes, broker.config.int('fetch.max.bytes'), fromFollower ? Infinity : quotaWindowBytes(broker, context));
   const params: FetchParams = {
     replicaId: fromFollower ? replica.replicaId : -1,
     replicaEpoch: replica.replicaEpoch,

@@ -5,14 +5,18 @@
  * it (INVALID_REQUEST for an empty or repeated entity type, a match string
  * that contradicts its match type, an unknown match type, or an IP
  * component beside user or client-id; UNSUPPORTED_VERSION for an unknown
- * entity type). Spool stores no client quotas yet (AlterClientQuotas is not
- * served, see docs/SKIPPED.md), so a valid filter matches no entries: the
- * answer `kafka-configs.sh --describe --entity-type users` needs.
+ * entity type). A valid filter is answered from this broker's metadata
+ * image (the ClientQuotaRecords AlterClientQuotas wrote) with Kafka's
+ * matching: every entity that has each component (by name, the default
+ * entity, or any name), only those with no other component when strict;
+ * values in the order Kafka's image map holds them.
  */
 import { DescribeClientQuotas } from '../../protocol/schemas/48-describe-client-quotas.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, authorizeCluster, type Authorizing } from '../authorization.js';
 import { defineHandler } from '../handler.js';
+import { componentsOf, javaHashMapOrder, matchClientQuotas, QUOTA_MAP_CAPACITY, type ClientQuotaFilter } from '../../metadata/client-quotas.js';
+import type { MetadataView } from '../api-context.js';
 
 const ENTITY_TYPES = new Set(['user', 'client-id', 'ip']);
 const MATCH_EXACT = 0;
@@ -49,7 +53,17 @@ function filterProblem(components: readonly Component[]): Problem | null {
   return null;
 }
 
-export function describeClientQuotasHandler(broker: Authorizing) {
+function filterOf(components: readonly Component[], strict: boolean): ClientQuotaFilter {
+  const exact = new Map<string, string | null>();
+  const ofType = new Set<string>();
+  for (const { entityType, matchType, match } of components) {
+    if (matchType === MATCH_SPECIFIED) ofType.add(entityType);
+    else exact.set(entityType, matchType === MATCH_DEFAULT ? null : match);
+  }
+  return { exact, ofType, strict };
+}
+
+export function describeClientQuotasHandler(broker: Authorizing & { readonly metadata: MetadataView }) {
   return defineHandler({
     api: DescribeClientQuotas,
     handle(request, context) {
@@ -57,7 +71,12 @@ export function describeClientQuotasHandler(broker: Authorizing) {
       if (!authorizeCluster(broker, context, AclOperation.DESCRIBE_CONFIGS)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
       const problem = filterProblem(request.components);
       if (problem !== null) return { throttleTimeMs: 0, errorCode: problem.errorCode, errorMessage: problem.message, entries: null };
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries: [] };
+      const matched = matchClientQuotas(broker.metadata.image.clientQuotas, filterOf(request.components, request.strict));
+      const entries = matched.map(({ entity, quotas }) => ({
+        entity: componentsOf(entity),
+        values: javaHashMapOrder([...quotas.keys()], QUOTA_MAP_CAPACITY).map((key) => ({ key, value: quotas.get(key)! })),
+      }));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries };
     },
     errorResponse: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, entries: null }),
   });

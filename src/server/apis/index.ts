@@ -11,6 +11,7 @@ import { apiVersionsHandler } from './18-api-versions.js';
 import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
 import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
+import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
 import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { metadataHandler } from './03-metadata.js';
@@ -85,7 +86,7 @@ import { writeShareGroupStateHandler } from './85-write-share-group-state.js';
 import { deleteShareGroupStateHandler } from './86-delete-share-group-state.js';
 import { readShareGroupStateSummaryHandler } from './87-read-share-group-state-summary.js';
 
-/** APIs both roles serve: ApiVersions, SASL, topic and config admin, reassignments, DescribeCluster, UnregisterBroker, SCRAM credentials, ACLs. */
+/** APIs both roles serve: ApiVersions, SASL, topic and config admin, reassignments, DescribeCluster, UnregisterBroker, SCRAM credentials, client quotas, ACLs. */
 export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
   return [
     apiVersionsHandler(node),
@@ -104,6 +105,7 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     unregisterBrokerHandler(node),
     describeUserScramCredentialsHandler(node),
     alterUserScramCredentialsHandler(node),
+    alterClientQuotasHandler(node),
     describeQuorumHandler(node),
     describeAclsHandler(node),
     createAclsHandler(node),

@@ -1,0 +1,218 @@
+/**
+ * Client byte-rate quotas (KIP-13, KIP-55; Kafka's ClientQuotaManager with
+ * its default quota callback): one manager per quota key, producer_byte_rate
+ * for Produce and consumer_byte_rate for Fetch from consumers.
+ *
+ * Which quota applies: the most specific entity set in the metadata image
+ * for the request's user and client id, in Kafka's order — user+client-id,
+ * user+default client-id, user, default user+client-id, default user+default
+ * client-id, default user, client-id, default client-id. Bytes are counted
+ * per sensor, the (user, client-id) pair that entity is named by: each user
+ * under a default user quota has a rate of its own, as in Kafka.
+ *
+ * The rate is Kafka's Rate over quota.window.num samples of
+ * quota.window.size.seconds: the retained bytes divided by the time since
+ * the oldest sample began, counted as at least quota.window.num - 1 full
+ * windows. A request that takes the rate above the bound is answered with
+ * throttle_time_ms = (rate - bound) / bound × window, rounded, and its
+ * connection is muted for that long (src/server/socket-server.ts).
+ *
+ * While no entity sets this manager's key, `quotasEnabled` is false and the
+ * request paths skip every other call: the unquotaed path costs one boolean.
+ * A sensor idle for an hour is dropped, as Kafka expires its quota sensors.
+ */
+import { SimpleRate, type ReplicationQuotaConfig } from '../replication/replication-quota.js';
+import { ClientQuotaEntityType, type ClientQuotaImage } from '../metadata/client-quotas.js';
+import type { MetadataImage, MetadataPublisher } from '../metadata/image.js';
+
+/** Kafka's Rate: SimpleRate's samples, a window of at least `samples - 1` full windows. */
+export class Rate extends SimpleRate {
+  protected override windowSizeMs(nowMs: number): number {
+    const windowMs = this.config.windowSizeMs;
+    let elapsedMs = nowMs - this.oldestStartMs(nowMs);
+    const fullWindows = Math.floor(elapsedMs / windowMs);
+    const fullWindowsMin = this.config.windowCount - 1;
+    if (fullWindows < fullWindowsMin) elapsedMs += (fullWindowsMin - fullWindows) * windowMs;
+    return Math.max(elapsedMs, 1);
+  }
+
+  /** The window the rate is measured over at `nowMs`, in ms (Kafka's Rate.windowSize). */
+  windowMs(nowMs: number): number {
+    this.measure(nowMs);
+    return this.windowSizeMs(nowMs);
+  }
+}
+
+/** Kafka's quotaTypesEnabled bits. */
+const CLIENT_ID_QUOTA = 1;
+const USER_QUOTA = 2;
+const USER_CLIENT_ID_QUOTA = 4;
+
+const INT32_MAX = 2_147_483_647;
+/** Kafka's INACTIVE_SENSOR_EXPIRATION_TIME_SECONDS. */
+const SENSOR_IDLE_MS_MAX = 3_600_000;
+
+/** An entity side: absent (undefined), the default (null), or a name. */
+type Side = string | null | undefined;
+
+function entityKey(user: Side, clientId: Side): string {
+  const part = (side: Side) => (side === undefined ? '-' : side === null ? '*' : `=${side}`);
+  return `${part(user)}\u0000${part(clientId)}`;
+}
+
+interface Sensor {
+  rate: Rate;
+  lastRecordMs: number;
+}
+
+/** A principal's user name, as Kafka's quota entities name users (`User:alice` → `alice`). */
+export function quotaUserOf(principal: string): string {
+  const colon = principal.indexOf(':');
+  return colon === -1 ? principal : principal.slice(colon + 1);
+}
+
+export class ClientQuotaManager {
+  private overrides = new Map<string, number>();
+  private enabledTypes = 0;
+  private readonly sensors = new Map<string, Sensor>();
+  private lastExpiryMs = 0;
+
+  constructor(
+    readonly quotaKey: string,
+    private readonly config: ReplicationQuotaConfig,
+    private readonly nowMs: () => number,
+  ) {}
+
+  get quotasEnabled(): boolean {
+    return this.enabledTypes !== 0;
+  }
+
+  /** Takes this manager's key from every user/client-id entity of the image. */
+  update(quotas: ReadonlyMap<string, ClientQuotaImage>): void {
+    const overrides = new Map<string, number>();
+    let enabled = 0;
+    for (const { entity, quotas: values } of quotas.values()) {
+      const bound = values.get(this.quotaKey);
+      if (bound === undefined || entity.has(ClientQuotaEntityType.IP)) continue;
+      const user = entity.get(ClientQuotaEntityType.USER);
+      const clientId = entity.get(ClientQuotaEntityType.CLIENT_ID);
+      overrides.set(entityKey(user, clientId), bound);
+      enabled |= user !== undefined && clientId !== undefined ? USER_CLIENT_ID_QUOTA : user !== undefined ? USER_QUOTA : CLIENT_ID_QUOTA;
+    }
+    this.overrides = overrides;
+    this.enabledTypes = enabled;
+  }
+
+  /** Kafka's quotaMetricTags: the (user, client-id) pair whose sensor counts this client's bytes; '' for a side not counted. */
+  private sensorTags(user: string, clientId: string): [string, string] {
+    switch (this.enabledTypes) {
+      case 0:
+      case CLIENT_ID_QUOTA:
+        return ['', clientId];
+      case USER_QUOTA:
+        return [user, ''];
+      case USER_CLIENT_ID_QUOTA:
+        return [user, clientId];
+    }
+    const has = (u: Side, c: Side) => this.overrides.has(entityKey(u, c));
+    if (has(user, clientId) || has(user, null)) return [user, clientId];
+    if (has(user, undefined)) return [user, ''];
+    if (has(null, clientId) || has(null, null)) return [user, clientId];
+    if (has(null, undefined)) return [user, ''];
+    return ['', clientId];
+  }
+
+  /** Kafka's DefaultQuotaCallback.quotaLimit for a sensor's tags; Infinity where none applies. */
+  private boundOf(userTag: string, clientTag: string): number {
+    const find = (...candidates: [Side, Side][]) => {
+      for (const [u, c] of candidates) {
+        const bound = this.overrides.get(entityKey(u, c));
+        if (bound !== undefined) return bound;
+      }
+      return Infinity;
+    };
+    if (userTag !== '' && clientTag !== '') return find([userTag, clientTag], [userTag, null], [null, clientTag], [null, null]);
+    if (userTag !== '') return find([userTag, undefined], [null, undefined]);
+    if (clientTag !== '') return find([undefined, clientTag], [undefined, null]);
+    return Infinity;
+  }
+
+  private sensorOf(userTag: string, clientTag: string, nowMs: number): Sensor {
+    const key = `${userTag}\u0000${clientTag}`;
+    let sensor = this.sensors.get(key);
+    if (sensor === undefined) {
+      this.expireIdleSensors(nowMs);
+      sensor = { rate: new Rate(this.config), lastRecordMs: nowMs };
+      this.sensors.set(key, sensor);
+    }
+    return sensor;
+  }
+
+  private expireIdleSensors(nowMs: number): void {
+    if (nowMs - this.lastExpiryMs < SENSOR_IDLE_MS_MAX) return;
+    this.lastExpiryMs = nowMs;
+    for (const [key, sensor] of this.sensors) if (nowMs - sensor.lastRecordMs >= SENSOR_IDLE_MS_MAX) this.sensors.delete(key);
+  }
+
+  /**
+   * Records `value` bytes for the client and returns how long it must be
+   * throttled (Kafka's recordAndGetThrottleTimeMs); 0 within its quota.
+   */
+  recordAndGetThrottleTimeMs(user: string, clientId: string, value: number): number {
+    if (!this.quotasEnabled) return 0;
+    const nowMs = this.nowMs();
+    const [userTag, clientTag] = this.sensorTags(user, clientId);
+    const sensor = this.sensorOf(userTag, clientTag, nowMs);
+    sensor.rate.record(value, nowMs);
+    sensor.lastRecordMs = nowMs;
+    const bound = this.boundOf(userTag, clientTag);
+    if (bound === Infinity) return 0;
+    const rate = sensor.rate.measure(nowMs);
+    if (rate <= bound) return 0;
+    const throttleTimeMs = Math.round(((rate - bound) / bound) * sensor.rate.windowMs(nowMs));
+    return Math.min(throttleTimeMs, INT32_MAX);
+  }
+
+  /** Takes back bytes recorded for a response that was not sent (a throttled fetch answers empty). */
+  unrecord(user: string, clientId: string, value: number): void {
+    if (!this.quotasEnabled) return;
+    const nowMs = this.nowMs();
+    const [userTag, clientTag] = this.sensorTags(user, clientId);
+    this.sensorOf(userTag, clientTag, nowMs).rate.record(-value, nowMs);
+  }
+
+  /** The most bytes the quota allows over its window (Kafka's maxValueInQuotaWindow): a cap on fetch.max.bytes. */
+  maxValueInQuotaWindow(user: string, clientId: string): number {
+    if (!this.quotasEnabled) return Number.MAX_VALUE;
+    const [userTag, clientTag] = this.sensorTags(user, clientId);
+    const bound = this.boundOf(userTag, clientTag);
+    if (bound === Infinity) return Number.MAX_VALUE;
+    return bound * (this.config.windowCount - 1) * (this.config.windowSizeMs / 1000);
+  }
+}
+
+/** The broker's client quota managers, kept in step with the metadata image. */
+export class ClientQuotas implements MetadataPublisher {
+  readonly name = 'ClientQuotas';
+  readonly produce: ClientQuotaManager;
+  readonly fetch: ClientQuotaManager;
+
+  constructor(config: { int(name: string): number }, nowMs: () => number) {
+    const windows: ReplicationQuotaConfig = { windowCount: config.int('quota.window.num'), windowSizeMs: config.int('quota.window.size.seconds') * 1000 };
+    this.produce = new ClientQuotaManager('producer_byte_rate', windows, nowMs);
+    this.fetch = new ClientQuotaManager('consumer_byte_rate', windows, nowMs);
+  }
+
+  private published: ReadonlyMap<string, ClientQuotaImage> | null = null;
+
+  update(quotas: ReadonlyMap<string, ClientQuotaImage>): void {
+    this.published = quotas;
+    this.produce.update(quotas);
+    this.fetch.update(quotas);
+  }
+
+  /** Images share the quota map until a ClientQuotaRecord changes it, so most updates are one comparison. */
+  onMetadataUpdate(_delta: unknown, image: MetadataImage): void {
+    if (image.clientQuotas !== this.published) this.update(image.clientQuotas);
+  }
+}
