@@ -27,13 +27,11 @@ import { IncrementalAlterConfigs } from '../protocol/schemas/44-incremental-alte
 import { DescribeClientQuotas } from '../protocol/schemas/48-describe-client-quotas.js';
 import { AlterClientQuotas } from '../protocol/schemas/49-alter-client-quotas.js';
 import { DescribeLogDirs } from '../protocol/schemas/35-describe-log-dirs.js';
-import { AlterPartitionReassignments } from '../protocol/schemas/45-alter-partition-reassignments.js';
 import { ElectLeaders } from '../protocol/schemas/43-elect-leaders.js';
 import { DescribeTopicPartitions } from '../protocol/schemas/75-describe-topic-partitions.js';
 
 /** Partitions a DescribeTopicPartitions page holds (Kafka's default partitionSizeLimitPerResponse). */
 const DESCRIBE_PARTITIONS_PAGE = 2000;
-import { ListPartitionReassignments } from '../protocol/schemas/46-list-partition-reassignments.js';
 import { topicPartitionKey, type TopicPartition } from '../protocol/topic-partition.js';
 import { DescribeAcls } from '../protocol/schemas/29-describe-acls.js';
 import { CreateAcls } from '../protocol/schemas/30-create-acls.js';

@@ -48,7 +48,6 @@ export class ClassicMembership implements Membership {
   memberId = '';
   generationId = -1;
   readonly changed: Signal;
-  private protocolName: string | null = null;
   private readonly protocol: RebalanceProtocol;
   private rejoinNeeded = true;
   private partitionsLost = false;
@@ -201,7 +200,6 @@ export class ClassicMembership implements Membership {
   private resetGeneration(options: { memberId: boolean }): void {
     if (options.memberId) this.memberId = '';
     this.generationId = -1;
-    this.protocolName = null;
     this.partitionsLost = true;
     this.rejoinNeeded = true;
     this.stable = false;
@@ -274,7 +272,6 @@ export class ClassicMembership implements Membership {
   private async completeJoin(joined: JoinResponse, assignmentBytes: Buffer): Promise<void> {
     this.generationId = joined.generationId;
     this.memberId = joined.memberId;
-    this.protocolName = joined.protocolName;
     this.assignorGeneration = joined.generationId;
     this.stable = true;
     this.rejoinNeeded = false;

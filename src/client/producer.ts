@@ -38,7 +38,7 @@ import { ZERO_UUID } from '../protocol/reader.js';
 import type { ResponseOf } from '../protocol/schema.js';
 import { Produce } from '../protocol/schemas/00-produce.js';
 import { InitProducerId } from '../protocol/schemas/22-init-producer-id.js';
-import { Cluster, type ClientOptions, type TopicInfo, type TopicPartition } from './cluster.js';
+import { Cluster, type ClientOptions, type TopicInfo } from './cluster.js';
 import { KafkaError, TimeoutError, TransactionAbortedError, needsMetadataRefresh, throwIfError } from './errors.js';
 import type { OffsetToCommit } from './group-coordinator.js';
 import { TransactionManager, type ProducerIdAndEpoch, type TransactionGroupMetadata } from './transaction-manager.js';

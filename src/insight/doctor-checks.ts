@@ -22,7 +22,7 @@
  * judge movement only on partitions whose leader and leader epoch did not
  * change in between.
  */
-import type { Admin, ConfigEntry } from '../client/admin.js';
+import type { Admin } from '../client/admin.js';
 import { KafkaError } from '../client/errors.js';
 import type { MemberDescription } from '../client/group-admin.js';
 import { errorInfo } from '../protocol/errors.js';

@@ -19,9 +19,7 @@
  * shows it (ConfigDef.convertToString), computed from the exact value, so a
  * long beyond 2^53 is shown as it was set.
  */
-import { int64FromBigInt, int64Text, parseInt64 } from '../protocol/int64.js';
-
-import { describeValue, parseConfigValue, type ConfigType, type TopicConfigType, type TopicConfigValue } from '../common/config-value.js';
+import { describeValue, parseConfigValue, type TopicConfigType, type TopicConfigValue } from '../common/config-value.js';
 
 export { describeValue, parseConfigValue, type ConfigType, type ParseResult, type TopicConfigType, type TopicConfigValue } from '../common/config-value.js';
 

@@ -44,7 +44,6 @@ import { encodeMetadataRecord, metadataRecord } from '../metadata/records.js';
 import { buildBatch } from '../protocol/records/records.js';
 import { buildRaftControlBatch, type RaftControlRecord } from '../raft/control-records.js';
 import { snapshotFileName } from '../raft/snapshot.js';
-import { ConfigError } from '../common/config.js';
 import { describeScramRecord, parseScramArguments, ScramArgumentError, type ScramCredentialRecord } from '../security/scram-arguments.js';
 import { validateKRaftConfig } from './kraft-config.js';
 

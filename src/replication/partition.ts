@@ -19,7 +19,7 @@
  * tell how much became readable without reading the log (fetch.min.bytes).
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { NO_PRODUCER_ID, iterateBatches, type BatchHeader } from '../protocol/records/batch.js';
+import { NO_PRODUCER_ID, iterateBatches } from '../protocol/records/batch.js';
 import { StorageKafkaError } from '../storage/errors.js';
 import type { TopicPartition } from '../storage/file-names.js';
 import type { Log, LogReadResult } from '../storage/log.js';

@@ -40,7 +40,6 @@ import {
   TXN_INDEX_FILE_SUFFIX,
   segmentFilePath,
 } from './file-names.js';
-import type { LogConfig } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { NO_TIMESTAMP, TimeIndex, type TimestampOffset } from './time-index.js';
 import { TransactionIndex } from './transaction-index.js';

@@ -17,8 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
-import { decodeResponse, encodeRequest } from '../../src/protocol/apis.js';
-import type { ApiDef, Partial, RequestOf, ResponseOf } from '../../src/protocol/schema.js';
+import type { ResponseOf } from '../../src/protocol/schema.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiVersions } from '../../src/protocol/schemas/18-api-versions.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
@@ -31,20 +30,7 @@ import { shareGroupHeartbeatHandler } from '../../src/server/apis/76-share-group
 import { deleteShareGroupOffsetsHandler } from '../../src/server/apis/92-delete-share-group-offsets.js';
 import type { ApiContext } from '../../src/server/api-context.js';
 import type { RequestContext } from '../../src/server/handler.js';
-import { WireClient } from '../server/wire-client.js';
-
-let correlationId = 0;
-
-async function call<A extends ApiDef>(client: WireClient, api: A, version: number, body: Partial<RequestOf<A>>): Promise<ResponseOf<A>> {
-  const id = ++correlationId;
-  client.send(encodeRequest(api, { apiVersion: version, correlationId: id, clientId: 'share-e2e' }, body));
-  const frame = await client.next();
-  assert.ok(frame !== null, `${api.name} v${version}: connection closed`);
-  const decoded = decodeResponse(api, version, frame);
-  assert.ok(decoded.ok, `${api.name} v${version}: response did not decode`);
-  assert.equal(decoded.correlationId, id);
-  return decoded.body;
-}
+import { WireClient, call } from '../server/wire-client.js';
 
 async function start(dir: string): Promise<RunningBroker> {
   return startBroker({

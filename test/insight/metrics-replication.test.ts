@@ -22,9 +22,8 @@ import { scrape, sumOf, valueOf } from './metrics-scrape.js';
 
 const TOPIC = 'replicated-metered';
 const RECORDS_PER_BATCH = 4;
-/** Batches produced while both replicas are up, then while the follower is down. */
+/** Batches produced while both replicas are up. */
 const BATCHES_IN_SYNC = 6;
-const BATCHES_WHILE_DOWN = 5;
 const WAIT = { waitMs: 120_000, pollMs: 25 };
 
 function batch(index: number): Buffer {

@@ -48,7 +48,6 @@ import { ListPartitionReassignments } from '../../src/protocol/schemas/46-list-p
 import { DescribeUserScramCredentials } from '../../src/protocol/schemas/50-describe-user-scram-credentials.js';
 import { DescribeProducers } from '../../src/protocol/schemas/61-describe-producers.js';
 import { DescribeTransactions } from '../../src/protocol/schemas/65-describe-transactions.js';
-import { ListGroups } from '../../src/protocol/schemas/16-list-groups.js';
 import { AclOperation as Op, AclPermissionType, PatternType, ResourceType as Res } from '../../src/security/authorizer/acl.js';
 import { buildBatch } from '../../src/protocol/records/records.js';
 import { WireClient, call, fetchBody, produceBody } from './wire-client.js';

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BrokerConfig, ConfigError } from '../../src/common/config.js';
+import { BrokerConfig } from '../../src/common/config.js';
 import { brokerListeners, listenerSecurityProtocols } from '../../src/server/listeners.js';
 
 const config = (settings: Record<string, string>) => BrokerConfig.fromObject(settings);

@@ -20,7 +20,6 @@ import { DescribeCluster } from '../../protocol/schemas/60-describe-cluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
-  CLUSTER_AUTHORIZED_OPERATIONS,
   aliveBrokerId,
   brokersOnListener,
   controllersOnListener,
