@@ -21,6 +21,13 @@ export interface Connection {
   readonly tlsPeer: TlsPeer | null;
   /** Bytes queued for sending but not yet handed to the kernel. */
   readonly pendingWriteBytes: number;
+  /**
+   * Bytes handed to the socket's write queue but not yet to the kernel, as
+   * libuv counts them: unlike pendingWriteBytes it falls while one large
+   * chunk is being written (Node counts a chunk as pending until all of it
+   * is written). Absent where no such count exists.
+   */
+  readonly writeQueueBytes?: number | undefined;
   /** Closes after queued bytes are sent; what the peer sends from then on is dropped unread. */
   end(): void;
   /** Closes at once. */
@@ -113,6 +120,10 @@ class TcpConnection implements Connection {
 
   get pendingWriteBytes(): number {
     return this.socket.writableLength;
+  }
+
+  get writeQueueBytes(): number | undefined {
+    return (this.socket as unknown as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize;
   }
 
   write(chunks: readonly Uint8Array[]): boolean {

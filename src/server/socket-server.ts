@@ -21,7 +21,8 @@
  * next queued request is not handled and nothing more is read; both resume
  * once the socket has taken them. A connection's unsent bytes therefore stay
  * below that limit plus one response, however many requests it pipelines.
- * A connection idle for `connections.max.idle.ms` is closed.
+ * A connection idle for `connections.max.idle.ms` is closed; as in Kafka,
+ * a response the client is still taking counts as activity.
  *
  * Client quotas: a handler that throttles its client (Produce, Fetch over
  * their byte rates) has its response sent at once, with throttle_time_ms,
@@ -215,6 +216,8 @@ class ConnectionHandler implements AdmittedConnection {
   /** Ends the mute early: the connection closed or the broker is stopping. */
   private endThrottle: (() => void) | null = null;
   lastActiveMs = 0;
+  /** Unsent response bytes at the last idle check (connections.max.idle.ms counts writes as activity). */
+  private pendingAtIdleCheck = { pending: 0, queued: 0 };
 
   readonly id: string;
   readonly listenerName: string;
@@ -262,9 +265,22 @@ class ConnectionHandler implements AdmittedConnection {
     // connections.max.idle.ms below 0 (or Long.MAX_VALUE) keeps idle connections open, as Kafka's Selector does.
     if (limits.idleMs < 0 || !Number.isFinite(limits.idleMs)) return;
     this.idleTimer = env.timers.schedule(limits.idleMs, () => {
-      if (this.processing === null) this.close('idle');
+      if (this.processing === null && !this.writeProgressed()) this.close('idle');
       else this.touch();
     });
+  }
+
+  /**
+   * Whether the socket took response bytes since the last idle check: as in
+   * Kafka's Selector, a write counts as activity, so a client reading a large
+   * response slowly is not closed as idle, while one that stops reading is.
+   */
+  private writeProgressed(): boolean {
+    const pending = this.connection.pendingWriteBytes;
+    const queued = this.connection.writeQueueBytes ?? pending;
+    const progressed = pending > 0 && (pending !== this.pendingAtIdleCheck.pending || queued !== this.pendingAtIdleCheck.queued);
+    this.pendingAtIdleCheck = { pending, queued };
+    return progressed;
   }
 
   close(reason: string): void {
