@@ -11,7 +11,7 @@
  * second time. A value equal to the stored one, or the removal of an unset
  * key, writes nothing. validateOnly answers the same and writes nothing.
  */
-import { isIP } from 'node:net';
+import { isIpAddress } from '../io/net.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { metadataRecord, type MetadataRecord } from '../metadata/records.js';
 import {
@@ -76,7 +76,7 @@ function entityProblem(entity: ClientQuotaEntity): ApiError | null {
  * does no DNS lookups, so Spool takes address literals and `localhost`.
  */
 function isValidIpEntity(ip: string | null): boolean {
-  return ip === null || isIP(ip) !== 0 || ip === 'localhost';
+  return ip === null || isIpAddress(ip) || ip === 'localhost';
 }
 
 function quotaKeysOf(entity: ClientQuotaEntity): ReadonlyMap<string, QuotaType> | ApiError {

@@ -219,3 +219,8 @@ export const realNetwork: Network = {
     });
   },
 };
+
+/** Whether `text` is an IPv4 or IPv6 address, by syntax only (no lookup): Node's parser, kept behind the io seam. */
+export function isIpAddress(text: string): boolean {
+  return net.isIP(text) !== 0;
+}
