@@ -6,7 +6,8 @@
  * Apache Kafka 4.4 with the same assertions, the two scenarios of
  * java-share-consumer.test.ts:
  *
- * - Three consumers share one partition: every record is delivered and
+ * - Three consumers share one partition (the records are produced once the
+ *   coordinator reports all three assigned it): every record is delivered and
  *   accepted exactly once, by more than one consumer; the poison record,
  *   released by whoever gets it, comes back with the delivery counts
  *   1, 2, 3, 4, 5 until the delivery limit (group.share.delivery.count.limit,
@@ -27,7 +28,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONFLUENT_SHARE, Driver, FRANZ_SHARE, clientSkipReason, deliveries, prepareTopic, runToEnd, startTarget } from './share-driver.js';
+import { CONFLUENT_SHARE, Driver, FRANZ_SHARE, clientSkipReason, deliveries, prepareTopic, runToEnd, startTarget, untilAssigned } from './share-driver.js';
 
 const RECORD_COUNT = 100;
 const POISON = '13';
@@ -46,6 +47,7 @@ for (const client of [FRANZ_SHARE, CONFLUENT_SHARE]) {
         await prepareTopic(broker, topic, group);
         for (const name of ['c1', 'c2', 'c3']) consumers.push(new Driver(['consume', broker.bootstrap, group, topic, name, POISON], { client }));
         await Promise.all(consumers.map((consumer) => consumer.until('subscription', () => consumer.lines.some((line) => line.startsWith('subscribed')))));
+        await untilAssigned(broker, { group, topic, count: consumers.length });
         await runToEnd(['produce', broker.bootstrap, topic, '0', String(RECORD_COUNT)]);
         const everyRecordSeen = () => {
           const seen = deliveries(consumers);

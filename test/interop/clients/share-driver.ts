@@ -165,3 +165,27 @@ export async function prepareTopic(broker: Broker, topic: string, group: string)
   assert.deepEqual(await runToEnd(['earliest', broker.bootstrap, group]), ['ok']);
 }
 
+
+const ASSIGNMENT_POLL_MS = 200;
+
+/**
+ * Resolves once the group's coordinator reports `count` members, each assigned `topic` (ShareGroupDescribe). A
+ * member's assignment travels in the response to its own heartbeat, so producing after this keeps a member that
+ * joined first from taking every record before the others are assigned (Kafka's share heartbeat interval is 5 s).
+ */
+export async function untilAssigned(broker: Broker, options: { group: string; topic: string; count: number }): Promise<void> {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  const deadline = Date.now() + WAIT_MS;
+  try {
+    for (;;) {
+      const [group] = await admin.describeShareGroups([options.group]).catch(() => []);
+      const assigned = (group?.members ?? []).filter((member) => member.assignment.some((partition) => partition.topic === options.topic));
+      if (assigned.length >= options.count) return;
+      if (Date.now() > deadline) throw new Error(`${assigned.length} of ${options.count} members of ${options.group} assigned ${options.topic} within ${WAIT_MS} ms: ${JSON.stringify(group?.members)}`);
+      // Nothing announces a remote assignment: ask again.
+      await new Promise((resolve) => setTimeout(resolve, ASSIGNMENT_POLL_MS));
+    }
+  } finally {
+    await admin.close();
+  }
+}
