@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Called by .ci/run: builds the franz-go drivers (modules from the Go module
 # proxy per go.mod/go.sum): main.go into bin/franz-driver for
-# test/interop/clients/franz-go.test.ts, and txn/main.go into bin/franz-txn
-# for test/interop/clients/transactions.test.ts. Each build is skipped when
+# test/interop/clients/franz-go.test.ts, txn/main.go into bin/franz-txn
+# for test/interop/clients/transactions.test.ts, and share/main.go into
+# bin/franz-share for test/interop/clients/share-consumers.test.ts. Each build is skipped when
 # its binary is newer than every source file.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,3 +16,4 @@ build() {
 }
 build franz-driver . "$here/main.go"
 build franz-txn ./txn "$here/txn/main.go"
+build franz-share ./share "$here/share/main.go"
