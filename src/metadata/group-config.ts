@@ -363,6 +363,17 @@ export function effectiveGroupConfig(image: Pick<MetadataImage, 'groupConfigs'>,
   return out as unknown as EffectiveGroupConfig;
 }
 
+/**
+ * The session timeout and heartbeat interval a consumer or share group runs
+ * with: effectiveGroupConfig's answer for those two configs only, since every
+ * heartbeat asks for them.
+ */
+export function effectiveGroupTimeouts(image: Pick<MetadataImage, 'groupConfigs'>, groupId: string, type: 'consumer' | 'share', broker: GroupBrokerConfig): { sessionTimeoutMs: number; heartbeatIntervalMs: number } {
+  const overrides = image.groupConfigs.get(groupId);
+  const value = (name: string) => effectiveValue(DEFS.get(name)!, overrides?.get(name), broker) as number;
+  return { sessionTimeoutMs: value(`${type}.session.timeout.ms`), heartbeatIntervalMs: value(`${type}.heartbeat.interval.ms`) };
+}
+
 // ---- DescribeConfigs
 
 function valueText(def: { type: ConfigType }, value: GroupConfigValue | null): string | null {

@@ -38,7 +38,7 @@ import { shareCoordinatorConfigFrom, shareGroupStateTopicConfigs } from '../shar
 import { DefaultSharePersister } from '../share/default-persister.js';
 import type { SharePersister } from '../share/persister.js';
 import { SharePartitionManager } from '../share/share-partition-manager.js';
-import { effectiveGroupConfig } from '../metadata/group-config.js';
+import { effectiveGroupConfig, effectiveGroupTimeouts } from '../metadata/group-config.js';
 
 /** Most ShareFetch requests waiting for records at once (DESIGN.md §3.7), as the fetch purgatory's bound. */
 const SHARE_FETCHES_WAITING_MAX = 10_000;
@@ -107,12 +107,7 @@ export class BrokerServer implements AutoTopicCreation, ProducerIdBlockSource {
       image: () => loader.image,
       persister: this.sharePersister,
       latestOffset: (topic, partition) => this.latestOffset(topic, partition),
-      groupTimeouts: (groupId, type) => {
-        const effective = effectiveGroupConfig(loader.image, groupId, config);
-        return type === 'consumer'
-          ? { sessionTimeoutMs: effective.consumerSessionTimeoutMs, heartbeatIntervalMs: effective.consumerHeartbeatIntervalMs }
-          : { sessionTimeoutMs: effective.shareSessionTimeoutMs, heartbeatIntervalMs: effective.shareHeartbeatIntervalMs };
-      },
+      groupTimeouts: (groupId, type) => effectiveGroupTimeouts(loader.image, groupId, type, config),
     });
     this.sharePartitionManager = new SharePartitionManager({
       env,

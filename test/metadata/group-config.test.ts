@@ -4,14 +4,15 @@
  * configs for those with a synonym, GroupConfig's own for
  * share.auto.offset.reset and the like), the broker's server.properties
  * values where set, a group's override over both, and an override outside
- * bounds the broker narrowed later clamped to the nearest bound;
+ * bounds the broker narrowed later clamped to the nearest bound, and
+ * effectiveGroupTimeouts (what each heartbeat asks) agrees with it;
  * parseShareAutoOffsetReset reads Kafka's strategies and ISO-8601 durations;
  * describeGroupConfigs gives the sources and synonyms Kafka's ConfigHelper
  * gives (GROUP_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeGroupConfigs, effectiveGroupConfig, parseShareAutoOffsetReset } from '../../src/metadata/group-config.js';
+import { describeGroupConfigs, effectiveGroupConfig, effectiveGroupTimeouts, parseShareAutoOffsetReset } from '../../src/metadata/group-config.js';
 import { ConfigSource } from '../../src/metadata/topic-config.js';
 
 const NO_BROKER_CONFIG = { explicit: new Map<string, string>() };
@@ -46,6 +47,18 @@ test('an override outside bounds the broker narrowed since runs at the nearest b
   const broker = { explicit: new Map([['group.share.max.record.lock.duration.ms', '40000'], ['group.consumer.min.session.timeout.ms', '50000']]) };
   const config = effectiveGroupConfig(imageWith({ g: { 'share.record.lock.duration.ms': '55000', 'consumer.session.timeout.ms': '46000' } }), 'g', broker);
   assert.deepEqual([config.shareRecordLockDurationMs, config.consumerSessionTimeoutMs], [40000, 50000]);
+});
+
+test('the heartbeat timeouts lookup gives what the full effective config gives', () => {
+  const broker = { explicit: new Map([['group.consumer.min.session.timeout.ms', '50000'], ['group.share.heartbeat.interval.ms', '6000']]) };
+  const image = imageWith({ g: { 'consumer.session.timeout.ms': '46000', 'consumer.heartbeat.interval.ms': '7000', 'share.session.timeout.ms': '48000' } });
+  for (const groupId of ['g', 'other']) {
+    const config = effectiveGroupConfig(image, groupId, broker);
+    assert.deepEqual(effectiveGroupTimeouts(image, groupId, 'consumer', broker), { sessionTimeoutMs: config.consumerSessionTimeoutMs, heartbeatIntervalMs: config.consumerHeartbeatIntervalMs });
+    assert.deepEqual(effectiveGroupTimeouts(image, groupId, 'share', broker), { sessionTimeoutMs: config.shareSessionTimeoutMs, heartbeatIntervalMs: config.shareHeartbeatIntervalMs });
+  }
+  assert.deepEqual(effectiveGroupTimeouts(image, 'g', 'consumer', broker), { sessionTimeoutMs: 50000, heartbeatIntervalMs: 7000 });
+  assert.deepEqual(effectiveGroupTimeouts(image, 'other', 'share', broker), { sessionTimeoutMs: 45000, heartbeatIntervalMs: 6000 });
 });
 
 test('share.auto.offset.reset: earliest, latest and non-negative ISO-8601 durations; anything else is refused', () => {
