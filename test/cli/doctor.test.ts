@@ -23,6 +23,12 @@ import { runCli } from '../../src/cli/program.js';
 import { until } from '../interop/cluster/until.js';
 import { hosted, partitionOf } from '../replication/cluster-topic.js';
 import { testIo } from './cli-io.js';
+import { call, WireClient } from '../server/wire-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
+import { JoinGroup } from '../../src/protocol/schemas/11-join-group.js';
+import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 
 const SAMPLE_MS = '300';
 const WAIT = { waitMs: 60_000, pollMs: 25 };
@@ -245,6 +251,83 @@ describe('one broker', () => {
       await busy.close();
       await joiningPoll;
       await joining.close();
+    }
+  });
+
+  test('a rebalance held in CompletingRebalance: the leader joined but never sends SyncGroup', async () => {
+    await admin.createTopics([{ name: 'unsynced', numPartitions: 2, replicationFactor: 1 }]);
+    const client = await WireClient.connect(running.bootstrapServers);
+    try {
+      await call(client, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['unsynced-group'] });
+      // Timeouts long enough that the coordinator neither expires the member nor gives up waiting for its SyncGroup.
+      const join = (memberId: string) => call(client, JoinGroup, 9, {
+        groupId: 'unsynced-group',
+        sessionTimeoutMs: 120_000,
+        rebalanceTimeoutMs: 120_000,
+        memberId,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: encodeSubscription({ topics: ['unsynced'] }) }],
+      });
+      const first = await join('');
+      assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+      const joined = await join(first.memberId);
+      assert.equal(joined.errorCode, ErrorCode.NONE);
+      assert.equal(joined.leader, first.memberId, 'the only member leads: the assignment is its to send');
+      await until('the group is in CompletingRebalance', async () => ((await admin.describeConsumerGroups(['unsynced-group']))[0]?.groupState === 'CompletingRebalance' ? true : null), WAIT);
+
+      const run = await doctor(running.bootstrapServers, '--topic', 'unsynced', '--group', 'unsynced-group');
+      const [finding, ...others] = findingsOf(run, 'rebalance');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group unsynced-group');
+      assert.equal(finding.evidence.state, 'CompletingRebalance->CompletingRebalance');
+      assert.match(finding.message, /waits for the leader's SyncGroup/);
+      assert.match((finding.evidence.members as string[]).join(' '), new RegExp(`^${first.memberId}\\(client=spool-test,`));
+      assert.equal(run.code, 2);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('a KIP-848 member that does not reconcile: it keeps heartbeating the partitions it must give up, and the member waiting for them is named', async () => {
+    await admin.createTopics([{ name: 'reconciled', numPartitions: 2, replicationFactor: 1 }]);
+    const topicId = (await admin.describeTopics(['reconciled']))[0]!.topicId;
+    const holder = await WireClient.connect(running.bootstrapServers);
+    const newcomer = await WireClient.connect(running.bootstrapServers);
+    const heartbeat = (client: WireClient, body: { memberId: string; memberEpoch: number; partitions: number[] }) => call(client, ConsumerGroupHeartbeat, 1, {
+      groupId: 'unreconciled',
+      memberId: body.memberId,
+      memberEpoch: body.memberEpoch,
+      rebalanceTimeoutMs: 120_000,
+      subscribedTopicNames: ['reconciled'],
+      // Joining (epoch 0) sends no owned partitions at all, as Kafka requires.
+      topicPartitions: body.partitions.length === 0 ? [] : [{ topicId, partitions: body.partitions }],
+    });
+    try {
+      await call(holder, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['unreconciled'] });
+      const joined = await heartbeat(holder, { memberId: 'holder', memberEpoch: 0, partitions: [] });
+      assert.deepEqual([joined.errorCode, joined.assignment?.topicPartitions], [ErrorCode.NONE, [{ topicId, partitions: [0, 1] }]]);
+      await heartbeat(holder, { memberId: 'holder', memberEpoch: joined.memberEpoch, partitions: [0, 1] });
+      const second = await heartbeat(newcomer, { memberId: 'newcomer', memberEpoch: 0, partitions: [] });
+      assert.equal(second.errorCode, ErrorCode.NONE);
+      // The holder is told to give one partition up, and answers as if it still owned both, as a consumer stuck in its revocation callback.
+      await until('the holder is asked to revoke and stays at its epoch', async () => {
+        const beat = await heartbeat(holder, { memberId: 'holder', memberEpoch: joined.memberEpoch, partitions: [0, 1] });
+        assert.equal(beat.errorCode, ErrorCode.NONE);
+        return beat.memberEpoch === joined.memberEpoch && (beat.assignment?.topicPartitions[0]?.partitions.length ?? 2) < 2 ? true : null;
+      }, WAIT);
+
+      const run = await doctor(running.bootstrapServers, '--topic', 'reconciled', '--group', 'unreconciled');
+      const [finding, ...others] = findingsOf(run, 'rebalance');
+      assert.equal(others.length, 0, `one finding, about the member that does not reconcile: ${JSON.stringify(run.report.findings)}`);
+      assert.equal(finding?.subject, 'group unreconciled');
+      assert.equal(finding.evidence.memberId, 'holder');
+      assert.equal(finding.evidence.memberEpoch, joined.memberEpoch);
+      assert.equal(finding.evidence.targetAssignmentEpoch, second.memberEpoch);
+      assert.match(String(finding.evidence.waitingMembers), /^newcomer:reconciled-[01]$/);
+      assert.equal(run.code, 2);
+    } finally {
+      holder.close();
+      newcomer.close();
     }
   });
 });
