@@ -23,7 +23,12 @@ import { runCli } from '../../src/cli/program.js';
 import { until } from '../interop/cluster/until.js';
 import { hosted, partitionOf } from '../replication/cluster-topic.js';
 import { testIo } from './cli-io.js';
-import { call, WireClient } from '../server/wire-client.js';
+import { call, produceBody, WireClient } from '../server/wire-client.js';
+import { realClock } from '../../src/io/clock.js';
+import { realEnv, SeededRandom } from '../../src/io/env.js';
+import { SimFileSystem } from '../../src/io/sim-fs.js';
+import { buildBatch } from '../../src/protocol/records/records.js';
+import { Produce } from '../../src/protocol/schemas/00-produce.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
@@ -330,6 +335,40 @@ describe('one broker', () => {
       newcomer.close();
     }
   });
+});
+
+test('a log directory taken offline by a disk error: the directory, the replica lost with it, and its KAFKA_STORAGE_ERROR', async () => {
+  // A real node on real sockets and clock, over the simulated disk that can fail one directory's writes.
+  const fs = new SimFileSystem(new SeededRandom(17), realClock);
+  const running = await startBroker({ env: { ...realEnv, fs }, config: { 'node.id': 1, 'log.dirs': '/disk-a,/disk-b', 'metadata.log.dir': '/disk-meta' }, logger: silentLogger });
+  const admin = new Admin({ bootstrapServers: running.bootstrapServers });
+  const client = await WireClient.connect(running.bootstrapServers);
+  try {
+    await admin.createTopics([{ name: 'spread', numPartitions: 2, replicationFactor: 1 }]);
+    const dirOf = async (partition: number) => (await admin.describeLogDirs(1)).find((d) => d.replicas.some((r) => r.topic === 'spread' && r.partition === partition))?.logDir ?? null;
+    const [failing, healthy] = [await dirOf(0), await dirOf(1)];
+    assert.ok(failing !== null && healthy !== null && failing !== healthy, 'one partition in each directory');
+    fs.injectFault({ operation: 'write', code: 'EIO', pathIncludes: `${failing}/` });
+    const produced = await call(client, Produce, 9, produceBody('spread', buildBatch({ records: [{ value: 'lost' }] })));
+    assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR, 'the write that fails takes the directory offline');
+    await until('DescribeLogDirs reports the directory offline', async () => ((await admin.describeLogDirs(1)).find((d) => d.logDir === failing)?.errorCode === ErrorCode.KAFKA_STORAGE_ERROR ? true : null), WAIT);
+
+    const run = await doctor(running.bootstrapServers, '--topic', 'spread');
+    const [finding, ...others] = findingsOf(run, 'offline-log-dir');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'broker 1');
+    assert.equal(finding.severity, 'critical');
+    assert.equal(finding.evidence.logDir, failing);
+    assert.equal(finding.evidence.error, 'KAFKA_STORAGE_ERROR');
+    assert.deepEqual(finding.evidence.onlineLogDirs, [healthy]);
+    assert.deepEqual(finding.evidence.replicas, ['spread-0']);
+    assert.deepEqual(finding.evidence.ledReplicas, ['spread-0'], 'the broker still leads it (the controller is not told) and answers KAFKA_STORAGE_ERROR');
+    assert.equal(run.code, 2);
+  } finally {
+    client.close();
+    await admin.close();
+    await running.stop();
+  }
 });
 
 /** The controller-only node's `host:port`, for --bootstrap-controller. */
