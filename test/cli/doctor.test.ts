@@ -404,6 +404,34 @@ test('two brokers, one stopped: ISR below min.insync.replicas, under-replicated,
   }
 });
 
+test('a controller quorum without a leader: two of three controllers killed, the leader resigns, and doctor names the controllers that do not answer', async () => {
+  const cluster = await startCluster({ controllers: 3, brokers: 1 });
+  try {
+    const controllers = [3000, 3001, 3002];
+    const leader = cluster.node(3000).node.shared.raft.leaderAndEpoch.leaderId!;
+    assert.ok(controllers.includes(leader), 'the quorum has elected one of them');
+    const killed = controllers.filter((id) => id !== leader);
+    for (const id of killed) await cluster.node(id).kill();
+    // The leader resigns once a majority of voters has not fetched for 1.5 x controller.quorum.fetch.timeout.ms, and no election can succeed.
+    await until('the last controller knows no leader', async () => (cluster.node(leader).node.shared.raft.leaderAndEpoch.leaderId === null ? true : null), WAIT);
+
+    const run = await doctor(cluster.bootstrapServers, '--bootstrap-controller', controllerAddress(cluster, leader));
+    const [finding, ...others] = findingsOf(run, 'controller-quorum');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'quorum');
+    assert.equal(finding.severity, 'critical');
+    assert.equal(finding.evidence.controllerId, -1);
+    assert.deepEqual(finding.evidence.controllers, controllers);
+    assert.deepEqual(finding.evidence.unreachableControllers, killed);
+    assert.equal(finding.evidence.majority, 2);
+    assert.match(finding.message, /the quorum has no leader \(1 of 3 controllers answer, a majority is 2; not answering: \d+, \d+\)/);
+    assert.equal(run.code, 2);
+  } finally {
+    for (const node of cluster.nodes) await node.kill();
+    await cluster.stop();
+  }
+});
+
 /** A port free at the moment (console.listener must name a real one: DescribeConfigs shows the configured value, and port 0 is not advertised). */
 async function freePort(): Promise<number> {
   const server = createServer();
