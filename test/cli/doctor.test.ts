@@ -432,6 +432,48 @@ test('a controller quorum without a leader: two of three controllers killed, the
   }
 });
 
+test('a replication throttle holding a follower back: the leader\'s rate, the partition it keeps out of the ISR', async () => {
+  const [leader, follower] = [0, 1] as const;
+  // One fetch carries at most 64 KiB of the partition: the follower needs several, and the throttle withholds them.
+  const cluster = await startCluster({ controllers: 1, brokers: 2, config: { 'auto.leader.rebalance.enable': false, 'replica.fetch.max.bytes': 65_536 } });
+  const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
+  try {
+    const throttled = { 'leader.replication.throttled.replicas': `0:${leader}`, 'follower.replication.throttled.replicas': `0:${follower}` };
+    await admin.createTopics([{ name: 'throttled', replicaAssignment: { 0: [leader, follower] }, configs: throttled }]);
+    await until('the ISR holds both', async () => (partitionOf(cluster, 'throttled')?.isr.length === 2 ? true : null), WAIT);
+    await cluster.node(follower).stop();
+    await until('the stopped follower leaves the ISR', async () => (partitionOf(cluster, 'throttled')?.isr.includes(follower) === false ? true : null), WAIT);
+    const producer = new Producer({ bootstrapServers: cluster.node(leader).bootstrapServer!, acks: 1 });
+    for (let i = 0; i < 60; i++) await producer.send({ topic: 'throttled', partition: 0, value: `${i}:${'x'.repeat(4000)}` });
+    await producer.close();
+    // 1 kB/s: once the first 64 KiB fetch is in the leader's rate (quota.window.num x quota.window.size.seconds), it withholds the rest for about a minute.
+    await admin.alterConfigs([{ type: 'broker', name: String(leader), ops: [{ name: 'leader.replication.throttled.rate', op: 'set', value: '1000' }] }]);
+    await until('the leader applies the rate', async () => (cluster.node(leader).node.replicaManager.leaderQuota.upperBound === 1000 ? true : null), WAIT);
+    await cluster.node(follower).start();
+    const leaderLogEnd = hosted(cluster, leader, 'throttled')!.log.logEndOffset;
+    await until('the follower has fetched part of the log', async () => ((hosted(cluster, follower, 'throttled')?.log.logEndOffset ?? 0) > 0 ? true : null), WAIT);
+
+    const run = await doctor(cluster.node(leader).bootstrapServer!, '--topic', 'throttled');
+    assert.ok(hosted(cluster, follower, 'throttled')!.log.logEndOffset < leaderLogEnd, 'the follower was still behind when doctor looked');
+    const [finding, ...others] = findingsOf(run, 'replication-throttle');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, `broker ${leader}`);
+    assert.equal(finding.severity, 'warning');
+    assert.equal(finding.evidence.leaderReplicationThrottledRate, '1000');
+    assert.deepEqual(finding.evidence.throttledTopics, ['throttled']);
+    assert.deepEqual(finding.evidence.heldBackAsLeader, ['throttled-0']);
+    assert.deepEqual(finding.evidence.heldBackAsFollower, [], 'the follower has no rate of its own');
+    assert.match(finding.message, /slows their catch-up \(throttled-0\)/);
+    assert.deepEqual(findingsOf(run, 'under-replicated').map((f) => [f.subject, f.evidence.outOfSync]), [['throttled-0', [follower]]]);
+    assert.equal(run.code, 2);
+  } finally {
+    await admin.close();
+    // A clean stop would wait on the throttled follower's fetches.
+    for (const node of cluster.nodes) await node.kill();
+    await cluster.stop();
+  }
+});
+
 /** A port free at the moment (console.listener must name a real one: DescribeConfigs shows the configured value, and port 0 is not advertised). */
 async function freePort(): Promise<number> {
   const server = createServer();
