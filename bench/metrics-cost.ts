@@ -17,7 +17,10 @@
  * `node --cpu-prof` and reports the share of the broker's non-idle CPU
  * samples whose stack is inside the metrics code (src/insight/ and
  * prom-client: the counters bumped per request and per batch, the latency
- * histograms, the scrapes). Sampling makes it independent of how fast the
+ * histograms, the scrapes), counted over the samples taken while the
+ * produce load ran (the broker's start and stop, where prom-client is
+ * loaded and its collectors registered, are reported apart as the
+ * whole-process share). Sampling makes it independent of how fast the
  * machine happens to be; what it leaves out is the few calls into the
  * metrics from the socket server and the replica manager themselves.
  *
@@ -70,6 +73,12 @@ interface RunFigures {
   value: number;
   cpuMsPerMiB: number;
   scrapes: number;
+  /** When the produce load ran (warm-up included), in CLOCK_MONOTONIC µs: the clock of V8's profile timestamps. */
+  loadWindowUs: { startUs: number; endUs: number };
+}
+
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 async function measure(scenario: (typeof SCENARIOS)[number], variant: Variant, round: number, options: { cpuProfileDir?: string } = {}): Promise<RunFigures> {
@@ -92,11 +101,13 @@ async function measure(scenario: (typeof SCENARIOS)[number], variant: Variant, r
       }, SCRAPE_INTERVAL_MS);
     }
     const cpuBefore = cpuSeconds(broker.pid);
+    const startUs = monotonicUs();
     const measured = await nodeProduce({ bootstrap: broker.bootstrap, topic, 'record-size': scenario.recordSize, 'warmup-s': WARMUP_S, 'duration-s': DURATION_S, acks: '1', 'batch-size': 65536, 'linger-ms': 5 }, WARMUP_S + DURATION_S * 3 + 60);
     const cpu = cpuSeconds(broker.pid) - cpuBefore;
+    const loadWindowUs = { startUs, endUs: monotonicUs() };
     if (measured.figures === null) throw new Error(`produce failed: ${measured.error}`);
     const appendedMiB = await appendedBytes(broker.bootstrap, topic, scenario.recordSize) / (1024 * 1024);
-    return { value: measured.figures[scenario.metric], cpuMsPerMiB: (cpu * 1000) / appendedMiB, scrapes };
+    return { value: measured.figures[scenario.metric], cpuMsPerMiB: (cpu * 1000) / appendedMiB, scrapes, loadWindowUs };
   } finally {
     if (scraper !== null) clearInterval(scraper);
     await broker.stop();
@@ -127,9 +138,21 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** Shares of the profile's non-idle time: inside the metrics code, and the total non-idle ms; the metrics frames by self time. */
-function metricsShare(path: string): { percent: number; nonIdleMs: number; top: string[] } {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Shares of the profile's non-idle time: inside the metrics code, and the
+ * total non-idle ms; the metrics frames by self time. With `windowUs`,
+ * only the samples taken while the produce load ran: the broker's start
+ * (loading prom-client, registering the collectors) and stop are not the
+ * produce path's cost.
+ */
+function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: number } | null): { percent: number; nonIdleMs: number; top: string[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -153,7 +176,10 @@ function metricsShare(path: string): { percent: number; nonIdleMs: number; top: 
     const frame = byId.get(at ?? id)!.callFrame;
     return `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(src|node_modules)\//, '$1/')}`;
   };
+  let atUs = profile.startTime;
   profile.samples.forEach((id, index) => {
+    atUs += profile.timeDeltas[index] ?? 0;
+    if (windowUs !== null && (atUs < windowUs.startUs || atUs > windowUs.endUs)) return;
     const node = byId.get(id)!;
     if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') return;
     const us = profile.timeDeltas[index + 1] ?? 0;
@@ -171,11 +197,13 @@ async function profileShares(): Promise<void> {
   for (const scenario of SCENARIOS) {
     const cpuProfileDir = mkdtempSync(join(tmpdir(), 'spool-metrics-profile-'));
     try {
-      await measure(scenario, 'on', 0, { cpuProfileDir });
+      const { loadWindowUs } = await measure(scenario, 'on', 0, { cpuProfileDir });
       const profiles = readdirSync(cpuProfileDir).filter((file) => file.endsWith('.cpuprofile'));
       for (const file of profiles) {
-        const share = metricsShare(join(cpuProfileDir, file));
-        console.log(`${scenario.name}: metrics code ${share.percent.toFixed(2)}% of the broker's ${(share.nonIdleMs / 1000).toFixed(1)} s non-idle CPU (${file})`);
+        const profile = JSON.parse(readFileSync(join(cpuProfileDir, file), 'utf8')) as CpuProfile;
+        const whole = metricsShare(profile, null);
+        const share = metricsShare(profile, loadWindowUs);
+        console.log(`${scenario.name}: metrics code ${share.percent.toFixed(2)}% of the broker's ${(share.nonIdleMs / 1000).toFixed(1)} s non-idle CPU while the load ran; ${whole.percent.toFixed(2)}% of ${(whole.nonIdleMs / 1000).toFixed(1)} s over the whole process, start and stop included (${file})`);
         for (const line of share.top) console.log(`    ${line}`);
       }
     } finally {

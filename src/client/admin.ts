@@ -457,8 +457,11 @@ export class Admin {
     for (const entry of response.entries) throwIfError(entry.errorCode, entry.errorMessage ?? '');
   }
 
-  /** Offsets per partition for a spec: earliest, latest, max-timestamp, or a timestamp in ms. */
-  async listOffsets(queries: readonly (TopicPartition & { spec: OffsetSpecName | number })[], options: { isolationLevel?: IsolationLevelName } = {}): Promise<ListedOffset[]> {
+  /**
+   * Offsets per partition for a spec: earliest, latest, max-timestamp, or a timestamp in ms.
+   * `retries` bounds the retries of retriable errors (default: until twice request.timeout.ms).
+   */
+  async listOffsets(queries: readonly (TopicPartition & { spec: OffsetSpecName | number })[], options: { isolationLevel?: IsolationLevelName; retries?: number } = {}): Promise<ListedOffset[]> {
     // Kafka refuses a partition named twice in one request: each round asks each partition once.
     const out: ListedOffset[] = new Array(queries.length);
     const rounds: number[][] = [];

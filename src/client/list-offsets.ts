@@ -40,7 +40,7 @@ function versionNeeded(timestamp: number): number {
 }
 
 /** Looks up offsets, retrying retriable errors; throws the first non-retriable partition error. */
-export async function listOffsets(cluster: Cluster, queries: readonly OffsetQuery[], options: { isolationLevel?: IsolationLevelName; timeoutMs?: number } = {}): Promise<Map<string, ListedOffset>> {
+export async function listOffsets(cluster: Cluster, queries: readonly OffsetQuery[], options: { isolationLevel?: IsolationLevelName; timeoutMs?: number; retries?: number } = {}): Promise<Map<string, ListedOffset>> {
   const results = new Map<string, ListedOffset>();
   let remaining = [...queries];
   await cluster.retry(async () => {
@@ -56,7 +56,7 @@ export async function listOffsets(cluster: Cluster, queries: readonly OffsetQuer
     const fatal = failures.find((f) => f.fatal !== null)?.fatal;
     if (fatal) throw fatal;
     if (remaining.length > 0) throw failures.find((f) => f.retryError !== null)!.retryError!;
-  }, { timeoutMs: options.timeoutMs ?? cluster.requestTimeoutMs * 2 });
+  }, { timeoutMs: options.timeoutMs ?? cluster.requestTimeoutMs * 2, ...(options.retries === undefined ? {} : { retries: options.retries }) });
   return results;
 }
 

@@ -404,21 +404,64 @@ function sameAssignment(a: readonly TopicPartition[] | null, b: readonly TopicPa
   return text(a) === text(b);
 }
 
-/** KIP-848 members whose epoch lags the group's target assignment epoch, or whose assignment is not their target, in both samples. */
+type GroupMember = GroupSample['description']['members'][number];
+
+/** A KIP-848 member whose epoch lags the target assignment's: it has not acknowledged the revocations asked of it. */
+function lagsTarget(member: GroupMember, targetEpoch: number | null): boolean {
+  return member.memberEpoch !== null && targetEpoch !== null && member.memberEpoch < targetEpoch;
+}
+
+/** `memberId:topic-partition` for each target partition a member at the target epoch does not have yet. */
+function waitingFor(group: GroupSample): string[] {
+  const target = group.description.targetAssignmentEpoch;
+  return group.description.members
+    .filter((m) => !lagsTarget(m, target))
+    .flatMap((m) => {
+      const held = new Set(m.assignment.map(key));
+      return (m.targetAssignment ?? []).map(key).filter((k) => !held.has(k)).map((k) => `${m.memberId}:${k}`);
+    });
+}
+
+function unreconciledFinding(group: GroupSample, member: GroupMember, waiting: string[]): Finding {
+  const lags = lagsTarget(member, group.description.targetAssignmentEpoch);
+  return {
+    check: 'rebalance',
+    severity: 'warning',
+    subject: `group ${group.groupId}`,
+    message: lags
+      ? `member ${member.memberId} (client ${member.clientId}) has not reconciled its assignment: its epoch lags the group's target assignment (it has not acknowledged giving up the partitions the target moves away from it)${waiting.length > 0 ? '; the members waiting for them get them only once it does' : ''}`
+      : `member ${member.memberId} (client ${member.clientId}) has not received its target assignment: partitions it is assigned are still owned by others`,
+    evidence: {
+      memberId: member.memberId,
+      clientId: member.clientId,
+      host: member.host,
+      memberEpoch: member.memberEpoch,
+      groupEpoch: group.description.groupEpoch,
+      targetAssignmentEpoch: group.description.targetAssignmentEpoch,
+      assignment: member.assignment.map(key),
+      targetAssignment: (member.targetAssignment ?? []).map(key),
+      waitingMembers: waiting,
+    },
+  };
+}
+
+/**
+ * KIP-848 members that do not reconcile, through both samples: those whose
+ * epoch lags the target assignment epoch (they keep partitions the
+ * coordinator asked them to revoke, or stopped heartbeating). A member at
+ * the target epoch that lacks some of its target partitions waits for
+ * them: it is named in the evidence, and gets a finding of its own only
+ * when no member lags (the partitions' owner is not in the description).
+ */
 function unreconciledMembers(before: GroupSample, after: GroupSample): Finding[] {
-  const target = after.description.targetAssignmentEpoch;
-  if (after.description.type !== 'consumer' || target === null) return [];
-  const stuck = (m: GroupSample['description']['members'][number], epoch: number | null) =>
-    (m.memberEpoch !== null && epoch !== null && m.memberEpoch < epoch) || !sameAssignment(m.assignment, m.targetAssignment);
-  return after.description.members
-    .filter((m) => stuck(m, target) && before.description.members.some((b) => b.memberId === m.memberId && stuck(b, before.description.targetAssignmentEpoch)))
-    .map((m) => ({
-      check: 'rebalance',
-      severity: 'warning',
-      subject: `group ${after.groupId}`,
-      message: `member ${m.memberId} (client ${m.clientId}) has not reconciled its assignment: its epoch lags the group's target assignment`,
-      evidence: { memberId: m.memberId, clientId: m.clientId, host: m.host, memberEpoch: m.memberEpoch, groupEpoch: after.description.groupEpoch, targetAssignmentEpoch: target, assignment: m.assignment.map(key), targetAssignment: (m.targetAssignment ?? []).map(key) },
-    }));
+  if (after.description.type !== 'consumer' || after.description.targetAssignmentEpoch === null) return [];
+  const inBoth = (m: GroupMember, stuck: (g: GroupSample, m: GroupMember) => boolean) =>
+    stuck(after, m) && before.description.members.some((b) => b.memberId === m.memberId && stuck(before, b));
+  const waiting = waitingFor(after);
+  const lagging = after.description.members.filter((m) => inBoth(m, (g, x) => lagsTarget(x, g.description.targetAssignmentEpoch)));
+  if (lagging.length > 0) return lagging.map((m) => unreconciledFinding(after, m, waiting));
+  const short = (g: GroupSample, m: GroupMember) => !lagsTarget(m, g.description.targetAssignmentEpoch) && !sameAssignment(m.assignment, m.targetAssignment);
+  return after.description.members.filter((m) => inBoth(m, short)).map((m) => unreconciledFinding(after, m, waiting));
 }
 
 /** A group in a rebalancing state in both samples, or a KIP-848 member stuck reconciling. */

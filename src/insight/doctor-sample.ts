@@ -93,21 +93,25 @@ function partitionsOf(topics: readonly TopicDescription[]): Map<string, Partitio
 /**
  * ListOffsets latest at one isolation level for every led partition; when
  * the request as a whole fails (one partition's error fails it), each
- * partition is asked alone so the others are still read.
+ * partition is asked alone so the others are still read. No retries: an
+ * error is evidence for the sample (a partition in an offline log
+ * directory answers KAFKA_STORAGE_ERROR, retriable, until the broker
+ * restarts, and the admin client's retries would wait out twice
+ * request.timeout.ms for each ask).
  */
 async function latestOffsets(admin: Admin, partitions: readonly PartitionSample[], isolationLevel: 'read_uncommitted' | 'read_committed'): Promise<Map<string, number | KafkaError>> {
   const found = new Map<string, number | KafkaError>();
   const queries = partitions.map((p) => ({ topic: p.topic, partition: p.partition, spec: 'latest' as const }));
   const record = (listed: readonly ListedOffset[]) => listed.forEach((l) => found.set(topicPartitionKey(l), l.offset));
   try {
-    record(await admin.listOffsets(queries, { isolationLevel }));
+    record(await admin.listOffsets(queries, { isolationLevel, retries: 0 }));
     return found;
   } catch (error) {
     if (!(error instanceof KafkaError)) throw error;
   }
   for (const query of queries) {
     try {
-      record(await admin.listOffsets([query], { isolationLevel }));
+      record(await admin.listOffsets([query], { isolationLevel, retries: 0 }));
     } catch (error) {
       if (!(error instanceof KafkaError)) throw error;
       found.set(topicPartitionKey(query), error);

@@ -25,7 +25,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { apiByKey } from '../protocol/apis.js';
-import { errorName } from '../protocol/errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import type { RequestObserver } from '../server/socket-server.js';
 import type { Clock } from '../io/clock.js';
 import { LatencyHistogram, registerKafkaHistogram } from './summaries.js';
@@ -111,12 +111,14 @@ export class RequestMetrics implements RequestObserver {
     const seen = this.seen;
     seen.clear();
     const collect = ERROR_COLLECTORS[apiKey] ?? collectAllErrorCodes;
-    collect(body, seen);
-    for (const [code, count] of seen) {
-      const key = apiKey * KEY_STRIDE + code + 1;
-      const counted = this.errors.get(key) ?? this.newCount(this.errors, key, { request: apiName(apiKey), error: errorName(code) });
-      counted.count += count;
-    }
+    const none = collect(body, seen);
+    if (none > 0) this.errorCount(apiKey, NONE).count += none;
+    for (const [code, count] of seen) this.errorCount(apiKey, code).count += count;
+  }
+
+  private errorCount(apiKey: number, code: number): LabelledCount {
+    const key = apiKey * KEY_STRIDE + code + 1;
+    return this.errors.get(key) ?? this.newCount(this.errors, key, { request: apiName(apiKey), error: errorName(code) });
   }
 
   private newRequestCount(key: number, request: { apiKey: number; version: number; fromFollower: boolean }): RequestCount {
@@ -153,10 +155,15 @@ function fetchReplicaId(request: unknown, version: number): number {
   return (version >= 15 ? fetch.replicaState?.replicaId : fetch.replicaId) ?? -1;
 }
 
-type ErrorCollector = (body: Record<string, unknown>, into: Map<number, number>) => void;
+/** Counts a response's error codes: returns how many are NONE (most of them, counted without a map) and puts the others in `into`. */
+type ErrorCollector = (body: Record<string, unknown>, into: Map<number, number>) => number;
 
-function countCode(into: Map<number, number>, code: number): void {
+const NONE = ErrorCode.NONE;
+
+function countCode(into: Map<number, number>, code: number): number {
+  if (code === NONE) return 1;
   into.set(code, (into.get(code) ?? 0) + 1);
+  return 0;
 }
 
 /**
@@ -167,19 +174,23 @@ function countCode(into: Map<number, number>, code: number): void {
  */
 const ERROR_COLLECTORS: Readonly<Record<number, ErrorCollector>> = {
   0: (body, into) => {
+    let none = 0;
     for (const topic of (body as { responses?: { partitionResponses?: { errorCode: number }[] }[] }).responses ?? []) {
-      for (const partition of topic.partitionResponses ?? []) countCode(into, partition.errorCode);
+      for (const partition of topic.partitionResponses ?? []) none += countCode(into, partition.errorCode);
     }
+    return none;
   },
   [FETCH_KEY]: (body, into) => {
     const fetch = body as { errorCode?: number; responses?: { partitions?: { errorCode: number }[] }[] };
-    if (fetch.errorCode !== undefined) countCode(into, fetch.errorCode);
-    for (const topic of fetch.responses ?? []) for (const partition of topic.partitions ?? []) countCode(into, partition.errorCode);
+    let none = fetch.errorCode === undefined ? 0 : countCode(into, fetch.errorCode);
+    for (const topic of fetch.responses ?? []) for (const partition of topic.partitions ?? []) none += countCode(into, partition.errorCode);
+    return none;
   },
 };
 
-function collectAllErrorCodes(body: Record<string, unknown>, into: Map<number, number>): void {
+function collectAllErrorCodes(body: Record<string, unknown>, into: Map<number, number>): number {
   collectErrorCodes(body, into, 0);
+  return 0;
 }
 
 /** Nesting deeper than any Kafka response (topics → partitions → records errors) is not walked. */

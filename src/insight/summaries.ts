@@ -60,7 +60,10 @@ export class LatencyHistogram {
     this.count++;
   }
 
-  /** The value at each quantile over the two windows (0 while empty); rotates the windows first when due. */
+  /**
+   * The value at each quantile over the two windows (0 while empty); rotates the windows first when due.
+   * `wanted` ascending (as KAFKA_QUANTILES): one walk over the buckets answers them all, for a scrape reads every histogram.
+   */
   quantiles(wanted: readonly number[]): number[] {
     const nowMs = this.nowMs();
     if (nowMs - this.currentStartMs >= WINDOW_MS) {
@@ -72,16 +75,15 @@ export class LatencyHistogram {
     }
     let total = 0;
     for (let index = 0; index < BUCKET_COUNT; index++) total += this.current[index]! + this.previous[index]!;
-    return wanted.map((quantile) => {
-      if (total === 0) return 0;
-      const rank = quantile * total;
-      let seen = 0;
-      for (let index = 0; index < BUCKET_COUNT; index++) {
-        seen += this.current[index]! + this.previous[index]!;
-        if (seen >= rank) return valueOfBucket(index);
-      }
-      return valueOfBucket(BUCKET_COUNT - 1);
-    });
+    const values = new Array<number>(wanted.length).fill(total === 0 ? 0 : valueOfBucket(BUCKET_COUNT - 1));
+    if (total === 0) return values;
+    let next = 0;
+    let seen = 0;
+    for (let index = 0; index < BUCKET_COUNT && next < wanted.length; index++) {
+      seen += this.current[index]! + this.previous[index]!;
+      for (; next < wanted.length && seen >= wanted[next]! * total; next++) values[next] = valueOfBucket(index);
+    }
+    return values;
   }
 }
 

@@ -145,6 +145,7 @@ export class SpoolNode {
       groupCoordinator: this.brokerServer?.groupCoordinator ?? null,
       image: () => this.shared.loader.image,
       controller: this.controllerServer === null ? null : { isActive: () => this.state === 'running' && this.shared.raft.isLeader },
+      raft: { nodeId: this.nodeId, raft: () => this.shared.raftIfOpen },
     });
   }
 

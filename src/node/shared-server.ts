@@ -107,6 +107,11 @@ export class SharedServer {
     return this.raftValue?.leaderAndEpoch.leaderId ?? null;
   }
 
+  /** The Raft client, or null while the metadata log is not open (for readers that may come early, as a metrics scrape). */
+  get raftIfOpen(): KafkaRaftClient<MetadataRecord> | null {
+    return this.raftValue;
+  }
+
   get raft(): KafkaRaftClient<MetadataRecord> {
     if (this.raftValue === null) throw new Error('the metadata log is not open');
     return this.raftValue;

@@ -23,6 +23,17 @@ import { runCli } from '../../src/cli/program.js';
 import { until } from '../interop/cluster/until.js';
 import { hosted, partitionOf } from '../replication/cluster-topic.js';
 import { testIo } from './cli-io.js';
+import { call, produceBody, WireClient } from '../server/wire-client.js';
+import { realClock } from '../../src/io/clock.js';
+import { realEnv, SeededRandom } from '../../src/io/env.js';
+import { SimFileSystem } from '../../src/io/sim-fs.js';
+import { buildBatch } from '../../src/protocol/records/records.js';
+import { Produce } from '../../src/protocol/schemas/00-produce.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import { FindCoordinator } from '../../src/protocol/schemas/10-find-coordinator.js';
+import { JoinGroup } from '../../src/protocol/schemas/11-join-group.js';
+import { ConsumerGroupHeartbeat } from '../../src/protocol/schemas/68-consumer-group-heartbeat.js';
 
 const SAMPLE_MS = '300';
 const WAIT = { waitMs: 60_000, pollMs: 25 };
@@ -247,6 +258,117 @@ describe('one broker', () => {
       await joining.close();
     }
   });
+
+  test('a rebalance held in CompletingRebalance: the leader joined but never sends SyncGroup', async () => {
+    await admin.createTopics([{ name: 'unsynced', numPartitions: 2, replicationFactor: 1 }]);
+    const client = await WireClient.connect(running.bootstrapServers);
+    try {
+      await call(client, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['unsynced-group'] });
+      // Timeouts long enough that the coordinator neither expires the member nor gives up waiting for its SyncGroup.
+      const join = (memberId: string) => call(client, JoinGroup, 9, {
+        groupId: 'unsynced-group',
+        sessionTimeoutMs: 120_000,
+        rebalanceTimeoutMs: 120_000,
+        memberId,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: encodeSubscription({ topics: ['unsynced'] }) }],
+      });
+      const first = await join('');
+      assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+      const joined = await join(first.memberId);
+      assert.equal(joined.errorCode, ErrorCode.NONE);
+      assert.equal(joined.leader, first.memberId, 'the only member leads: the assignment is its to send');
+      await until('the group is in CompletingRebalance', async () => ((await admin.describeConsumerGroups(['unsynced-group']))[0]?.groupState === 'CompletingRebalance' ? true : null), WAIT);
+
+      const run = await doctor(running.bootstrapServers, '--topic', 'unsynced', '--group', 'unsynced-group');
+      const [finding, ...others] = findingsOf(run, 'rebalance');
+      assert.equal(others.length, 0);
+      assert.equal(finding?.subject, 'group unsynced-group');
+      assert.equal(finding.evidence.state, 'CompletingRebalance->CompletingRebalance');
+      assert.match(finding.message, /waits for the leader's SyncGroup/);
+      assert.match((finding.evidence.members as string[]).join(' '), new RegExp(`^${first.memberId}\\(client=spool-test,`));
+      assert.equal(run.code, 2);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('a KIP-848 member that does not reconcile: it keeps heartbeating the partitions it must give up, and the member waiting for them is named', async () => {
+    await admin.createTopics([{ name: 'reconciled', numPartitions: 2, replicationFactor: 1 }]);
+    const topicId = (await admin.describeTopics(['reconciled']))[0]!.topicId;
+    const holder = await WireClient.connect(running.bootstrapServers);
+    const newcomer = await WireClient.connect(running.bootstrapServers);
+    const heartbeat = (client: WireClient, body: { memberId: string; memberEpoch: number; partitions: number[] }) => call(client, ConsumerGroupHeartbeat, 1, {
+      groupId: 'unreconciled',
+      memberId: body.memberId,
+      memberEpoch: body.memberEpoch,
+      rebalanceTimeoutMs: 120_000,
+      subscribedTopicNames: ['reconciled'],
+      // Joining (epoch 0) sends no owned partitions at all, as Kafka requires.
+      topicPartitions: body.partitions.length === 0 ? [] : [{ topicId, partitions: body.partitions }],
+    });
+    try {
+      await call(holder, FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['unreconciled'] });
+      const joined = await heartbeat(holder, { memberId: 'holder', memberEpoch: 0, partitions: [] });
+      assert.deepEqual([joined.errorCode, joined.assignment?.topicPartitions], [ErrorCode.NONE, [{ topicId, partitions: [0, 1] }]]);
+      await heartbeat(holder, { memberId: 'holder', memberEpoch: joined.memberEpoch, partitions: [0, 1] });
+      const second = await heartbeat(newcomer, { memberId: 'newcomer', memberEpoch: 0, partitions: [] });
+      assert.equal(second.errorCode, ErrorCode.NONE);
+      // The holder is told to give one partition up, and answers as if it still owned both, as a consumer stuck in its revocation callback.
+      await until('the holder is asked to revoke and stays at its epoch', async () => {
+        const beat = await heartbeat(holder, { memberId: 'holder', memberEpoch: joined.memberEpoch, partitions: [0, 1] });
+        assert.equal(beat.errorCode, ErrorCode.NONE);
+        return beat.memberEpoch === joined.memberEpoch && (beat.assignment?.topicPartitions[0]?.partitions.length ?? 2) < 2 ? true : null;
+      }, WAIT);
+
+      const run = await doctor(running.bootstrapServers, '--topic', 'reconciled', '--group', 'unreconciled');
+      const [finding, ...others] = findingsOf(run, 'rebalance');
+      assert.equal(others.length, 0, `one finding, about the member that does not reconcile: ${JSON.stringify(run.report.findings)}`);
+      assert.equal(finding?.subject, 'group unreconciled');
+      assert.equal(finding.evidence.memberId, 'holder');
+      assert.equal(finding.evidence.memberEpoch, joined.memberEpoch);
+      assert.equal(finding.evidence.targetAssignmentEpoch, second.memberEpoch);
+      assert.match(String(finding.evidence.waitingMembers), /^newcomer:reconciled-[01]$/);
+      assert.equal(run.code, 2);
+    } finally {
+      holder.close();
+      newcomer.close();
+    }
+  });
+});
+
+test('a log directory taken offline by a disk error: the directory, the replica lost with it, and its KAFKA_STORAGE_ERROR', async () => {
+  // A real node on real sockets and clock, over the simulated disk that can fail one directory's writes.
+  const fs = new SimFileSystem(new SeededRandom(17), realClock);
+  const running = await startBroker({ env: { ...realEnv, fs }, config: { 'node.id': 1, 'log.dirs': '/disk-a,/disk-b', 'metadata.log.dir': '/disk-meta' }, logger: silentLogger });
+  const admin = new Admin({ bootstrapServers: running.bootstrapServers });
+  const client = await WireClient.connect(running.bootstrapServers);
+  try {
+    await admin.createTopics([{ name: 'spread', numPartitions: 2, replicationFactor: 1 }]);
+    const dirOf = async (partition: number) => (await admin.describeLogDirs(1)).find((d) => d.replicas.some((r) => r.topic === 'spread' && r.partition === partition))?.logDir ?? null;
+    const [failing, healthy] = [await dirOf(0), await dirOf(1)];
+    assert.ok(failing !== null && healthy !== null && failing !== healthy, 'one partition in each directory');
+    fs.injectFault({ operation: 'write', code: 'EIO', pathIncludes: `${failing}/` });
+    const produced = await call(client, Produce, 9, produceBody('spread', buildBatch({ records: [{ value: 'lost' }] })));
+    assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR, 'the write that fails takes the directory offline');
+    await until('DescribeLogDirs reports the directory offline', async () => ((await admin.describeLogDirs(1)).find((d) => d.logDir === failing)?.errorCode === ErrorCode.KAFKA_STORAGE_ERROR ? true : null), WAIT);
+
+    const run = await doctor(running.bootstrapServers, '--topic', 'spread');
+    const [finding, ...others] = findingsOf(run, 'offline-log-dir');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'broker 1');
+    assert.equal(finding.severity, 'critical');
+    assert.equal(finding.evidence.logDir, failing);
+    assert.equal(finding.evidence.error, 'KAFKA_STORAGE_ERROR');
+    assert.deepEqual(finding.evidence.onlineLogDirs, [healthy]);
+    assert.deepEqual(finding.evidence.replicas, ['spread-0']);
+    assert.deepEqual(finding.evidence.ledReplicas, ['spread-0'], 'the broker still leads it (the controller is not told) and answers KAFKA_STORAGE_ERROR');
+    assert.equal(run.code, 2);
+  } finally {
+    client.close();
+    await admin.close();
+    await running.stop();
+  }
 });
 
 /** The controller-only node's `host:port`, for --bootstrap-controller. */
@@ -278,6 +400,76 @@ test('two brokers, one stopped: ISR below min.insync.replicas, under-replicated,
     assert.equal(run.code, 2);
   } finally {
     await admin.close();
+    await cluster.stop();
+  }
+});
+
+test('a controller quorum without a leader: two of three controllers killed, the leader resigns, and doctor names the controllers that do not answer', async () => {
+  const cluster = await startCluster({ controllers: 3, brokers: 1 });
+  try {
+    const controllers = [3000, 3001, 3002];
+    const leader = cluster.node(3000).node.shared.raft.leaderAndEpoch.leaderId!;
+    assert.ok(controllers.includes(leader), 'the quorum has elected one of them');
+    const killed = controllers.filter((id) => id !== leader);
+    for (const id of killed) await cluster.node(id).kill();
+    // The leader resigns once a majority of voters has not fetched for 1.5 x controller.quorum.fetch.timeout.ms, and no election can succeed.
+    await until('the last controller knows no leader', async () => (cluster.node(leader).node.shared.raft.leaderAndEpoch.leaderId === null ? true : null), WAIT);
+
+    const run = await doctor(cluster.bootstrapServers, '--bootstrap-controller', controllerAddress(cluster, leader));
+    const [finding, ...others] = findingsOf(run, 'controller-quorum');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, 'quorum');
+    assert.equal(finding.severity, 'critical');
+    assert.equal(finding.evidence.controllerId, -1);
+    assert.deepEqual(finding.evidence.controllers, controllers);
+    assert.deepEqual(finding.evidence.unreachableControllers, killed);
+    assert.equal(finding.evidence.majority, 2);
+    assert.match(finding.message, /the quorum has no leader \(1 of 3 controllers answer, a majority is 2; not answering: \d+, \d+\)/);
+    assert.equal(run.code, 2);
+  } finally {
+    for (const node of cluster.nodes) await node.kill();
+    await cluster.stop();
+  }
+});
+
+test('a replication throttle holding a follower back: the leader\'s rate, the partition it keeps out of the ISR', async () => {
+  const [leader, follower] = [0, 1] as const;
+  // One fetch carries at most 64 KiB of the partition: the follower needs several, and the throttle withholds them.
+  const cluster = await startCluster({ controllers: 1, brokers: 2, config: { 'auto.leader.rebalance.enable': false, 'replica.fetch.max.bytes': 65_536 } });
+  const admin = new Admin({ bootstrapServers: cluster.bootstrapServers });
+  try {
+    const throttled = { 'leader.replication.throttled.replicas': `0:${leader}`, 'follower.replication.throttled.replicas': `0:${follower}` };
+    await admin.createTopics([{ name: 'throttled', replicaAssignment: { 0: [leader, follower] }, configs: throttled }]);
+    await until('the ISR holds both', async () => (partitionOf(cluster, 'throttled')?.isr.length === 2 ? true : null), WAIT);
+    await cluster.node(follower).stop();
+    await until('the stopped follower leaves the ISR', async () => (partitionOf(cluster, 'throttled')?.isr.includes(follower) === false ? true : null), WAIT);
+    const producer = new Producer({ bootstrapServers: cluster.node(leader).bootstrapServer!, acks: 1 });
+    for (let i = 0; i < 60; i++) await producer.send({ topic: 'throttled', partition: 0, value: `${i}:${'x'.repeat(4000)}` });
+    await producer.close();
+    // 1 kB/s: once the first 64 KiB fetch is in the leader's rate (quota.window.num x quota.window.size.seconds), it withholds the rest for about a minute.
+    await admin.alterConfigs([{ type: 'broker', name: String(leader), ops: [{ name: 'leader.replication.throttled.rate', op: 'set', value: '1000' }] }]);
+    await until('the leader applies the rate', async () => (cluster.node(leader).node.replicaManager.leaderQuota.upperBound === 1000 ? true : null), WAIT);
+    await cluster.node(follower).start();
+    const leaderLogEnd = hosted(cluster, leader, 'throttled')!.log.logEndOffset;
+    await until('the follower has fetched part of the log', async () => ((hosted(cluster, follower, 'throttled')?.log.logEndOffset ?? 0) > 0 ? true : null), WAIT);
+
+    const run = await doctor(cluster.node(leader).bootstrapServer!, '--topic', 'throttled');
+    assert.ok(hosted(cluster, follower, 'throttled')!.log.logEndOffset < leaderLogEnd, 'the follower was still behind when doctor looked');
+    const [finding, ...others] = findingsOf(run, 'replication-throttle');
+    assert.equal(others.length, 0);
+    assert.equal(finding?.subject, `broker ${leader}`);
+    assert.equal(finding.severity, 'warning');
+    assert.equal(finding.evidence.leaderReplicationThrottledRate, '1000');
+    assert.deepEqual(finding.evidence.throttledTopics, ['throttled']);
+    assert.deepEqual(finding.evidence.heldBackAsLeader, ['throttled-0']);
+    assert.deepEqual(finding.evidence.heldBackAsFollower, [], 'the follower has no rate of its own');
+    assert.match(finding.message, /slows their catch-up \(throttled-0\)/);
+    assert.deepEqual(findingsOf(run, 'under-replicated').map((f) => [f.subject, f.evidence.outOfSync]), [['throttled-0', [follower]]]);
+    assert.equal(run.code, 2);
+  } finally {
+    await admin.close();
+    // A clean stop would wait on the throttled follower's fetches.
+    for (const node of cluster.nodes) await node.kill();
     await cluster.stop();
   }
 });
