@@ -1,0 +1,283 @@
+/**
+ * Mixed replication: a Spool broker (node 1, its own process) and an Apache
+ * Kafka 4.4 broker (node 2) replicate the same partitions, under a Spool
+ * controller (node 3000). Proves that
+ * - a Kafka follower fetches from a Spool leader and a Spool follower from a
+ *   Kafka leader, both join the ISR (acks=all with min.insync.replicas=2
+ *   succeeds only then), learn the leader's high watermark, and keep log
+ *   segment files identical byte for byte to the leader's (a follower appends
+ *   the leader's batches as they are);
+ * - elections work in both directions: when the leader of either kind stops
+ *   (SIGTERM, a controlled shutdown, and kill -9) the other kind becomes
+ *   leader with every acknowledged record, takes new writes, the stopped
+ *   broker restarts, rejoins as a follower and re-enters the ISR, and a
+ *   preferred election (ElectLeaders) moves leadership back.
+ *
+ * These tests watch real processes, so they poll observed state (the
+ * controller's metadata image, Fetch answers, the files), each wait bounded.
+ */
+import { until as waitUntil } from './until.js';
+import { send } from './send.js';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrokerConfig } from '../../../src/common/config.js';
+import { silentLogger } from '../../../src/common/logger.js';
+import { realEnv } from '../../../src/io/env.js';
+import { SpoolNode } from '../../../src/node/node.js';
+import { Producer } from '../../../src/client/producer.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { CreateTopics } from '../../../src/protocol/schemas/19-create-topics.js';
+import { ElectLeaders } from '../../../src/protocol/schemas/43-elect-leaders.js';
+import { Fetch } from '../../../src/protocol/schemas/01-fetch.js';
+import { iterateBatches } from '../../../src/protocol/records/batch.js';
+import { decodeRecords } from '../../../src/protocol/records/records.js';
+import { freePort, kafkaSkipReason, startKafkaNode, type RunningKafka } from '../kafka/kafka.js';
+import { startSpool, type SpoolProcess } from '../clients/spool-process.js';
+
+process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
+const CONTROLLER_ID = 3000;
+const SPOOL_ID = 1;
+const KAFKA_ID = 2;
+const WAIT_MS = 60_000;
+const POLL_MS = 200;
+/** A killed broker stops heartbeating; the controller fences it after this long, then elects the other replica. */
+const BROKER_SESSION_TIMEOUT_MS = 4000;
+const PREFERRED_ELECTION = 0;
+
+const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, probe, { waitMs: WAIT_MS, pollMs: POLL_MS });
+
+interface Cluster {
+  controller: SpoolNode;
+  controllerPort: number;
+  spool: SpoolProcess | null;
+  spoolPort: number;
+  spoolDir: string;
+  kafka: RunningKafka | null;
+  kafkaPort: number;
+  kafkaDir: string;
+  root: string;
+}
+
+async function startCluster(): Promise<Cluster> {
+  const root = mkdtempSync(join(tmpdir(), 'spool-mixed-replication-'));
+  const controllerPort = await freePort();
+  const controller = new SpoolNode(
+    BrokerConfig.fromObject({
+      'process.roles': 'controller',
+      'node.id': CONTROLLER_ID,
+      'cluster.id': CLUSTER_ID,
+      'controller.quorum.voters': `${CONTROLLER_ID}@127.0.0.1:${controllerPort}`,
+      'controller.listener.names': 'CONTROLLER',
+      listeners: `CONTROLLER://127.0.0.1:${controllerPort}`,
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      'broker.session.timeout.ms': BROKER_SESSION_TIMEOUT_MS,
+      'log.dirs': join(root, 'controller'),
+    }),
+    realEnv,
+    silentLogger,
+  );
+  await controller.start();
+  const cluster: Cluster = {
+    controller, controllerPort, root,
+    spool: null, spoolPort: await freePort(), spoolDir: join(root, 'spool'),
+    kafka: null, kafkaPort: await freePort(), kafkaDir: join(root, 'kafka'),
+  };
+  try {
+    await startSpoolBroker(cluster);
+    await startKafkaBroker(cluster);
+    await until('both brokers unfenced', async () => ([SPOOL_ID, KAFKA_ID].every((id) => controller.metadata.image.brokers.get(id)?.fenced === false) ? true : null));
+  } catch (error) {
+    await stopCluster(cluster);
+    throw error;
+  }
+  return cluster;
+}
+
+async function startSpoolBroker(cluster: Cluster): Promise<void> {
+  cluster.spool = await startSpool({
+    dir: cluster.spoolDir,
+    port: cluster.spoolPort,
+    listeners: `PLAINTEXT://127.0.0.1:${cluster.spoolPort}`,
+    overrides: [
+      `node.id=${SPOOL_ID}`,
+      'process.roles=broker',
+      `cluster.id=${CLUSTER_ID}`,
+      `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${cluster.controllerPort}`,
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      'inter.broker.listener.name=PLAINTEXT',
+      'offsets.topic.replication.factor=1',
+      'transaction.state.log.replication.factor=1',
+      'transaction.state.log.min.isr=1',
+    ],
+  });
+}
+
+async function startKafkaBroker(cluster: Cluster): Promise<void> {
+  mkdirSync(cluster.kafkaDir, { recursive: true });
+  cluster.kafka = await startKafkaNode({
+    dir: cluster.kafkaDir,
+    port: cluster.kafkaPort,
+    clusterId: CLUSTER_ID,
+    properties: [
+      'process.roles=broker',
+      `node.id=${KAFKA_ID}`,
+      `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${cluster.controllerPort}`,
+      `listeners=PLAINTEXT://127.0.0.1:${cluster.kafkaPort}`,
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      'inter.broker.listener.name=PLAINTEXT',
+      'offsets.topic.replication.factor=1',
+      'transaction.state.log.replication.factor=1',
+      'transaction.state.log.min.isr=1',
+      'share.coordinator.state.topic.replication.factor=1',
+      'share.coordinator.state.topic.min.isr=1',
+      'group.initial.rebalance.delay.ms=0',
+    ],
+  });
+}
+
+async function stopCluster(cluster: Cluster): Promise<void> {
+  await cluster.spool?.stop({ keepDir: true });
+  await cluster.kafka?.stop({ keepDir: true });
+  await cluster.controller.stop();
+  rmSync(cluster.root, { recursive: true, force: true });
+}
+
+/** kill -9 of the Kafka broker's JVM, resolved once the process is gone. */
+async function kill9Kafka(cluster: Cluster): Promise<void> {
+  const kafka = cluster.kafka!;
+  process.kill(kafka.pid, 'SIGKILL');
+  await until(`Kafka's pid ${kafka.pid} gone`, async () => (isAlive(kafka.pid) ? null : true));
+  rmSync(join(cluster.kafkaDir, 'kafka.pid'), { force: true });
+  cluster.kafka = null;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const portOf = (cluster: Cluster, id: number): number => (id === SPOOL_ID ? cluster.spoolPort : cluster.kafkaPort);
+const logDirOf = (cluster: Cluster, id: number): string => (id === SPOOL_ID ? cluster.spoolDir : join(cluster.kafkaDir, 'data'));
+const nameOf = (id: number): string => (id === SPOOL_ID ? 'Spool' : 'Kafka');
+
+async function createTopic(cluster: Cluster, topic: string, replicas: number[], minInsyncReplicas: number): Promise<void> {
+  const created = await send(cluster.spoolPort, (c) =>
+    c.send(CreateTopics, {
+      topics: [{ name: topic, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: replicas }], configs: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    }),
+  );
+  assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE, `CreateTopics ${topic}: ${created.topics[0]!.errorMessage}`);
+}
+
+/** The partition as the controller's image has it. */
+function partitionOf(cluster: Cluster, topic: string): { leader: number; isr: number[]; leaderEpoch: number } | null {
+  const partition = cluster.controller.metadata.image.topicsByName.get(topic)?.partitions.get(0);
+  return partition === undefined ? null : { leader: partition.leader, isr: [...partition.isr].sort(), leaderEpoch: partition.leaderEpoch };
+}
+
+async function untilLeaderWithFullIsr(cluster: Cluster, topic: string, leader: number): Promise<void> {
+  await until(`${topic}: ${nameOf(leader)} leads with both brokers in the ISR (controller sees ${JSON.stringify(partitionOf(cluster, topic))})`, async () => {
+    const partition = partitionOf(cluster, topic);
+    return partition?.leader === leader && partition.isr.length === 2 ? true : null;
+  });
+}
+
+interface Fetched {
+  highWatermark: number;
+  values: string[];
+}
+
+/**
+ * A consumer Fetch (v12, by topic name) of partition 0 from offset 0 on one
+ * broker; v11+ consumers may read from a follower (up to the high watermark
+ * the follower learned from its leader), in Kafka and in Spool alike.
+ */
+async function fetchAll(port: number, topic: string): Promise<Fetched | null> {
+  const response = await send(port, (c) =>
+    c.send(Fetch, {
+      replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 8 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+      topics: [{ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 8 << 20 }] }],
+    }, { versionMax: 12 }),
+  ).catch(() => null);
+  const partition = response?.responses[0]?.partitions[0];
+  if (partition === undefined || partition.errorCode !== ErrorCode.NONE) return null;
+  const records = Buffer.from(partition.records ?? Buffer.alloc(0));
+  const values: string[] = [];
+  for (const { position, header } of iterateBatches(records)) {
+    const decoded = decodeRecords(records.subarray(position, position + header.sizeBytes));
+    assert.equal(decoded.error, null);
+    for (const record of decoded.records!) values.push(record.value!.toString());
+  }
+  return { highWatermark: Number(partition.highWatermark), values };
+}
+
+/** Produces `values` with acks=all through `port`, resolved once every one is acknowledged. */
+async function produceAll(port: number, topic: string, values: readonly string[]): Promise<void> {
+  const producer = new Producer({ bootstrapServers: `127.0.0.1:${port}`, acks: 'all', lingerMs: 5 });
+  try {
+    await Promise.all(values.map((value) => producer.send({ topic, partition: 0, value })));
+  } finally {
+    await producer.close();
+  }
+}
+
+/** The partition's .log segment files of one broker, concatenated in offset order. */
+function segmentBytes(cluster: Cluster, id: number, topic: string): Buffer {
+  const dir = join(logDirOf(cluster, id), `${topic}-0`);
+  if (!existsSync(dir)) return Buffer.alloc(0);
+  const files = readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
+  return Buffer.concat(files.map((name) => readFileSync(join(dir, name))));
+}
+
+/**
+ * Waits until the follower has the leader's high watermark (reading from it
+ * returns every record the leader returns) and its segment files equal the
+ * leader's byte for byte.
+ */
+async function untilFollowerCaughtUp(cluster: Cluster, topic: string, leader: number, follower: number, expected: readonly string[]): Promise<void> {
+  let last = '';
+  await until(`${topic}: the ${nameOf(follower)} follower catches up with the ${nameOf(leader)} leader (${expected.length} records; last seen ${last})`, async () => {
+    const fromLeader = await fetchAll(portOf(cluster, leader), topic);
+    const fromFollower = await fetchAll(portOf(cluster, follower), topic);
+    last = `leader HW ${fromLeader?.highWatermark}, follower HW ${fromFollower?.highWatermark}`;
+    if (fromLeader === null || fromFollower === null || fromLeader.highWatermark !== expected.length) return null;
+    if (fromFollower.highWatermark !== fromLeader.highWatermark) return null;
+    assert.deepEqual([...fromLeader.values].sort(), [...expected].sort());
+    assert.deepEqual(fromFollower.values, fromLeader.values);
+    const leaderBytes = segmentBytes(cluster, leader, topic);
+    return leaderBytes.length > 0 && leaderBytes.equals(segmentBytes(cluster, follower, topic)) ? true : null;
+  });
+}
+
+const batchOf = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+
+test('a Kafka 4.4 follower of a Spool leader, and a Spool follower of a Kafka leader, join the ISR and hold identical log segments', { skip: kafkaSkipReason(), timeout: 300_000 }, async () => {
+  const cluster = await startCluster();
+  try {
+    for (const [topic, leader, follower] of [['led-by-spool', SPOOL_ID, KAFKA_ID], ['led-by-kafka', KAFKA_ID, SPOOL_ID]] as const) {
+      await createTopic(cluster, topic, [leader, follower], 2);
+      await untilLeaderWithFullIsr(cluster, topic, leader);
+      // min.insync.replicas=2: each acks=all write is acknowledged only once the follower has it.
+      const values = [...batchOf(`${topic}-a`, 50), ...batchOf(`${topic}-b`, 50)];
+      await produceAll(portOf(cluster, leader), topic, values.slice(0, 50));
+      await produceAll(portOf(cluster, follower), topic, values.slice(50));
+      await untilFollowerCaughtUp(cluster, topic, leader, follower, values);
+      assert.deepEqual(partitionOf(cluster, topic)?.isr, [SPOOL_ID, KAFKA_ID]);
+    }
+  } finally {
+    await stopCluster(cluster);
+  }
+});
