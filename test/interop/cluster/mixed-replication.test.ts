@@ -281,3 +281,85 @@ test('a Kafka 4.4 follower of a Spool leader, and a Spool follower of a Kafka le
     await stopCluster(cluster);
   }
 });
+
+type Stop = 'SIGTERM' | 'kill -9';
+
+async function stopBroker(cluster: Cluster, id: number, how: Stop): Promise<void> {
+  if (id === SPOOL_ID) {
+    if (how === 'SIGTERM') await cluster.spool!.stop({ keepDir: true });
+    else await cluster.spool!.kill9();
+    cluster.spool = null;
+  } else if (how === 'SIGTERM') {
+    await cluster.kafka!.stop({ keepDir: true });
+    cluster.kafka = null;
+  } else {
+    await kill9Kafka(cluster);
+  }
+}
+
+async function restartBroker(cluster: Cluster, id: number): Promise<void> {
+  if (id === SPOOL_ID) await startSpoolBroker(cluster);
+  else await startKafkaBroker(cluster);
+}
+
+async function electPreferred(cluster: Cluster, topic: string): Promise<void> {
+  const elected = await send(cluster.spoolPort, (c) => c.send(ElectLeaders, { electionType: PREFERRED_ELECTION, topicPartitions: [{ topic, partitions: [0] }], timeoutMs: 30_000 }));
+  assert.equal(elected.errorCode, ErrorCode.NONE);
+  assert.equal(elected.replicaElectionResults[0]?.partitionResult[0]?.errorCode, ErrorCode.NONE, elected.replicaElectionResults[0]?.partitionResult[0]?.errorMessage ?? '');
+}
+
+/** Waits until reading from `id` returns exactly the acknowledged records (in any order: they were sent concurrently). */
+async function untilServesAcked(cluster: Cluster, topic: string, id: number, acked: readonly string[]): Promise<void> {
+  const expected = [...acked].sort();
+  await until(`${topic}: the new ${nameOf(id)} leader serves all ${acked.length} acknowledged records`, async () => {
+    const fetched = await fetchAll(portOf(cluster, id), topic);
+    return fetched !== null && fetched.highWatermark === acked.length && JSON.stringify([...fetched.values].sort()) === JSON.stringify(expected) ? true : null;
+  });
+}
+
+test('elections work both ways between Spool and Kafka 4.4 replicas: after SIGTERM and kill -9 of either leader, restart and preferred election', { skip: kafkaSkipReason(), timeout: 600_000 }, async () => {
+  const cluster = await startCluster();
+  const topics = new Map([[SPOOL_ID, 'preferred-spool'], [KAFKA_ID, 'preferred-kafka']]);
+  const acked = new Map<string, string[]>();
+  try {
+    for (const [leader, topic] of topics) {
+      // min.insync.replicas=1: the survivor alone takes acks=all writes while the other broker is down.
+      await createTopic(cluster, topic, leader === SPOOL_ID ? [SPOOL_ID, KAFKA_ID] : [KAFKA_ID, SPOOL_ID], 1);
+      await untilLeaderWithFullIsr(cluster, topic, leader);
+      acked.set(topic, batchOf(`${topic}-initial`, 40));
+      await produceAll(portOf(cluster, leader), topic, acked.get(topic)!);
+    }
+    const rounds: [number, Stop][] = [[SPOOL_ID, 'SIGTERM'], [KAFKA_ID, 'SIGTERM'], [SPOOL_ID, 'kill -9'], [KAFKA_ID, 'kill -9']];
+    for (const [victim, how] of rounds) {
+      const survivor = victim === SPOOL_ID ? KAFKA_ID : SPOOL_ID;
+      const topic = topics.get(victim)!;
+      const values = acked.get(topic)!;
+      const round = `${how} of the ${nameOf(victim)} leader`;
+      await untilLeaderWithFullIsr(cluster, topic, victim);
+      const epochBefore = partitionOf(cluster, topic)!.leaderEpoch;
+
+      await stopBroker(cluster, victim, how);
+      await until(`${round}: the ${nameOf(survivor)} replica elected`, async () => (partitionOf(cluster, topic)?.leader === survivor ? true : null));
+      assert.ok(partitionOf(cluster, topic)!.leaderEpoch > epochBefore);
+      await untilServesAcked(cluster, topic, survivor, values);
+      values.push(...batchOf(`${topic}-${how}-${nameOf(victim)}-down`, 30));
+      await produceAll(portOf(cluster, survivor), topic, values.slice(-30));
+      await untilServesAcked(cluster, topic, survivor, values);
+
+      // The restarted broker follows the new leader, catches up and re-enters the ISR.
+      await restartBroker(cluster, victim);
+      await untilLeaderWithFullIsr(cluster, topic, survivor);
+      await untilFollowerCaughtUp(cluster, topic, survivor, victim, values);
+
+      // A preferred election gives leadership back; the old follower becomes follower again.
+      await electPreferred(cluster, topic);
+      await untilLeaderWithFullIsr(cluster, topic, victim);
+      await untilServesAcked(cluster, topic, victim, values);
+      values.push(...batchOf(`${topic}-${how}-${nameOf(victim)}-back`, 30));
+      await produceAll(portOf(cluster, victim), topic, values.slice(-30));
+      await untilFollowerCaughtUp(cluster, topic, victim, survivor, values);
+    }
+  } finally {
+    await stopCluster(cluster);
+  }
+});
