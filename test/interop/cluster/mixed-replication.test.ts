@@ -265,6 +265,7 @@ async function untilFollowerCaughtUp(cluster: Cluster, topic: string, leader: nu
     last = `leader HW ${fromLeader?.highWatermark}, follower HW ${fromFollower?.highWatermark} (${lastFetchError})`;
     if (fromLeader === null || fromFollower === null || fromLeader.highWatermark !== expected.length) return null;
     if (fromFollower.highWatermark !== fromLeader.highWatermark) return null;
+    // The records were sent concurrently, so their order in the log is the leader's; the follower's must equal it.
     assert.deepEqual([...fromLeader.values].sort(), [...expected].sort());
     assert.deepEqual(fromFollower.values, fromLeader.values);
     const leaderBytes = segmentBytes(cluster, leader, topic);
