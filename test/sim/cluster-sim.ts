@@ -563,7 +563,7 @@ class ClusterSim {
     const random = this.fork();
     const endMs = this.clock.nowMs() + this.faultPhaseMs;
     /** The nodes down, cut off or paused; a node that lost power is faulty alone. */
-    const faulty = new Map<number, 'down' | 'cut' | 'paused' | 'starting'>();
+    const faulty = new Map<number, 'down' | 'cut' | 'paused' | 'starting' | 'disk'>();
     let powerCut = false;
     const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
@@ -577,8 +577,9 @@ class ClusterSim {
         // A restart runs on while faults go on (a start may wait on a cut that only a later step heals).
         if (kind === 'down') this.restartInBackground(nodes[nodeId]!);
         else if (kind === 'paused') this.resume(nodeId);
+        else if (kind === 'disk') await this.replaceFailedDisk(nodes[nodeId]!);
         else this.net.heal();
-        if (kind === 'down') faulty.set(nodeId, 'starting');
+        if (kind === 'down' || (kind === 'disk' && this.starting.has(nodeId))) faulty.set(nodeId, 'starting');
         else faulty.delete(nodeId);
         if (kind === 'cut') for (const [id, other] of faulty) if (other === 'cut') faulty.delete(id);
         powerCut = false;
@@ -589,7 +590,7 @@ class ClusterSim {
       const raftLeader = healthy.find((node) => node.running && node.node.shared.raft.isLeader);
       const victim = raftLeader !== undefined && random.nextInt(2) === 0 ? raftLeader : healthy[random.nextInt(healthy.length)]!;
       const other = nodes.find((node) => node !== victim && random.nextInt(2) === 0) ?? nodes.find((node) => node !== victim)!;
-      const action = random.nextInt(7);
+      const action = random.nextInt(8);
       if (action === 0) {
         this.log(`FAULT kill node-${victim.nodeId} (kill -9)`);
         await this.drive(victim.kill(), { limitMs: 10_000, what: 'a kill' });
@@ -624,12 +625,53 @@ class ClusterSim {
         this.log(`FAULT pause node-${victim.nodeId} (a GC stall or SIGSTOP: its timers and arrivals wait)`);
         this.pauses.get(victim.nodeId)!.pause();
         faulty.set(victim.nodeId, 'paused');
+      } else if (action === 6) {
+        this.failDisk(victim, random);
+        faulty.set(victim.nodeId, 'disk');
       } else {
         const fault = { extraDelayMs: random.nextInt(200), bytesPerMs: 100 + random.nextInt(1000) };
         this.log(`FAULT slow link node-${victim.nodeId} -> node-${other.nodeId}`);
         this.net.slowLink(`node-${victim.nodeId}`, `node-${other.nodeId}`, fault);
       }
     }
+  }
+
+  /** The nodes whose disk is failing: what `replaceFailedDisk` undoes. */
+  private readonly diskFaults = new Set<number>();
+
+  /**
+   * A failing disk under a node: its next fsyncs fail with EIO, or it fills
+   * up (a write past a seeded capacity is cut short with ENOSPC). The node
+   * takes the log directory offline and, its only one, stops (as Kafka
+   * halts); it stays faulty until the disk is replaced.
+   */
+  private failDisk(victim: EmbeddedNode, random: SeededRandom): void {
+    const disk = this.disks.get(victim.nodeId)!;
+    this.diskFaults.add(victim.nodeId);
+    if (random.nextInt(2) === 0) {
+      const skip = random.nextInt(20);
+      this.log(`FAULT fsync fails with EIO on node-${victim.nodeId} (after ${skip} more fsyncs, until the disk is replaced)`);
+      disk.injectFault({ operation: 'sync', code: 'EIO', skip, count: Infinity });
+    } else {
+      const headroom = random.nextInt(256 * 1024);
+      this.log(`FAULT disk of node-${victim.nodeId} fills up (${headroom} bytes left: ENOSPC)`);
+      disk.setCapacityBytes(disk.usedBytes() + headroom);
+    }
+  }
+
+  /**
+   * The operator's fix for a failing disk: the fault goes and the node is
+   * restarted on the same files, whether it had stopped or not (a failed
+   * call it did not report, as in quorum-state, may have left it unusable).
+   */
+  private async replaceFailedDisk(node: EmbeddedNode): Promise<void> {
+    const disk = this.disks.get(node.nodeId)!;
+    this.diskFaults.delete(node.nodeId);
+    disk.clearFaults();
+    disk.setCapacityBytes(null);
+    this.log(`disk of node-${node.nodeId} replaced (the node ${node.running ? 'ran on' : 'had stopped'})`);
+    await this.drive(node.kill(), { limitMs: 10_000, what: 'a kill' });
+    this.restartInBackground(node);
   }
 
   private resume(nodeId: number): void {
@@ -681,6 +723,7 @@ class ClusterSim {
     this.net.heal();
     this.net.clearLinkFaults();
     for (const [nodeId, pause] of this.pauses) if (pause.paused) this.resume(nodeId);
+    for (const nodeId of [...this.diskFaults.keys()]) await this.replaceFailedDisk(this.cluster!.nodes[nodeId]!);
     for (const node of this.cluster!.nodes) if (!node.running && !this.starting.has(node.nodeId)) await this.restart(node);
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
