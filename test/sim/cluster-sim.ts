@@ -48,6 +48,7 @@ import {
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
   type StoredRecord,
+  type TransactionOutcome,
   type TransactionRun,
   type Violation,
 } from './invariants.js';
@@ -89,7 +90,10 @@ export interface SimRunResult {
   /** Simulated milliseconds the run took. */
   simulatedMs: number;
   acked: number;
+  /** Records of the idempotent producer the read_uncommitted consumer read during the load. */
   consumed: number;
+  /** The transactional producer's transactions, by outcome. */
+  transactions: Record<TransactionOutcome, number>;
   trace: string[];
 }
 
@@ -109,7 +113,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     violation = error instanceof SimViolation ? error.violation : { invariant: 'run-completes', detail: (error as Error).stack ?? String(error) };
     sim.log(`VIOLATION ${violation.invariant}: ${violation.detail}`);
   }
-  return { seed: options.seed, violation, simulatedMs: sim.clock.nowMs() - START_MS, acked: sim.acked.length, consumed: sim.consumed, trace: sim.trace };
+  return { seed: options.seed, violation, simulatedMs: sim.clock.nowMs() - START_MS, acked: sim.acked.length, consumed: sim.consumed, transactions: sim.transactionOutcomes(), trace: sim.trace };
 }
 
 class ClusterSim {
@@ -130,6 +134,12 @@ class ClusterSim {
   private readonly groupCommits = new CommittedOffsetsMonotonic();
   private readonly committedReads = new ReadCommittedSeesNoAborted();
   private readonly transactions: TransactionRun[] = [];
+
+  transactionOutcomes(): Record<TransactionOutcome, number> {
+    const outcomes = { committed: 0, aborted: 0, 'in-doubt': 0 };
+    for (const { outcome } of this.transactions) outcomes[outcome]++;
+    return outcomes;
+  }
   private pendingViolation: Violation | null = null;
   private loadRunning = true;
   private readonly faultPhaseMs: number;
@@ -389,7 +399,7 @@ class ClusterSim {
           continue;
         }
         for (const record of records) {
-          this.consumed++;
+          if (transactionOf(record.value?.toString() ?? '') === null) this.consumed++;
           this.report(this.reads.observeRead(`${record.topic}-${record.partition}`, record.offset));
         }
       }
@@ -649,11 +659,11 @@ class ClusterSim {
     const disk = this.disks.get(victim.nodeId)!;
     this.diskFaults.add(victim.nodeId);
     if (random.nextInt(2) === 0) {
-      const skip = random.nextInt(20);
+      const skip = random.nextInt(3);
       this.log(`FAULT fsync fails with EIO on node-${victim.nodeId} (after ${skip} more fsyncs, until the disk is replaced)`);
       disk.injectFault({ operation: 'sync', code: 'EIO', skip, count: Infinity });
     } else {
-      const headroom = random.nextInt(256 * 1024);
+      const headroom = random.nextInt(4 * 1024);
       this.log(`FAULT disk of node-${victim.nodeId} fills up (${headroom} bytes left: ENOSPC)`);
       disk.setCapacityBytes(disk.usedBytes() + headroom);
     }
