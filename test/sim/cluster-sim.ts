@@ -12,16 +12,18 @@
  * invariants, then moves the clock to the next timer that falls due.
  *
  * A run (`runSeed`): start the cluster; create topic `sim` (2 partitions,
- * RF=3, min.insync.replicas=2); an idempotent acks=all producer and a
- * consumer run for `faultPhaseMs` while faults are injected (a node killed
- * as kill -9 and restarted, a power cut that loses its unsynced writes, a
- * node partitioned two ways or one way, connections reset, a node paused
- * as by a GC stall or SIGSTOP, a slow link);
- * then everything heals and the cluster must become whole again within
+ * RF=3, min.insync.replicas=2); an idempotent acks=all producer, a
+ * consumer, a transactional producer committing and aborting and a
+ * read_committed consumer run for `faultPhaseMs` while faults are injected
+ * (a node killed as kill -9 and restarted, a power cut that loses its
+ * unsynced writes, a node partitioned two ways or one way, connections
+ * reset, a node paused as by a GC stall or SIGSTOP, a slow link, a disk
+ * whose fsyncs fail or that fills up); then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
  * ISRs); the producer flushes; a fresh consumer reads both partitions to
- * their ends and the final invariants are checked. At most one node is
- * faulty at a time (down or cut off): RF − min.insync.replicas = 1 failure
+ * their ends (read_uncommitted and read_committed) and the final invariants
+ * are checked. At most one node is faulty at a time (down, cut off, paused
+ * or with a failing disk): RF − min.insync.replicas = 1 failure
  * is what acks=all promises to survive.
  */
 import { createHash } from 'node:crypto';
@@ -487,7 +489,8 @@ class ClusterSim {
         abandon(producer);
         producer = null;
       }
-      await this.sleep(random.nextInt(50));
+      // A transaction every 100 to 300 ms: each costs EndTxn, a transaction log write and a marker per partition, so a denser load slows every seed.
+      await this.sleep(100 + random.nextInt(200));
     }
     if (producer !== null) await producer.close();
     this.log(`txn-producer: ${this.transactions.length} transactions, ${settled} settled as asked, ${this.transactions.filter((t) => t.outcome === 'in-doubt').length} in doubt`);
