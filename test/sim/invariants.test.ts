@@ -5,16 +5,21 @@
  * batches at one offset, or a node skipping offsets; a leader's HW moving
  * back within its epoch; a consumer reading at the HW; an acked record
  * missing or replaced; a value stored twice; a group's accepted commit
- * below an earlier one.
+ * below an earlier one; a read_committed consumer given a record of an
+ * aborted transaction (read before or after the abort's acknowledgement);
+ * a committed transaction missing a record, an aborted one showing one, an
+ * in-doubt one showing only some.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkAckedPresent,
   checkNoDuplicates,
+  checkTransactionsAtomic,
   CommittedLogPrefix,
   CommittedOffsetsMonotonic,
   HighWatermarkMonotonic,
+  ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
 } from './invariants.js';
@@ -101,4 +106,31 @@ test('committed-offsets-never-go-backwards: an accepted commit below an earlier 
   const violation = checker.observeAcceptedCommit('a', 'sim-0', 11);
   assert.equal(violation?.invariant, 'committed-offsets-never-go-backwards');
   assert.match(violation!.detail, /a committed sim-0 offset 11 after b had committed 12/);
+});
+
+test('no-read-committed-consumer-sees-aborted-data: a read of an aborted transaction is caught, before or after its abort is acknowledged', () => {
+  const checker = new ReadCommittedSeesNoAborted();
+  assert.equal(checker.observeRead('t1', 'sim-0@4'), null);
+  assert.equal(checker.observeAbortAcknowledged('t2'), null);
+  assert.equal(checker.observeRead('t3', 'sim-1@9'), null);
+  const after = checker.observeRead('t2', 'sim-1@7');
+  assert.equal(after?.invariant, 'no-read-committed-consumer-sees-aborted-data');
+  assert.match(after!.detail, /read sim-1@7 of transaction t2/);
+  // A record read before the abort is acknowledged (the consumer got it while the marker was still to come) is caught at the acknowledgement.
+  assert.match(checker.observeAbortAcknowledged('t1')!.detail, /read sim-0@4 of transaction t1/);
+});
+
+test('transactions-are-atomic: a committed transaction missing a record, an aborted one showing one, or an in-doubt one half visible is caught', () => {
+  const record = (offset: number, value: string) => ({ partition: 'sim-0', offset, value });
+  const read = [record(0, 't1-0'), record(1, 't1-1'), record(2, 't3-0'), record(3, 't3-1')];
+  const t1 = { transaction: 't1', values: ['t1-0', 't1-1'], outcome: 'committed' as const };
+  const t2 = { transaction: 't2', values: ['t2-0'], outcome: 'aborted' as const };
+  const t3 = { transaction: 't3', values: ['t3-0', 't3-1'], outcome: 'in-doubt' as const };
+  const t4 = { transaction: 't4', values: ['t4-0'], outcome: 'in-doubt' as const };
+  assert.equal(checkTransactionsAtomic([t1, t2, t3, t4], read), null);
+  const lost = checkTransactionsAtomic([t1], read.slice(1));
+  assert.equal(lost?.invariant, 'transactions-are-atomic');
+  assert.match(lost!.detail, /transaction t1 \(committed\): read_committed sees 1 of its 2 records/);
+  assert.match(checkTransactionsAtomic([t2], [...read, record(4, 't2-0')])!.detail, /t2 \(aborted\): read_committed sees 1 of its 1/);
+  assert.match(checkTransactionsAtomic([t3], read.slice(0, 3))!.detail, /t3 \(in-doubt\): read_committed sees 1 of its 2/);
 });

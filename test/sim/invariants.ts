@@ -163,3 +163,60 @@ export class CommittedOffsetsMonotonic {
     return null;
   }
 }
+
+/** How a transaction ended, as far as its producer knows: acknowledged, or in doubt (its EndTxn failed or never went out). */
+export type TransactionOutcome = 'committed' | 'aborted' | 'in-doubt';
+
+/**
+ * No read_committed consumer sees aborted data: no record of a transaction
+ * whose abort was acknowledged is ever returned to a read_committed
+ * consumer, whichever of the read and the acknowledgement the harness sees
+ * first (the abort marker, and so the LSO's passing, may come after either).
+ */
+export class ReadCommittedSeesNoAborted {
+  static readonly invariant = 'no-read-committed-consumer-sees-aborted-data';
+  private readonly aborted = new Set<string>();
+  /** The first record read of each transaction, by transaction. */
+  private readonly reads = new Map<string, string>();
+
+  observeAbortAcknowledged(transaction: string): Violation | null {
+    this.aborted.add(transaction);
+    const read = this.reads.get(transaction);
+    return read === undefined ? null : this.violation(transaction, read);
+  }
+
+  /** A record of `transaction` (named by the harness from its value) returned to a read_committed consumer at `where`. */
+  observeRead(transaction: string, where: string): Violation | null {
+    if (!this.reads.has(transaction)) this.reads.set(transaction, where);
+    return this.aborted.has(transaction) ? this.violation(transaction, where) : null;
+  }
+
+  private violation(transaction: string, where: string): Violation {
+    return { invariant: ReadCommittedSeesNoAborted.invariant, detail: `a read_committed consumer read ${where} of transaction ${transaction}, whose abort was acknowledged` };
+  }
+}
+
+/** A transaction the harness ran: the values it sent and how it ended. */
+export interface TransactionRun {
+  transaction: string;
+  values: readonly string[];
+  outcome: TransactionOutcome;
+}
+
+/**
+ * Transactions are atomic once the faults healed: a read_committed read of
+ * every partition to its end holds all the values of each transaction whose
+ * commit was acknowledged, none of one whose abort was acknowledged, and of
+ * one in doubt either all or none (a commit goes out only after every record
+ * was acknowledged, so a committed transaction has them all).
+ */
+export function checkTransactionsAtomic(transactions: readonly TransactionRun[], readCommitted: readonly StoredRecord[]): Violation | null {
+  const visible = new Set(readCommitted.map((record) => record.value));
+  for (const { transaction, values, outcome } of transactions) {
+    const seen = values.filter((value) => visible.has(value)).length;
+    const allowed = outcome === 'committed' ? [values.length] : outcome === 'aborted' ? [0] : [0, values.length];
+    if (allowed.includes(seen)) continue;
+    return { invariant: 'transactions-are-atomic', detail: `transaction ${transaction} (${outcome}): read_committed sees ${seen} of its ${values.length} records` };
+  }
+  return null;
+}
