@@ -194,6 +194,14 @@ export class Producer {
    */
   private nextExpiryCheckMs = 0;
   private readonly preparing = new Set<Promise<void>>();
+  /**
+   * Settles once the latest send() is in the accumulator (or failed). Each
+   * send waits for the one before it, so records reach the accumulator in
+   * call order even when some wait for metadata or buffer.memory: Kafka's
+   * send() blocks its caller for those, which keeps one thread's records in
+   * order within a partition.
+   */
+  private previousSend: Promise<void> = Promise.resolve();
   private readonly txn: TransactionManager | null;
 
   constructor(options: ProducerOptions) {
@@ -284,13 +292,16 @@ export class Producer {
       this.preparing.delete(preparing);
       appended();
     };
-    const result = this.prepareAndAppend(record, done);
+    const previous = this.previousSend;
+    this.previousSend = preparing;
+    const result = this.prepareAndAppend(record, previous, done);
     result.catch(done);
     return result;
   }
 
-  private async prepareAndAppend(record: ProducerRecord, appended: () => void): Promise<RecordMetadata> {
+  private async prepareAndAppend(record: ProducerRecord, previous: Promise<void>, appended: () => void): Promise<RecordMetadata> {
     const deadlineMs = this.cluster.env.clock.monotonicMs() + this.settings.maxBlockMs;
+    await previous;
     const topic = await this.topicMetadata(record.topic, this.settings.maxBlockMs);
     const accumulated: AccumulatedRecord = {
       key: toBuffer(record.key),

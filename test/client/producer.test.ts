@@ -6,7 +6,8 @@
  * every batch with its original sequence and bytes, in sequence order, and
  * each record ends up in the log once, in send order. Also proves a
  * non-retriable error fails only the records of its batch, and that a batch
- * becoming ready between two readings of the clock is still sent.
+ * becoming ready between two readings of the clock is still sent, and that
+ * sends waiting for a topic's first leader keep their call order.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -161,4 +162,28 @@ test('a batch that lingers past linger.ms between two readings of the clock is s
   }
   await broker.stop();
   assert.deepEqual(leader.log, values);
+});
+
+test('records sent while the topic has no leader yet reach the log in call order (each send waits for the one before)', async () => {
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  const leader = new SequencedLeader(() => address);
+  leader.refuseNext = null;
+  // The first Metadata answers know no partition of "t" (as while a topic is being created); the later ones do.
+  let metadataAnswers = 0;
+  broker.answer = (request) => {
+    if (request.header.requestApiKey === 3 && metadataAnswers++ < 3) {
+      return reply(request, { brokers: [{ nodeId: 1, ...address, rack: null }], controllerId: 1, topics: [{ errorCode: ErrorCode.LEADER_NOT_AVAILABLE, name: 't', topicId: ZERO_UUID, partitions: [] }] });
+    }
+    return leader.answer(request);
+  };
+  address = await broker.start();
+  const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}`, lingerMs: 0, retryBackoffMs: 1, retryBackoffMaxMs: 20 });
+  const values = Array.from({ length: 40 }, (_, i) => `v${i}`);
+  const metadata = await Promise.all(values.map((value) => producer.send({ topic: 't', value })));
+  await producer.close();
+  await broker.stop();
+  assert.ok(metadataAnswers > 3, 'the sends waited out the answers without a leader');
+  assert.deepEqual(leader.log, values);
+  assert.deepEqual(metadata.map((m) => m.offset), values.map((_, i) => i));
 });
