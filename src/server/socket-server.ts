@@ -37,6 +37,7 @@
  * connection unanswered, as Kafka's processor does.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
+import type { TlsListenOptions } from '../io/net.js';
 import { ANONYMOUS_PRINCIPAL, type ListenerSecurity } from '../security/listener-security.js';
 import { SaslAuthenticator, type AuthenticationOutcome } from '../security/sasl/authenticator.js';
 import { SaslHandshake } from '../protocol/schemas/17-sasl-handshake.js';
@@ -129,6 +130,23 @@ export class SocketServer {
     });
     this.listeners.push({ name, listener });
     return listener;
+  }
+
+  /** The TLS options a listener serves now (undefined for a listener without TLS). */
+  listenerTls(name: string): TlsListenOptions | undefined {
+    return this.securityByListener.get(name)?.tls;
+  }
+
+  /**
+   * Serves `tls` on a TLS listener from its next connection on (Kafka's
+   * dynamic keystore update); open connections keep their session.
+   */
+  setListenerTls(name: string, tls: TlsListenOptions): void {
+    const security = this.securityByListener.get(name);
+    const listener = this.listeners.find((l) => l.name === name)?.listener;
+    if (security?.tls === undefined || listener?.setTlsContext === undefined) throw new Error(`listener ${name} serves no TLS`);
+    listener.setTlsContext(tls);
+    this.securityByListener.set(name, { ...security, tls });
   }
 
   private isStopping(name: string): boolean {
