@@ -60,6 +60,28 @@ export interface Listener {
   readonly host: string;
   readonly port: number;
   close(): Promise<void>;
+  /**
+   * A TLS listener's new keys, certificates and trust for connections
+   * accepted from now on (Node's setSecureContext); connections already
+   * open keep theirs. Absent where the network has no TLS (simulations).
+   */
+  setTlsContext?(options: TlsListenOptions): void;
+}
+
+/** Why Node's TLS would refuse `options` (a key that does not match its certificate, a wrong passphrase), or null. */
+export function tlsContextProblem(options: TlsListenOptions): string | null {
+  try {
+    tls.createSecureContext(secureContextOptions(options));
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The parts of a listener's TLS options that make its secure context (client authentication is the server's). */
+function secureContextOptions(options: TlsListenOptions): tls.SecureContextOptions {
+  const { requestCert: _requestCert, rejectUnauthorized: _rejectUnauthorized, ...context } = options;
+  return context;
 }
 
 export interface ListenOptions {
@@ -200,10 +222,12 @@ export const realNetwork: Network = {
         server.off('error', reject);
         server.on('error', (error) => options.onAcceptError(error));
         const address = server.address() as net.AddressInfo;
+        const tlsServer = options.tls === undefined ? null : (server as tls.Server);
         resolve({
           host: options.host,
           port: address.port,
           close: () => new Promise<void>((done) => server.close(() => done())),
+          ...(tlsServer === null ? {} : { setTlsContext: (tlsOptions: TlsListenOptions) => tlsServer.setSecureContext(secureContextOptions(tlsOptions)) }),
         });
       });
     });

@@ -67,7 +67,8 @@ class KillState {
   /** A listener the kill closes; closed before that, it is forgotten. */
   hold(listener: Listener): Listener {
     this.listeners.add(listener);
-    return { host: listener.host, port: listener.port, close: () => (this.listeners.delete(listener) ? listener.close() : Promise.resolve()) };
+    const tls = listener.setTlsContext === undefined ? {} : { setTlsContext: listener.setTlsContext.bind(listener) };
+    return { host: listener.host, port: listener.port, close: () => (this.listeners.delete(listener) ? listener.close() : Promise.resolve()), ...tls };
   }
 
   async kill(): Promise<void> {

@@ -37,6 +37,7 @@ import { RequestHandlerTable } from '../server/request-handler.js';
 import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
 import { brokerHandlers, controllerHandlers, sharedHandlers } from '../server/apis/index.js';
 import type { ApiContext, ControllerApiContext, ControllerOperations } from '../server/api-context.js';
+import { ListenerTlsReloader } from '../server/listener-tls-reloader.js';
 import type { ApiHandler, ListenerRole } from '../server/handler.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -103,6 +104,8 @@ export class SpoolNode {
   private readonly metrics: NodeMetrics | null;
   private metricsHttp: HttpListener | null = null;
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+  /** Dynamic keystore and truststore updates of the TLS listeners (src/server/listener-tls-reloader.ts). */
+  private readonly listenerTls: ListenerTlsReloader;
 
   constructor(
     readonly config: BrokerConfig,
@@ -111,6 +114,10 @@ export class SpoolNode {
   ) {
     this.nodeId = config.int('node.id');
     this.listenerSpecs = brokerListeners(config);
+    this.listenerTls = new ListenerTlsReloader({ nodeId: this.nodeId, config, fs: env.fs, log }, {
+      specs: this.listenerSpecs,
+      server: { listenerTls: (name) => this.socketServer.listenerTls(name), setListenerTls: (name, tls) => this.socketServer.setListenerTls(name, tls) },
+    });
     const kraft = validateKRaftConfig(config);
     this.roles = kraft.roles;
     this.voters = kraft.voters;
@@ -119,6 +126,7 @@ export class SpoolNode {
     this.shared = new SharedServer({ nodeId: this.nodeId, config, env, log, logDirFailureChannel: this.logDirFailureChannel, voters: kraft.voters, bootstrapServers: kraft.bootstrapServers });
     this.controllerServer = this.roles.has('controller') ? new ControllerServer(this.shared) : null;
     this.brokerServer = this.roles.has('broker') ? new BrokerServer(this.shared, this.controllerChannel()) : null;
+    if (this.brokerServer !== null) this.shared.loader.addPublisher(this.listenerTls);
     // After the replica manager's listener: its partitions are offline before the node decides to stop.
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.onLogDirFailure(logDir));
     this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles });
@@ -211,6 +219,7 @@ export class SpoolNode {
         handlerFor: (role, apiKey) => this.handlers.handlerFor(role, apiKey),
       },
       authorizer: StandardAuthorizer.fromConfig(this.config, () => this.shared.loader.image.acls),
+      ...(this.brokerServer === null ? {} : { listenerTls: this.listenerTls }),
     };
     const rpcChannel = this.rpcChannel;
     // A node that reaches its controller by RPC forwards metadata changes it gets on broker listeners to the active controller (Envelope);

@@ -6,6 +6,7 @@
  * NOT_CONTROLLER where there is none), and reaches the data plane through
  * the replica manager and the group and transaction coordinators.
  */
+import type { ListenerTlsReloader } from './listener-tls-reloader.js';
 import type { BrokerConfig } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -105,6 +106,8 @@ export interface ControllerApiContext extends RaftApiContext {
   readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions' | 'handlerFor'>;
   /** authorizer.class.name's authorizer; absent when none is configured, and then every request is allowed (as Kafka). */
   readonly authorizer?: StandardAuthorizer | null;
+  /** The broker-side check of listener keystore and truststore changes (Kafka's dynamic keystore update); absent on a controller-only node. */
+  readonly listenerTls?: Pick<ListenerTlsReloader, 'validate'>;
 }
 
 /** What the broker's API handlers use (a combined node's handlers serve both roles from it). */

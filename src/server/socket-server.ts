@@ -29,10 +29,18 @@
  * and the connection muted for that long, as Kafka does for every version
  * since KIP-219: nothing more is read and no queued request is served
  * until the throttle time has passed.
+ *
+ * SASL sessions (KIP-368): a SaslHandshake on an authenticated connection
+ * whose session has an end starts a re-authentication, served by a fresh
+ * authenticator; other requests keep being served in order around it. A
+ * request read after the session ended, but that SaslHandshake, closes the
+ * connection unanswered, as Kafka's processor does.
  */
 import type { Connection, Env, Listener, TimerHandle } from '../io/env.js';
+import type { TlsListenOptions } from '../io/net.js';
 import { ANONYMOUS_PRINCIPAL, type ListenerSecurity } from '../security/listener-security.js';
 import { SaslAuthenticator, type AuthenticationOutcome } from '../security/sasl/authenticator.js';
+import { SaslHandshake } from '../protocol/schemas/17-sasl-handshake.js';
 import { ConnectionGate, type AdmittedConnection, type ConnectionQuotaConfig } from './connection-quotas.js';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../protocol/apis.js';
 import { FrameAssembler } from '../protocol/framing.js';
@@ -124,6 +132,23 @@ export class SocketServer {
     return listener;
   }
 
+  /** The TLS options a listener serves now (undefined for a listener without TLS). */
+  listenerTls(name: string): TlsListenOptions | undefined {
+    return this.securityByListener.get(name)?.tls;
+  }
+
+  /**
+   * Serves `tls` on a TLS listener from its next connection on (Kafka's
+   * dynamic keystore update); open connections keep their session.
+   */
+  setListenerTls(name: string, tls: TlsListenOptions): void {
+    const security = this.securityByListener.get(name);
+    const listener = this.listeners.find((l) => l.name === name)?.listener;
+    if (security?.tls === undefined || listener?.setTlsContext === undefined) throw new Error(`listener ${name} serves no TLS`);
+    listener.setTlsContext(tls);
+    this.securityByListener.set(name, { ...security, tls });
+  }
+
   private isStopping(name: string): boolean {
     return this.stopping || this.stoppedListeners.has(name);
   }
@@ -197,6 +222,9 @@ export class SocketServer {
   }
 }
 
+/** Whether a frame's request header names SaslHandshake (its first int16, the API key). */
+const isSaslHandshake = (frame: Buffer): boolean => frame.length >= 2 && frame.readInt16BE(0) === SaslHandshake.key;
+
 class ConnectionHandler implements AdmittedConnection {
   private readonly frames: FrameAssembler;
   private readonly queue: Buffer[] = [];
@@ -223,11 +251,13 @@ class ConnectionHandler implements AdmittedConnection {
   readonly listenerName: string;
   /** The authenticated principal (`User:ANONYMOUS` until authentication says otherwise). */
   private principal: string;
-  /** On a SASL listener, until it completes: what the connection must do before anything else is served. */
-  private readonly authenticator: SaslAuthenticator | null;
+  /** On a SASL listener: what the connection must do before anything else is served, then its session (replaced at each re-authentication). */
+  private authenticator: SaslAuthenticator | null;
   /** Read by the frame assembler at every frame: sasl.server.max.receive.size until authenticated, then socket.request.max.bytes. */
   private readonly frameLimits: { frameBytesMin: number; frameBytesMax: number };
   private readonly failedAuthenticationDelayMs: number;
+  /** sasl.server.max.receive.size: the frame limit while (re-)authenticating. */
+  private readonly saslReceiveBytesMax: number;
 
   constructor(
     identity: { id: string; listenerName: string; principal: string; security: ListenerSecurity },
@@ -238,9 +268,10 @@ class ConnectionHandler implements AdmittedConnection {
     this.listenerName = identity.listenerName;
     this.principal = identity.principal;
     const sasl = identity.security.sasl;
-    this.authenticator = sasl === undefined ? null : new SaslAuthenticator(sasl);
+    this.authenticator = sasl === undefined ? null : new SaslAuthenticator(sasl, { clock: server.context.env.clock });
     this.failedAuthenticationDelayMs = sasl?.failedAuthenticationDelayMs ?? 0;
-    this.frameLimits = { frameBytesMin: 0, frameBytesMax: sasl?.receiveBytesMax ?? server.context.limits.requestBytesMax };
+    this.saslReceiveBytesMax = sasl?.receiveBytesMax ?? server.context.limits.requestBytesMax;
+    this.frameLimits = { frameBytesMin: 0, frameBytesMax: this.saslReceiveBytesMax };
     this.frames = new FrameAssembler(this.frameLimits);
     connection.onData((data) => this.onData(data));
     connection.onClose(() => {
@@ -406,7 +437,21 @@ class ConnectionHandler implements AdmittedConnection {
   }
 
   private async handleFrame(frame: Buffer, readMs: number | undefined): Promise<void> {
-    if (this.authenticator !== null && !this.authenticator.complete) return this.authenticate(this.authenticator, frame, readMs);
+    const authenticator = this.authenticator;
+    if (authenticator === null) return this.serve(decodeRequest(frame), frame.length, readMs);
+    if (!authenticator.complete) return this.authenticate(authenticator, frame, readMs);
+    // Kafka judges a request by when it was read, not when its turn came.
+    const receivedMs = readMs ?? this.server.context.env.clock.monotonicMs();
+    const reauthentication = isSaslHandshake(frame) ? authenticator.reauthentication(receivedMs) : null;
+    if (reauthentication !== null) {
+      this.authenticator = reauthentication;
+      this.frameLimits.frameBytesMax = this.saslReceiveBytesMax;
+      return this.authenticate(reauthentication, frame, readMs);
+    }
+    if (authenticator.sessionExpired(receivedMs)) {
+      this.close('its SASL session expired (connections.max.reauth.ms or the credential\'s lifetime) and it did not re-authenticate');
+      return;
+    }
     return this.serve(decodeRequest(frame), frame.length, readMs);
   }
 
@@ -460,6 +505,7 @@ class ConnectionHandler implements AdmittedConnection {
     if (outcome.kind === 'fail' || outcome.kind === 'fail-request') return this.failAuthentication(outcome, frame.length);
     this.send(outcome.chunks);
     if (outcome.kind === 'authenticated') {
+      if (authenticator.reauthenticating) this.server.context.log.debug(`connection ${this.id} from ${this.connection.remoteAddress} re-authenticated as ${outcome.principal}`);
       this.principal = outcome.principal;
       this.frameLimits.frameBytesMax = this.server.context.limits.requestBytesMax;
     }
@@ -468,7 +514,8 @@ class ConnectionHandler implements AdmittedConnection {
   /** Kafka answers a failed authentication connection.failed.authentication.delay.ms late, then closes. */
   private async failAuthentication(outcome: Extract<AuthenticationOutcome, { kind: 'fail' | 'fail-request' }>, requestBytes: number): Promise<void> {
     const { env, handlers, log } = this.server.context;
-    log.info(`failed authentication on connection ${this.id} from ${this.connection.remoteAddress}: ${outcome.reason}`);
+    const failed = this.authenticator?.reauthenticating === true ? 'failed re-authentication' : 'failed authentication';
+    log.info(`${failed} on connection ${this.id} from ${this.connection.remoteAddress}: ${outcome.reason}`);
     this.pause();
     if (this.failedAuthenticationDelayMs > 0) await new Promise<void>((resolve) => env.timers.schedule(this.failedAuthenticationDelayMs, resolve));
     let chunks: readonly Uint8Array[] | null = outcome.kind === 'fail' ? outcome.chunks : null;

@@ -31,6 +31,8 @@ export interface TestPki {
   caPemPath: string;
   client: { key: string; cert: string };
   untrustedClient: { key: string; cert: string };
+  /** Another server identity from the same CA, as a PEM keystore file (key, certificate, CA); `sans` as openssl's subjectAltName. */
+  issueServerKeystore(options: { name: string; subject: string; sans: string }): { path: string; key: string; chain: string };
   remove(): void;
 }
 
@@ -76,6 +78,12 @@ export function makeTestPki(): TestPki {
     caPemPath: join(dir, 'ca.pem'),
     client,
     untrustedClient,
+    issueServerKeystore({ name, subject, sans }) {
+      const issued = issue(dir, { name, ca: 'ca', subject, extensions: `subjectAltName=${sans}\n` });
+      const path = join(dir, `${name}-keystore.pem`);
+      writeFileSync(path, issued.key + issued.cert + caPem);
+      return { path, key: issued.key, chain: issued.cert + caPem };
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

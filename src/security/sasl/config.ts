@@ -8,6 +8,12 @@
  * validates unsecured JWS tokens with the entry's unsecuredValidator* options
  * (Kafka's default server callback handler).
  *
+ * `connections.max.reauth.ms` bounds a session (KIP-368) per mechanism, read
+ * as Kafka's SaslChannelBuilder reads it: the listener's
+ * `listener.name.<listener>.<mechanism>.connections.max.reauth.ms`, else the
+ * listener's or the broker's `connections.max.reauth.ms`; 0 (the default)
+ * or less sets no bound.
+ *
  * Kafka's broker also reads a JAAS file (java.security.auth.login.config);
  * Spool reads only the property form.
  */
@@ -46,6 +52,8 @@ export interface SaslListenerSettings {
   failedAuthenticationDelayMs: number;
   /** sasl.server.max.receive.size: the largest frame read before authentication. */
   receiveBytesMax: number;
+  /** connections.max.reauth.ms for a mechanism (0 or less: sessions of that mechanism have no bound but their credential's). */
+  connectionsMaxReauthMs(mechanism: string): number;
 }
 
 const intSetting = (config: BrokerConfig, listenerName: string, name: string, fallback: number): number => {
@@ -54,6 +62,14 @@ const intSetting = (config: BrokerConfig, listenerName: string, name: string, fa
   if (!Number.isInteger(value) || value < 0) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type INT`);
   return value;
 };
+
+function connectionsMaxReauthMs(config: BrokerConfig, listenerName: string, mechanism: string): number {
+  const name = 'connections.max.reauth.ms';
+  const text = config.explicit.get(listenerPrefixed(listenerName, `${mechanism.toLowerCase()}.${name}`)) ?? listenerSetting(config, listenerName, name, '0')!;
+  const value = Number(text.trim());
+  if (!/^[+-]?\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type LONG`);
+  return value;
+}
 
 export async function saslListenerSettings(config: BrokerConfig, listener: { name: string }, sources: SaslCredentialSources, fs: FileSystem): Promise<SaslListenerSettings> {
   const mechanisms = (listenerSetting(config, listener.name, 'sasl.enabled.mechanisms', 'GSSAPI') ?? '')
@@ -67,11 +83,13 @@ export async function saslListenerSettings(config: BrokerConfig, listener: { nam
   }
   const secured = mechanisms.includes(OAUTHBEARER) ? await oauthSecuredValidator(config, listener.name, fs) : null;
   const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources, secured)]));
+  const maxReauthMs = new Map(mechanisms.map((mechanism) => [mechanism, connectionsMaxReauthMs(config, listener.name, mechanism)]));
   return {
     enabledMechanisms: mechanisms,
     newServer: (mechanism) => servers.get(mechanism)!(),
     failedAuthenticationDelayMs: intSetting(config, listener.name, 'connection.failed.authentication.delay.ms', 100),
     receiveBytesMax: intSetting(config, listener.name, 'sasl.server.max.receive.size', 524288),
+    connectionsMaxReauthMs: (mechanism) => maxReauthMs.get(mechanism) ?? 0,
   };
 }
 

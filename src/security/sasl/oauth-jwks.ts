@@ -157,6 +157,7 @@ export function jwtValidator(options: {
       const scope = claims[options.scopeClaimName];
       const scopes = typeof scope === 'string' ? [scope] : Array.isArray(scope) ? scope : [];
       if (scopes.some((s) => typeof s !== 'string' || s.trim() === '')) throw new InvalidAccessToken(`${options.scopeClaimName} value must be non-null and non-empty`);
-      return subject.trim();
+      // jose4j reads exp as whole seconds (NumericDate), Kafka's token lifetime is that in milliseconds.
+      return { principal: subject.trim(), lifetimeMs: Math.trunc(expiration) * 1000 };
   };
 }

@@ -68,8 +68,14 @@ export class IllegalToken extends Error {
   }
 }
 
-/** Checks a token at a time: its principal name, or throws IllegalToken. */
-export type TokenValidator = (token: string, nowMs: number) => string;
+/** What a valid token says: its principal name and when it expires (wall-clock ms, Kafka's token lifetimeMs). */
+export interface ValidToken {
+  principal: string;
+  lifetimeMs: number;
+}
+
+/** Checks a token at a time, or throws IllegalToken. */
+export type TokenValidator = (token: string, nowMs: number) => ValidToken;
 
 export const unsecuredValidator =
   (options: UnsecuredValidatorOptions): TokenValidator =>
@@ -100,14 +106,15 @@ export class OAuthBearerSaslServer implements SaslServer {
     const authMatch = AUTH.exec(auth);
     if (authMatch === null) return { kind: 'failed', message: "Invalid OAUTHBEARER client first message: invalid 'auth' format", reveal: false };
     if (authMatch.groups!.scheme!.toLowerCase() !== 'bearer') return { kind: 'failed', message: `Invalid scheme in OAUTHBEARER client first message: ${authMatch.groups!.scheme}`, reveal: false };
-    let principal: string;
+    let valid: ValidToken;
     try {
-      principal = this.validate(authMatch.groups!.token!, this.clock.nowMs());
+      valid = this.validate(authMatch.groups!.token!, this.clock.nowMs());
     } catch (error) {
       if (!(error instanceof IllegalToken)) throw error;
       this.errorMessage = jsonErrorResponse(error.scope === null ? 'invalid_token' : 'insufficient_scope', error.scope);
       return { kind: 'challenge', token: Buffer.from(this.errorMessage, 'utf8') };
     }
+    const principal = valid.principal;
     const authorizationId = (message.groups!.authzid ?? '').replaceAll('=2C', ',').replaceAll('=3D', '=');
     if (authorizationId !== '' && authorizationId !== principal) {
       return {
@@ -116,7 +123,7 @@ export class OAuthBearerSaslServer implements SaslServer {
         reveal: true,
       };
     }
-    return { kind: 'complete', token: Buffer.alloc(0), authorizationId: principal };
+    return { kind: 'complete', token: Buffer.alloc(0), authorizationId: principal, credentialExpirationMs: valid.lifetimeMs };
   }
 }
 
@@ -136,8 +143,8 @@ function decodePart(part: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Validates an unsecured JWS as Kafka's unsecured validator does; returns the principal name. */
-export function validateUnsecuredJws(compact: string, options: UnsecuredValidatorOptions, nowMs: number): string {
+/** Validates an unsecured JWS as Kafka's unsecured validator does. */
+export function validateUnsecuredJws(compact: string, options: UnsecuredValidatorOptions, nowMs: number): ValidToken {
   if (compact.includes('..')) throw new IllegalToken("Malformed compact serialization contains '..'");
   const parts = compact.split('.');
   if (compact.endsWith('.')) parts.pop();
@@ -175,5 +182,6 @@ export function validateUnsecuredJws(compact: string, options: UnsecuredValidato
       throw new IllegalToken(`The provided scope (${scope.join(' ')}) was missing a required scope (${required})`, `[${options.requiredScope.join(', ')}]`);
     }
   }
-  return principal;
+  // Kafka rounds the claim's seconds to milliseconds (OAuthBearerUnsecuredJws.convertClaimTimeInSecondsToMs).
+  return { principal, lifetimeMs: Math.round(expiration * 1000) };
 }

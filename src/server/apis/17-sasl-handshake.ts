@@ -2,8 +2,10 @@
  * SaslHandshake (key 17), versions 0-1, once a connection is past
  * authentication (or never needed it: PLAINTEXT and SSL listeners). During
  * authentication the SASL authenticator (src/security/sasl) answers it;
- * here, as in Kafka's KafkaApis, it is ILLEGAL_SASL_STATE. Re-authentication
- * (KIP-368) is not served; see docs/SKIPPED.md.
+ * here, as in Kafka's KafkaApis, it is ILLEGAL_SASL_STATE. A SaslHandshake
+ * that starts a re-authentication (KIP-368: the session has an end and none
+ * began in the last second) never reaches this handler: the socket server
+ * gives it to a fresh authenticator.
  */
 import { SaslHandshake } from '../../protocol/schemas/17-sasl-handshake.js';
 import { ErrorCode } from '../../protocol/errors.js';

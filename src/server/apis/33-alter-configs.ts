@@ -12,6 +12,10 @@
  * ConfigRecord is written. validateOnly writes nothing. The answer comes
  * once the records are committed and published (logs reconfigured).
  *
+ * BROKER resources changing a listener's keystore or truststore are checked
+ * by this broker first (Kafka's dynamic keystore update; refused ones are
+ * INVALID_REQUEST and not written).
+ *
  * Not done: AlterConfigPolicy, BROKER_LOGGER. Authorization: ALTER_CONFIGS on the
  * cluster (brokers), topic or group.
  */
@@ -28,7 +32,12 @@ export function alterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: AlterConfigs,
     async handle(request, context) {
-      const { allowed, denied } = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
+      const authorized = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
+      // The given entries are the resource's whole new set of dynamic configs.
+      const { allowed, denied } = await refuseBrokerStoreChanges(broker, authorized, (resource) => {
+        const dynamic = new Map(resource.configs.filter((c) => c.value !== null).map((c) => [c.name, c.value!]));
+        return { dynamic, changed: resource.configs.map((c) => c.name) };
+      });
       try {
         const responses = allowed.length === 0 ? [] : await broker.controller.alterConfigs(allowed, { validateOnly: request.validateOnly });
         return { throttleTimeMs: 0, responses: [...responses, ...denied] };
@@ -71,6 +80,35 @@ export function authorizeConfigResources<R extends { resourceType: number; resou
     const errorCode = configResourceDenial(node, context, resource, operation);
     if (errorCode === null) allowed.push(resource);
     else denied.push(...configResourcesError([resource], errorCode).responses);
+  }
+  return { allowed, denied };
+}
+
+/**
+ * Kafka's broker-side preprocessing of BROKER resources that change a
+ * listener's keystore or truststore (src/server/listener-tls-reloader.ts):
+ * refused ones are answered here and never reach the controller.
+ * `altered` gives a resource's dynamic configs once altered, and the names
+ * it changes.
+ */
+export async function refuseBrokerStoreChanges<R extends { resourceType: number; resourceName: string }>(
+  broker: ControllerApiContext,
+  authorized: { allowed: R[]; denied: ReturnType<typeof configResourcesError>['responses'] },
+  altered: (resource: R, current: ReadonlyMap<string, string>) => { dynamic: ReadonlyMap<string, string>; changed: string[] },
+) {
+  const check = broker.listenerTls;
+  if (check === undefined) return authorized;
+  const allowed: R[] = [];
+  const denied: { errorCode: number; errorMessage: string | null; resourceType: number; resourceName: string }[] = [...authorized.denied];
+  for (const resource of authorized.allowed) {
+    if (resource.resourceType !== ConfigResourceType.BROKER) {
+      allowed.push(resource);
+      continue;
+    }
+    const { dynamic, changed } = altered(resource, broker.metadata.image.brokerConfigs.get(resource.resourceName) ?? new Map());
+    const refusal = await check.validate(resource.resourceName, dynamic, changed);
+    if (refusal === null) allowed.push(resource);
+    else denied.push({ errorCode: refusal.errorCode, errorMessage: refusal.message, resourceType: resource.resourceType, resourceName: resource.resourceName });
   }
   return { allowed, denied };
 }

@@ -13,6 +13,10 @@
  * validated as a whole before ConfigRecords are written; validateOnly
  * writes nothing; the answer comes once they are committed and published.
  *
+ * BROKER resources changing a listener's keystore or truststore are checked
+ * by this broker first (Kafka's dynamic keystore update; refused ones are
+ * INVALID_REQUEST and not written).
+ *
  * Not done: AlterConfigPolicy, BROKER_LOGGER levels, CLIENT_METRICS configs
  * (INVALID_REQUEST). Authorization as AlterConfigs.
  */
@@ -20,7 +24,11 @@ import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-a
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
 import { defineHandler } from '../handler.js';
-import { authorizeConfigResources, configResourcesError } from './33-alter-configs.js';
+import { authorizeConfigResources, configResourcesError, refuseBrokerStoreChanges } from './33-alter-configs.js';
+
+/** The operations that matter to a listener's stores (APPEND and SUBTRACT apply to list configs, which they are not). */
+const SET = 0;
+const DELETE = 1;
 import { AclOperation } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
@@ -28,7 +36,15 @@ export function incrementalAlterConfigsHandler(broker: ControllerApiContext) {
   return defineHandler({
     api: IncrementalAlterConfigs,
     async handle(request, context) {
-      const { allowed, denied } = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
+      const authorized = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
+      const { allowed, denied } = await refuseBrokerStoreChanges(broker, authorized, (resource, current) => {
+        const dynamic = new Map(current);
+        for (const config of resource.configs) {
+          if (config.configOperation === SET && config.value !== null) dynamic.set(config.name, config.value);
+          if (config.configOperation === DELETE) dynamic.delete(config.name);
+        }
+        return { dynamic, changed: resource.configs.map((c) => c.name) };
+      });
       try {
         const responses = allowed.length === 0 ? [] : await broker.controller.incrementalAlterConfigs(allowed, { validateOnly: request.validateOnly });
         return { throttleTimeMs: 0, responses: [...responses, ...denied] };
