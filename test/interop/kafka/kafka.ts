@@ -197,7 +197,7 @@ function run(file: string, args: readonly string[], options: RunOptions): Promis
 }
 
 /** A port p such that p and p + 1 were both free a moment ago (PLAINTEXT and CONTROLLER). */
-async function freePortPair(): Promise<number> {
+export async function freePortPair(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = await listenOnce(0);
     if (port < 65535 && (await listenOnce(port + 1).then(() => true, () => false))) return port;
