@@ -27,6 +27,7 @@
 import type { Clock, TimerHandle, Timers } from '../io/clock.js';
 import { alterUserScramCredentials, type AlterScramRequest, type AlterScramResult } from './scram-control.js';
 import { createAcls, deleteAcls, type DeleteAclsFilterResult } from './acl-control.js';
+import { updateFeatures, type FeatureUpdate, type QuorumFeatureState } from './feature-control.js';
 import { alterClientQuotas, type ClientQuotaAlteration, type ClientQuotaAlterationResult } from './client-quota-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { Random } from '../io/random.js';
@@ -283,6 +284,10 @@ export class QuorumController implements RaftListener<MetadataRecord> {
 
   alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }): Promise<Written<ClientQuotaAlterationResult[]>> {
     return this.write((context) => alterClientQuotas(context, alterations, options));
+  }
+
+  updateFeatures(quorum: QuorumFeatureState, updates: readonly FeatureUpdate[], options: { validateOnly: boolean }): Promise<Written<ApiError>> {
+    return this.write((context) => updateFeatures(context, quorum, updates, options));
   }
 
   createAcls(acls: readonly StandardAcl[]): Promise<Written<ApiError[]>> {

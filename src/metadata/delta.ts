@@ -324,6 +324,7 @@ export class ImageBuilder {
       id: data.controllerId,
       incarnationId: data.incarnationId,
       listeners: data.endPoints.map((e) => ({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
+      supportedFeatures: new Map(data.features.map((f) => [f.name, { minVersion: f.minSupportedVersion, maxVersion: f.maxSupportedVersion }])),
     });
   }
 

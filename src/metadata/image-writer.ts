@@ -40,7 +40,7 @@ export function imageToRecords(image: MetadataImage): MetadataRecord[] {
         controllerId: controller.id,
         incarnationId: controller.incarnationId,
         endPoints: controller.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
-        features: [],
+        features: [...controller.supportedFeatures].map(([name, range]) => ({ name, minSupportedVersion: range.minVersion, maxSupportedVersion: range.maxVersion })),
       }),
     );
   }

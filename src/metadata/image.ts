@@ -66,6 +66,8 @@ export interface ControllerRegistrationImage {
   id: number;
   incarnationId: string;
   listeners: readonly BrokerEndpoint[];
+  /** Feature ranges the controller supports, by name (what UpdateFeatures checks a new level against). */
+  supportedFeatures: ReadonlyMap<string, { minVersion: number; maxVersion: number }>;
 }
 
 /** A user's SCRAM credential as the metadata log stores it (UserScramCredentialRecord): never the password. */

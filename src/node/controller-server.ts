@@ -11,6 +11,7 @@
  */
 import type { AlterScramRequest } from '../controller/scram-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
+import type { FeatureUpdate } from '../controller/feature-control.js';
 import type { ClientQuotaAlteration } from '../controller/client-quota-control.js';
 import type { ControllerOperations } from '../server/api-context.js';
 import { NotControllerError, QuorumController, type Written } from '../controller/quorum-controller.js';
@@ -156,6 +157,11 @@ export class ControllerServer implements ControllerOperations {
 
   alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }) {
     return this.adminResponse(() => this.controller.alterClientQuotas(alterations, options));
+  }
+
+  updateFeatures(updates: readonly FeatureUpdate[], options: { validateOnly: boolean }) {
+    const raft = this.shared.raft;
+    return this.adminResponse(() => this.controller.updateFeatures({ kraftVersion: raft.kraftVersion, voterIds: raft.voterSet.ids }, updates, options));
   }
 
   createAcls(acls: readonly StandardAcl[]) {

@@ -36,6 +36,7 @@ import type { ElectLeadersReply, ElectLeadersRequest } from '../controller/elect
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
 import type { ClientQuotaAlteration, ClientQuotaAlterationResult } from '../controller/client-quota-control.js';
+import type { FeatureUpdate } from '../controller/feature-control.js';
 import type { AclBindingFilter, StandardAcl } from '../security/authorizer/acl.js';
 import type { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -73,6 +74,8 @@ export interface ControllerOperations {
   incrementalAlterConfigs(resources: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: { validateOnly: boolean }): Promise<ConfigResourceResult[]>;
   alterUserScramCredentials(request: AlterScramRequest): Promise<AlterScramResult[]>;
   alterClientQuotas(alterations: readonly ClientQuotaAlteration[], options: { validateOnly: boolean }): Promise<ClientQuotaAlterationResult[]>;
+  /** Kafka's FeatureControlManager.updateFeatures: one error for the whole request. */
+  updateFeatures(updates: readonly FeatureUpdate[], options: { validateOnly: boolean }): Promise<ApiError>;
   createAcls(acls: readonly StandardAcl[]): Promise<ApiError[]>;
   deleteAcls(filters: readonly AclBindingFilter[]): Promise<DeleteAclsFilterResult[]>;
   registerBroker(request: BrokerRegistrationRequest): Promise<BrokerRegistrationReply>;

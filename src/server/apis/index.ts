@@ -12,6 +12,7 @@ import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
 import { describeClientQuotasHandler } from './48-describe-client-quotas.js';
 import { alterClientQuotasHandler } from './49-alter-client-quotas.js';
+import { updateFeaturesHandler } from './57-update-features.js';
 import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { metadataHandler } from './03-metadata.js';
@@ -106,6 +107,7 @@ export function sharedHandlers(node: ControllerApiContext): ApiHandler[] {
     describeUserScramCredentialsHandler(node),
     alterUserScramCredentialsHandler(node),
     alterClientQuotasHandler(node),
+    updateFeaturesHandler(node),
     describeQuorumHandler(node),
     describeAclsHandler(node),
     createAclsHandler(node),
