@@ -27,10 +27,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrokerConfig } from '../../../src/common/config.js';
-import { silentLogger } from '../../../src/common/logger.js';
-import { realEnv } from '../../../src/io/env.js';
-import { SpoolNode } from '../../../src/node/node.js';
+import type { SpoolNode } from '../../../src/node/node.js';
 import { Producer } from '../../../src/client/producer.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { CreateTopics } from '../../../src/protocol/schemas/19-create-topics.js';
@@ -40,10 +37,10 @@ import { iterateBatches } from '../../../src/protocol/records/batch.js';
 import { decodeRecords } from '../../../src/protocol/records/records.js';
 import { freePort, kafkaSkipReason, startKafkaNode, type RunningKafka } from '../kafka/kafka.js';
 import { startSpool, type SpoolProcess } from '../clients/spool-process.js';
+import { MIXED_CLUSTER_ID as CLUSTER_ID, kafkaBrokerProperties, startSpoolController } from './mixed-nodes.js';
 
 process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
-const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
 const CONTROLLER_ID = 3000;
 const SPOOL_ID = 1;
 const KAFKA_ID = 2;
@@ -70,22 +67,7 @@ interface Cluster {
 async function startCluster(): Promise<Cluster> {
   const root = mkdtempSync(join(tmpdir(), 'spool-mixed-replication-'));
   const controllerPort = await freePort();
-  const controller = new SpoolNode(
-    BrokerConfig.fromObject({
-      'process.roles': 'controller',
-      'node.id': CONTROLLER_ID,
-      'cluster.id': CLUSTER_ID,
-      'controller.quorum.voters': `${CONTROLLER_ID}@127.0.0.1:${controllerPort}`,
-      'controller.listener.names': 'CONTROLLER',
-      listeners: `CONTROLLER://127.0.0.1:${controllerPort}`,
-      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      'broker.session.timeout.ms': BROKER_SESSION_TIMEOUT_MS,
-      'log.dirs': join(root, 'controller'),
-    }),
-    realEnv,
-    silentLogger,
-  );
-  await controller.start();
+  const controller = await startSpoolController({ nodeId: CONTROLLER_ID, port: controllerPort, logDir: join(root, 'controller'), config: { 'broker.session.timeout.ms': BROKER_SESSION_TIMEOUT_MS } });
   const cluster: Cluster = {
     controller, controllerPort, root,
     spool: null, spoolPort: await freePort(), spoolDir: join(root, 'spool'),
@@ -128,21 +110,7 @@ async function startKafkaBroker(cluster: Cluster): Promise<void> {
     dir: cluster.kafkaDir,
     port: cluster.kafkaPort,
     clusterId: CLUSTER_ID,
-    properties: [
-      'process.roles=broker',
-      `node.id=${KAFKA_ID}`,
-      `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${cluster.controllerPort}`,
-      `listeners=PLAINTEXT://127.0.0.1:${cluster.kafkaPort}`,
-      'controller.listener.names=CONTROLLER',
-      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      'inter.broker.listener.name=PLAINTEXT',
-      'offsets.topic.replication.factor=1',
-      'transaction.state.log.replication.factor=1',
-      'transaction.state.log.min.isr=1',
-      'share.coordinator.state.topic.replication.factor=1',
-      'share.coordinator.state.topic.min.isr=1',
-      'group.initial.rebalance.delay.ms=0',
-    ],
+    properties: kafkaBrokerProperties({ nodeId: KAFKA_ID, port: cluster.kafkaPort, controllerId: CONTROLLER_ID, controllerPort: cluster.controllerPort }),
   });
 }
 

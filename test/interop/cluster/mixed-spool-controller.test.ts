@@ -21,15 +21,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrokerConfig } from '../../../src/common/config.js';
-import { silentLogger } from '../../../src/common/logger.js';
-import { realEnv } from '../../../src/io/env.js';
-import { SpoolNode } from '../../../src/node/node.js';
 import { freePort, kafkaSkipReason, runKafkaTool, startKafkaNode, TOOL } from '../kafka/kafka.js';
+import { MIXED_CLUSTER_ID as CLUSTER_ID, kafkaBrokerProperties, startSpoolController } from './mixed-nodes.js';
 
 process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
-const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
 const SPOOL_CONTROLLER_ID = 3000;
 const KAFKA_BROKER_ID = 1;
 const WAIT_MS = 60_000;
@@ -46,42 +42,14 @@ const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => w
 test('a Kafka 4.4 broker registers with a Spool controller quorum, is unfenced, leads partitions and serves Kafka\'s clients', { skip: kafkaSkipReason(), timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'spool-mixed-controller-'));
   const controllerPort = await freePort();
-  const controller = new SpoolNode(
-    BrokerConfig.fromObject({
-      'process.roles': 'controller',
-      'node.id': SPOOL_CONTROLLER_ID,
-      'cluster.id': CLUSTER_ID,
-      'controller.quorum.voters': `${SPOOL_CONTROLLER_ID}@127.0.0.1:${controllerPort}`,
-      'controller.listener.names': 'CONTROLLER',
-      listeners: `CONTROLLER://127.0.0.1:${controllerPort}`,
-      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      'log.dirs': dir,
-    }),
-    realEnv,
-    silentLogger,
-  );
-  await controller.start();
+  const controller = await startSpoolController({ nodeId: SPOOL_CONTROLLER_ID, port: controllerPort, logDir: dir });
   const brokerPort = await freePort();
   let kafka: Awaited<ReturnType<typeof startKafkaNode>> | null = null;
   try {
     kafka = await startKafkaNode({
       port: brokerPort,
       clusterId: CLUSTER_ID,
-      properties: [
-        'process.roles=broker',
-        `node.id=${KAFKA_BROKER_ID}`,
-        `controller.quorum.voters=${SPOOL_CONTROLLER_ID}@127.0.0.1:${controllerPort}`,
-        `listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
-        'controller.listener.names=CONTROLLER',
-        'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-        'inter.broker.listener.name=PLAINTEXT',
-        'offsets.topic.replication.factor=1',
-        'transaction.state.log.replication.factor=1',
-        'transaction.state.log.min.isr=1',
-        'share.coordinator.state.topic.replication.factor=1',
-        'share.coordinator.state.topic.min.isr=1',
-        'group.initial.rebalance.delay.ms=0',
-      ],
+      properties: kafkaBrokerProperties({ nodeId: KAFKA_BROKER_ID, port: brokerPort, controllerId: SPOOL_CONTROLLER_ID, controllerPort }),
     });
     // Kafka opens its client listener once its controller has unfenced it.
     assert.equal(controller.metadata.image.brokers.get(KAFKA_BROKER_ID)?.fenced, false);
