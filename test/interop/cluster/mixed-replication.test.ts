@@ -204,7 +204,9 @@ async function fetchAll(port: number, topic: string): Promise<Fetched | null> {
 
 /** Produces `values` with acks=all through `port`, resolved once every one is acknowledged. */
 async function produceAll(port: number, topic: string, values: readonly string[]): Promise<void> {
-  const producer = new Producer({ bootstrapServers: `127.0.0.1:${port}`, acks: 'all', lingerMs: 5 });
+  // No auto-creation: a Kafka broker whose metadata does not show the new topic yet would try to create it and log a
+  // warning that it exists, which the no-warning check would count.
+  const producer = new Producer({ bootstrapServers: `127.0.0.1:${port}`, acks: 'all', lingerMs: 5, allowAutoTopicCreation: false });
   try {
     await Promise.all(values.map((value) => producer.send({ topic, partition: 0, value })));
   } finally {
