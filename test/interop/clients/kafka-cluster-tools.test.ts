@@ -4,7 +4,10 @@
  * `spool cluster` against a real Kafka 4.4.0 node. Proves that each tool
  * prints the same lines as its counterpart on either server, through a
  * broker (--bootstrap-server) and a controller (--bootstrap-controller), and
- * that unregistering an unknown broker fails with Kafka's error and message.
+ * that unregistering an unknown broker fails with Kafka's error and message;
+ * and that kafka-features.sh upgrade / downgrade / disable (dry run, and a
+ * refused level) change a Spool node's finalized features as `spool
+ * features` does, with the same output.
  * Kafka writes a NoOpRecord every 500 ms, so on Kafka the feature epoch
  * (its metadata offset) is compared only as a number.
  */
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 import { startBroker } from '../../../src/node/embedded.js';
 import { kafkaSkipReason, runKafkaTool, startKafka } from '../kafka/kafka.js';
 import { spool } from '../../cli/cli-io.js';
+import { until } from '../cluster/until.js';
 
 process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
@@ -94,5 +98,42 @@ test('spool features describe and spool cluster cluster-id print what Kafka\'s o
     }
   } finally {
     await kafka.stop();
+  }
+});
+
+test('kafka-features.sh upgrade, downgrade and disable change a Spool node\'s features and print what spool features prints', { skip: kafkaSkipReason(), timeout: 240_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-feature-updates-'));
+  const node = await startBroker({ config: { 'log.dirs': dir } });
+  const finalized = (name: string) => node.broker.metadata.image.features.get(name) ?? 0;
+  // The tool returns once the controller committed the change; the broker's image applies it from the same log.
+  const untilFinalized = (name: string, level: number) => until(`${name} finalized at ${level}`, async () => (finalized(name) === level ? true : null), { waitMs: 30_000, pollMs: 20 });
+  try {
+    const broker = ['--bootstrap-server', node.bootstrapServers];
+    const dryRun = await kafkaTool(FEATURE_TOOL, [...broker, 'upgrade', '--feature', 'group.version=1', '--dry-run']);
+    assert.equal(await spoolOut(['features', 'upgrade', ...broker, '--feature', 'group.version=1', '--dry-run']), dryRun);
+    assert.equal(finalized('group.version'), 0, 'a dry run changes nothing');
+
+    const upgraded = await kafkaTool(FEATURE_TOOL, [...broker, 'upgrade', '--feature', 'group.version=1']);
+    assert.equal(upgraded, 'group.version was upgraded to 1.\n');
+    await untilFinalized('group.version', 1);
+
+    const downgraded = await kafkaTool(FEATURE_TOOL, [...broker, 'downgrade', '--feature', 'group.version=0']);
+    await untilFinalized('group.version', 0);
+    assert.equal(await spoolOut(['features', 'upgrade', ...broker, '--feature', 'group.version=1']), upgraded);
+    assert.equal(await spoolOut(['features', 'downgrade', ...broker, '--feature', 'group.version=0']), downgraded);
+
+    const disabled = await kafkaTool(FEATURE_TOOL, [...broker, 'disable', '--feature', 'share.version']);
+    await untilFinalized('share.version', 0);
+    assert.equal(await spoolOut(['features', 'upgrade', ...broker, '--feature', 'share.version=1']), 'share.version was upgraded to 1.\n');
+    assert.equal(await spoolOut(['features', 'disable', ...broker, '--feature', 'share.version']), disabled);
+
+    const refused = await runKafkaTool(FEATURE_TOOL, [...broker, 'upgrade', '--feature', 'group.version=9']);
+    const ours = await spool(['features', 'upgrade', ...broker, '--feature', 'group.version=9']);
+    assert.equal(refused.code, 1);
+    assert.deepEqual([ours.code, ours.out], [1, refused.stdout]);
+    await untilFinalized('group.version', 0);
+  } finally {
+    await node.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
