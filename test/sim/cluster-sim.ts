@@ -29,7 +29,7 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Admin } from '../../src/client/admin.js';
-import { Consumer } from '../../src/client/consumer.js';
+import { Consumer, type ConsumerRecord } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
 import { ManualClock, SeededRandom, type Env } from '../../src/io/env.js';
@@ -386,8 +386,16 @@ class ClusterSim {
   }
 
   /** Reads both partitions from the start while the load runs; every record read is checked against the HW. */
-  private async consume(): Promise<void> {
-    const consumer = new Consumer(this.clientOptions('consumer'));
+  private consume(): Promise<void> {
+    return this.readWhileLoading('consumer', 'read_uncommitted', (record) => {
+      if (transactionOf(record.value?.toString() ?? '') === null) this.consumed++;
+      this.report(this.reads.observeRead(`${record.topic}-${record.partition}`, record.offset));
+    });
+  }
+
+  /** A consumer of `name` assigned both partitions from the start, told of each record it reads while the load runs. */
+  private async readWhileLoading(name: string, isolationLevel: 'read_uncommitted' | 'read_committed', onRecord: (record: ConsumerRecord) => void): Promise<void> {
+    const consumer = new Consumer({ ...this.clientOptions(name), isolationLevel });
     consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition })));
     consumer.seekToBeginning();
     try {
@@ -396,14 +404,11 @@ class ClusterSim {
         try {
           records = await consumer.poll(200);
         } catch (error) {
-          this.log(`consumer: poll failed: ${(error as Error).message}`);
+          this.log(`${name}: poll failed: ${(error as Error).message}`);
           await this.sleep(100);
           continue;
         }
-        for (const record of records) {
-          if (transactionOf(record.value?.toString() ?? '') === null) this.consumed++;
-          this.report(this.reads.observeRead(`${record.topic}-${record.partition}`, record.offset));
-        }
+        for (const record of records) onRecord(record);
       }
     } finally {
       await consumer.close();
@@ -543,25 +548,8 @@ class ClusterSim {
   }
 
   /** Reads both partitions read_committed while the load runs; every transactional record read is checked against the acknowledged aborts. */
-  private async consumeCommitted(): Promise<void> {
-    const consumer = new Consumer({ ...this.clientOptions('committed-consumer'), isolationLevel: 'read_committed' });
-    consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition })));
-    consumer.seekToBeginning();
-    try {
-      while (this.loadRunning) {
-        let records;
-        try {
-          records = await consumer.poll(200);
-        } catch (error) {
-          this.log(`committed-consumer: poll failed: ${(error as Error).message}`);
-          await this.sleep(100);
-          continue;
-        }
-        for (const record of records) this.observeCommittedRead(`${record.topic}-${record.partition}`, record.offset, record.value?.toString() ?? '');
-      }
-    } finally {
-      await consumer.close();
-    }
+  private consumeCommitted(): Promise<void> {
+    return this.readWhileLoading('committed-consumer', 'read_committed', (record) => this.observeCommittedRead(`${record.topic}-${record.partition}`, record.offset, record.value?.toString() ?? ''));
   }
 
   private observeCommittedRead(partition: string, offset: number, value: string): void {
