@@ -120,7 +120,7 @@ test('DescribeCluster answers by the listener\'s endpoint type, with Kafka\'s co
   }
 });
 
-test('Spool\'s controller listener serves ApiVersions, SASL, topic and config admin, client quotas (AlterClientQuotas), DescribeCluster, the broker lifecycle (registrations, heartbeats, unregistration, producer-id blocks, controller registrations, ISR changes), forwarded requests (Envelope) and KRaft\'s RPCs, voter changes (KIP-853) included; its Fetch is only the metadata log\'s', async () => {
+test('Spool\'s controller listener serves ApiVersions, SASL, topic and config admin, client quotas (AlterClientQuotas), feature updates (UpdateFeatures), DescribeCluster, the broker lifecycle (registrations, heartbeats, unregistration, producer-id blocks, controller registrations, ISR changes), forwarded requests (Envelope) and KRaft\'s RPCs, voter changes (KIP-853) included; its Fetch is only the metadata log\'s', async () => {
   if (process.env.SPOOL_E2E_BOOTSTRAP) return; // Kafka's controller serves many more (Raft, registrations, ACLs, ...)
   const endpoints = await startEndpoints();
   try {
@@ -128,7 +128,7 @@ test('Spool\'s controller listener serves ApiVersions, SASL, topic and config ad
     const advertised = (await apiVersions(controller)).apiKeys.map((k) => apiOf(k.apiKey).name);
     assert.deepEqual(advertised, [
       'Fetch', 'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeConfigs', 'AlterConfigs', 'SaslAuthenticate', 'CreatePartitions', 'ElectLeaders', 'IncrementalAlterConfigs', 'AlterPartitionReassignments', 'ListPartitionReassignments',
-      'AlterClientQuotas', 'DescribeUserScramCredentials', 'AlterUserScramCredentials', 'Vote', 'BeginQuorumEpoch', 'EndQuorumEpoch', 'DescribeQuorum', 'AlterPartition', 'Envelope', 'FetchSnapshot',
+      'AlterClientQuotas', 'DescribeUserScramCredentials', 'AlterUserScramCredentials', 'Vote', 'BeginQuorumEpoch', 'EndQuorumEpoch', 'DescribeQuorum', 'AlterPartition', 'UpdateFeatures', 'Envelope', 'FetchSnapshot',
       'DescribeCluster', 'BrokerRegistration', 'BrokerHeartbeat', 'UnregisterBroker', 'AllocateProducerIds', 'ControllerRegistration',
       'AddRaftVoter', 'RemoveRaftVoter', 'UpdateRaftVoter',
     ]);
