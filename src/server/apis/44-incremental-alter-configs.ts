@@ -23,12 +23,9 @@
 import { IncrementalAlterConfigs } from '../../protocol/schemas/44-incremental-alter-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { NotControllerError } from '../../controller/quorum-controller.js';
+import { AlterConfigOp } from '../../controller/configuration-control.js';
 import { defineHandler } from '../handler.js';
 import { authorizeConfigResources, configResourcesError, refuseBrokerStoreChanges } from './33-alter-configs.js';
-
-/** The operations that matter to a listener's stores (APPEND and SUBTRACT apply to list configs, which they are not). */
-const SET = 0;
-const DELETE = 1;
 import { AclOperation } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
 
@@ -39,9 +36,10 @@ export function incrementalAlterConfigsHandler(broker: ControllerApiContext) {
       const authorized = authorizeConfigResources(broker, context, request.resources, AclOperation.ALTER_CONFIGS);
       const { allowed, denied } = await refuseBrokerStoreChanges(broker, authorized, (resource, current) => {
         const dynamic = new Map(current);
+        // APPEND and SUBTRACT apply to list configs, which a listener's stores are not.
         for (const config of resource.configs) {
-          if (config.configOperation === SET && config.value !== null) dynamic.set(config.name, config.value);
-          if (config.configOperation === DELETE) dynamic.delete(config.name);
+          if (config.configOperation === AlterConfigOp.SET && config.value !== null) dynamic.set(config.name, config.value);
+          if (config.configOperation === AlterConfigOp.DELETE) dynamic.delete(config.name);
         }
         return { dynamic, changed: resource.configs.map((c) => c.name) };
       });
