@@ -37,7 +37,7 @@ import { iterateBatches } from '../../../src/protocol/records/batch.js';
 import { decodeRecords } from '../../../src/protocol/records/records.js';
 import { freePort, kafkaSkipReason, startKafkaNode, type RunningKafka } from '../kafka/kafka.js';
 import { startSpool, type SpoolProcess } from '../clients/spool-process.js';
-import { MIXED_CLUSTER_ID as CLUSTER_ID, kafkaBrokerProperties, startSpoolController } from './mixed-nodes.js';
+import { MIXED_CLUSTER_ID as CLUSTER_ID, brokerOfControllerProperties, kafkaBrokerProperties, startSpoolController } from './mixed-nodes.js';
 
 process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
@@ -89,18 +89,7 @@ async function startSpoolBroker(cluster: Cluster): Promise<void> {
     dir: cluster.spoolDir,
     port: cluster.spoolPort,
     listeners: `PLAINTEXT://127.0.0.1:${cluster.spoolPort}`,
-    overrides: [
-      `node.id=${SPOOL_ID}`,
-      'process.roles=broker',
-      `cluster.id=${CLUSTER_ID}`,
-      `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${cluster.controllerPort}`,
-      'controller.listener.names=CONTROLLER',
-      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      'inter.broker.listener.name=PLAINTEXT',
-      'offsets.topic.replication.factor=1',
-      'transaction.state.log.replication.factor=1',
-      'transaction.state.log.min.isr=1',
-    ],
+    overrides: [`cluster.id=${CLUSTER_ID}`, ...brokerOfControllerProperties({ nodeId: SPOOL_ID, controllerId: CONTROLLER_ID, controllerPort: cluster.controllerPort })],
   });
 }
 
