@@ -28,6 +28,7 @@ import { CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION } from '../client/connect
 import type { ResponseOf } from '../protocol/schema.js';
 import { metadataVersionName } from '../metadata/features.js';
 import { UpdateFeatures } from '../protocol/schemas/57-update-features.js';
+import { UpgradeType } from '../controller/feature-control.js';
 import { CliError, collect, type CliIo } from './io.js';
 import { bootstrapOptions, connectToBootstrap, type BootstrapFlags } from './bootstrap.js';
 
@@ -61,11 +62,6 @@ const DESCRIPTIONS: Record<UpdateOp, string> = {
   disable: 'Disable one or more feature flags. This is the same as downgrading the version to zero.',
 };
 
-/** Kafka's FeatureUpdate.UpgradeType codes. */
-const UPGRADE = 1;
-const SAFE_DOWNGRADE = 2;
-const UNSAFE_DOWNGRADE = 3;
-
 function registerUpdate(features: Command, io: CliIo, op: UpdateOp): void {
   const command = bootstrapOptions(features.command(op).description(DESCRIPTIONS[op]))
     .option('--feature <feature>', op === 'disable' ? 'A feature flag to disable.' : `A feature ${op} we should perform, in feature=level format.`, collect, [])
@@ -74,14 +70,14 @@ function registerUpdate(features: Command, io: CliIo, op: UpdateOp): void {
   if (op !== 'upgrade') command.option('--unsafe', 'Perform this downgrade even if it may irreversibly destroy metadata.');
   command.action(async (_flags: UpdateFlags, self: Command) => {
     const flags = self.optsWithGlobals<UpdateFlags>();
-    const upgradeType = op === 'upgrade' ? UPGRADE : flags.unsafe === true ? UNSAFE_DOWNGRADE : SAFE_DOWNGRADE;
+    const upgradeType = op === 'upgrade' ? UpgradeType.UPGRADE : flags.unsafe === true ? UpgradeType.UNSAFE_DOWNGRADE : UpgradeType.SAFE_DOWNGRADE;
     const updates = requestedLevels(op, flags, io);
     if (updates.size === 0) throw new CliError(`You must specify at least one feature to ${op}`);
     const connection = await connectToBootstrap(flags, io, 'spool-features');
     try {
       const response = await connection.send(UpdateFeatures, {
         timeoutMs: 30_000,
-        featureUpdates: [...updates].map(([feature, maxVersionLevel]) => ({ feature, maxVersionLevel, allowDowngrade: upgradeType !== UPGRADE, upgradeType })),
+        featureUpdates: [...updates].map(([feature, maxVersionLevel]) => ({ feature, maxVersionLevel, allowDowngrade: upgradeType !== UpgradeType.UPGRADE, upgradeType })),
         validateOnly: flags.dryRun === true,
       });
       reportUpdates(io, op, updates, response, flags.dryRun === true);
