@@ -217,6 +217,13 @@ export class SocketServer {
     return count;
   }
 
+  /** Response bytes written but not yet taken by the kernel, across connections (libuv's write queue where known). */
+  get unsentResponseBytes(): number {
+    let bytes = 0;
+    for (const connection of this.connections) bytes += connection.unsentResponseBytes;
+    return bytes;
+  }
+
   /** @internal */ get context() {
     return { env: this.env, handlers: this.handlers, limits: this.limits, log: this.log, requestPool: this.requestPool };
   }
@@ -308,10 +315,14 @@ class ConnectionHandler implements AdmittedConnection {
    */
   private writeProgressed(): boolean {
     const pending = this.connection.pendingWriteBytes;
-    const queued = this.connection.writeQueueBytes ?? pending;
+    const queued = this.unsentResponseBytes;
     const progressed = pending > 0 && (pending !== this.pendingAtIdleCheck.pending || queued !== this.pendingAtIdleCheck.queued);
     this.pendingAtIdleCheck = { pending, queued };
     return progressed;
+  }
+
+  get unsentResponseBytes(): number {
+    return this.connection.writeQueueBytes ?? this.connection.pendingWriteBytes;
   }
 
   close(reason: string): void {
