@@ -20,7 +20,10 @@
  * histograms, the scrapes), counted over the samples taken while the
  * produce load ran (the broker's start and stop, where prom-client is
  * loaded and its collectors registered, are reported apart as the
- * whole-process share). Sampling makes it independent of how fast the
+ * whole-process share; the first scrapes, which compile the rendering
+ * code, happen before the load, as on a broker that has been scraped
+ * before). The share is split into the scrapes' rendering (a fixed cost
+ * per scrape) and the rest (per request, batch and event). Sampling makes it independent of how fast the
  * machine happens to be; what it leaves out is the few calls into the
  * metrics from the socket server and the replica manager themselves.
  *
@@ -52,6 +55,8 @@ const DURATION_S = Number(ARGS['duration-s']);
 const WARMUP_S = Number(ARGS['warmup-s']);
 const SCRAPE_INTERVAL_MS = Number(ARGS['scrape-interval-s']) * 1000;
 const PARTITIONS = 8;
+/** Scrapes before the load starts (not counted): V8 compiles the rendering then, as on a broker long in service. */
+const WARM_SCRAPES = 3;
 
 const SCENARIOS = [
   { name: 'scenario 1: 1 KiB records, acks=1, batch.size=65536, linger.ms=5', recordSize: 1024, metric: 'mibPerS' },
@@ -93,6 +98,9 @@ async function measure(scenario: (typeof SCENARIOS)[number], variant: Variant, r
     const admin = new Admin({ bootstrapServers: broker.bootstrap });
     await admin.createTopics([{ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 }]).finally(() => admin.close());
     if (metricsPort !== null) {
+      // A broker in service has been scraped before: the first scrapes compile the rendering code, and a
+      // load window of seconds would otherwise charge that one-off cost to the produce path.
+      for (let i = 0; i < WARM_SCRAPES; i++) await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       scraper = setInterval(() => {
         fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(async (response) => {
           await response.text();
@@ -152,7 +160,7 @@ interface CpuProfile {
  * (loading prom-client, registering the collectors) and stop are not the
  * produce path's cost.
  */
-function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: number } | null): { percent: number; nonIdleMs: number; top: string[] } {
+function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: number } | null): { percent: number; scrapePercent: number; nonIdleMs: number; scrapeMs: number; top: string[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -166,8 +174,20 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
     inMetrics.set(id, answer);
     return answer;
   };
+  /** Whether the sample was taken while a scrape rendered (NodeMetrics.renderNow on the stack): the fixed cost per scrape. */
+  const inScrape = new Map<number, boolean>();
+  const isScrape = (id: number): boolean => {
+    const known = inScrape.get(id);
+    if (known !== undefined) return known;
+    const frame = byId.get(id)!.callFrame;
+    const parent = parentOf.get(id);
+    const answer = (frame.functionName === 'renderNow' && frame.url.endsWith('/src/insight/metrics.js')) || (parent !== undefined && isScrape(parent));
+    inScrape.set(id, answer);
+    return answer;
+  };
   let nonIdleUs = 0;
   let metricsUs = 0;
+  let scrapeUs = 0;
   /** Self time of the metrics samples by the nearest metrics frame (where the metrics code was, or what it called). */
   const byEntry = new Map<string, number>();
   const entryOf = (id: number): string => {
@@ -186,24 +206,27 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
     nonIdleUs += us;
     if (!isMetrics(id)) return;
     metricsUs += us;
+    if (isScrape(id)) scrapeUs += us;
     const entry = entryOf(id);
     byEntry.set(entry, (byEntry.get(entry) ?? 0) + us);
   });
   const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, us]) => `${((us / nonIdleUs) * 100).toFixed(2)}% ${entry}`);
-  return { percent: (metricsUs / nonIdleUs) * 100, nonIdleMs: nonIdleUs / 1000, top };
+  return { percent: (metricsUs / nonIdleUs) * 100, scrapePercent: (scrapeUs / nonIdleUs) * 100, nonIdleMs: nonIdleUs / 1000, scrapeMs: scrapeUs / 1000, top };
 }
 
 async function profileShares(): Promise<void> {
   for (const scenario of SCENARIOS) {
     const cpuProfileDir = mkdtempSync(join(tmpdir(), 'spool-metrics-profile-'));
     try {
-      const { loadWindowUs } = await measure(scenario, 'on', 0, { cpuProfileDir });
+      const { loadWindowUs, scrapes } = await measure(scenario, 'on', 0, { cpuProfileDir });
       const profiles = readdirSync(cpuProfileDir).filter((file) => file.endsWith('.cpuprofile'));
       for (const file of profiles) {
         const profile = JSON.parse(readFileSync(join(cpuProfileDir, file), 'utf8')) as CpuProfile;
         const whole = metricsShare(profile, null);
         const share = metricsShare(profile, loadWindowUs);
         console.log(`${scenario.name}: metrics code ${share.percent.toFixed(2)}% of the broker's ${(share.nonIdleMs / 1000).toFixed(1)} s non-idle CPU while the load ran; ${whole.percent.toFixed(2)}% of ${(whole.nonIdleMs / 1000).toFixed(1)} s over the whole process, start and stop included (${file})`);
+        const perScrapeMs = scrapes > 0 ? share.scrapeMs / scrapes : 0;
+        console.log(`    of which ${share.scrapePercent.toFixed(2)}% rendering ${scrapes} scrapes (${perScrapeMs.toFixed(1)} ms each), ${(share.percent - share.scrapePercent).toFixed(2)}% per request, batch and event`);
         for (const line of share.top) console.log(`    ${line}`);
       }
     } finally {

@@ -62,6 +62,7 @@ interface Refreshable {
 export class NodeMetrics {
   readonly registry = new Registry();
   private readonly refreshables: Refreshable[] = [];
+  private readonly runtime: RuntimeMetrics;
   private rendering: Promise<string> | null = null;
 
   /** The node's metrics when `metrics.listener` is set, else null; a malformed value throws a ConfigError. */
@@ -87,7 +88,13 @@ export class NodeMetrics {
     const controller = sources.controller;
     if (controller !== null) this.refreshables.push(new ControllerMetrics(registry, { image: sources.image, isActive: () => controller.isActive() }));
     if (sources.raft !== undefined) this.refreshables.push(new RaftMetrics(registry, sources.raft));
-    this.refreshables.push(new RuntimeMetrics(registry));
+    this.runtime = new RuntimeMetrics(registry);
+    this.refreshables.push(this.runtime);
+  }
+
+  /** Releases what outlives a scrape (the GC observer); the node stopped. */
+  stop(): void {
+    this.runtime.stop();
   }
 
   /** The Prometheus text exposition of everything, as of now. */

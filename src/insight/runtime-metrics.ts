@@ -1,8 +1,11 @@
 /**
  * The Node.js process under the node: prom-client's default metrics
  * (`process_*`, `nodejs_eventloop_lag_*` from monitorEventLoopDelay, heap
- * spaces, GC durations by kind) registered into this node's registry, plus
- * event-loop utilisation, which they lack.
+ * spaces) registered into this node's registry, GC durations by kind under
+ * prom-client's name but counted by gc-metrics.ts (prom-client's GC
+ * collector is the one default collector with a cost per event, and it
+ * cannot be left out of collectDefaultMetrics, so the others are registered
+ * one by one), plus event-loop utilisation, which they lack.
  *
  * Utilisation is `performance.eventLoopUtilization()` over the time since
  * this node's previous scrape (since its start for the first): the share of
@@ -18,16 +21,38 @@
  *   process is saturated, whether by sockets or by handlers. Several
  *   scrapers of one node share the window (each scrape starts a new one).
  */
+import { createRequire } from 'node:module';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { GcMetrics } from './gc-metrics.js';
+
+/** prom-client's default collectors (lib/defaultMetrics.js) but `gc`, each a module registering its metrics. */
+const DEFAULT_COLLECTORS_BUT_GC = [
+  'processCpuTotal', 'processStartTime', 'osMemoryHeap', 'processOpenFileDescriptors', 'processMaxFileDescriptors', 'eventLoopLag',
+  'processResources', 'processHandles', 'processRequests', 'heapSizeAndUsed', 'heapSpacesSizeAndUsed', 'version',
+] as const;
+/** prom-client's default sampling resolution of monitorEventLoopDelay, in ms. */
+const EVENT_LOOP_MONITORING_PRECISION_MS = 10;
+
+type DefaultCollector = (registry: Registry, config: { eventLoopMonitoringPrecision: number }) => void;
+const requireHere = createRequire(import.meta.url);
+
+function registerDefaultCollectorsButGc(registry: Registry): void {
+  for (const name of DEFAULT_COLLECTORS_BUT_GC) {
+    const collector = requireHere(`prom-client/lib/metrics/${name}`) as DefaultCollector;
+    collector(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS });
+  }
+}
 
 export class RuntimeMetrics {
   private lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
   private readonly utilization: Gauge;
   private readonly networkIdle: Gauge;
+  private readonly gc: GcMetrics;
 
   constructor(registry: Registry) {
-    collectDefaultMetrics({ register: registry });
+    registerDefaultCollectorsButGc(registry);
+    this.gc = new GcMetrics(registry);
     const registers = [registry];
     this.utilization = new Gauge({ name: 'nodejs_eventloop_utilization', help: 'Share of the time since the previous scrape the event loop was busy (performance.eventLoopUtilization)', registers });
     this.networkIdle = new Gauge({
@@ -43,5 +68,10 @@ export class RuntimeMetrics {
     this.lastUtilization = now;
     this.utilization.set(window.utilization);
     this.networkIdle.set(1 - window.utilization);
+  }
+
+  /** Stops observing garbage collections (the node stopped). */
+  stop(): void {
+    this.gc.stop();
   }
 }

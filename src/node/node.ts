@@ -403,6 +403,7 @@ export class SpoolNode {
     await this.consoleHttp?.close();
     await this.metricsHttp?.close();
     this.metricsHttp = null;
+    this.metrics?.stop();
     await this.brokerServer?.controlledShutdown();
     this.brokerServer?.beginShutdown();
     // As Kafka's combined node: the broker stops first while the controller listeners still serve the quorum
