@@ -12,18 +12,19 @@
  * stopped broker for ever (a client-side request timeout did not refresh
  * metadata); it now counts as a disconnection (src/client/producer.ts).
  *
- * `npm test` runs each fault once, briefly; `npm run fault` runs the long
- * form (plan.ts).
+ * `npm test` runs its half of the faults once, briefly (BOUNDED_FAULTS:
+ * the bounces and the partition, the other suite the rest); `npm run fault`
+ * runs every fault in the long form (plan.ts).
  */
 import { test } from 'node:test';
 import { runFaultSuite } from './faults.js';
-import { faultPlan } from './plan.js';
+import { BOUNDED_FAULTS, faultPlan } from './plan.js';
 import { startSpoolWorkload } from './spool-clients.js';
 
 const PARTITIONS = 3;
-const plan = faultPlan();
+const plan = faultPlan(BOUNDED_FAULTS['spool-client']);
 
-test("Spool's client through kill -9, bounces, SIGSTOP and a partition of the leader: the history checker finds nothing", { timeout: plan.timeoutMs }, async (t) => {
+test(`Spool's client through ${plan.faults.join(', ')}: the history checker finds nothing`, { timeout: plan.timeoutMs }, async (t) => {
   await runFaultSuite(t, {
     name: 'spool-client',
     partitions: PARTITIONS,
