@@ -79,8 +79,8 @@ export class ClientQuotaManager {
 
   constructor(
     readonly quotaKey: string,
-    private readonly config: ReplicationQuotaConfig,
-    private readonly nowMs: () => number,
+    protected readonly config: ReplicationQuotaConfig,
+    protected readonly nowMs: () => number,
   ) {}
 
   get quotasEnabled(): boolean {
@@ -104,7 +104,7 @@ export class ClientQuotaManager {
   }
 
   /** Kafka's quotaMetricTags: the (user, client-id) pair whose sensor counts this client's bytes; '' for a side not counted. */
-  private sensorTags(user: string, clientId: string): [string, string] {
+  protected sensorTags(user: string, clientId: string): [string, string] {
     switch (this.enabledTypes) {
       case 0:
       case CLIENT_ID_QUOTA:
@@ -123,7 +123,7 @@ export class ClientQuotaManager {
   }
 
   /** Kafka's DefaultQuotaCallback.quotaLimit for a sensor's tags; Infinity where none applies. */
-  private boundOf(userTag: string, clientTag: string): number {
+  protected boundOf(userTag: string, clientTag: string): number {
     const find = (...candidates: [Side, Side][]) => {
       for (const [u, c] of candidates) {
         const bound = this.overrides.get(entityKey(u, c));
