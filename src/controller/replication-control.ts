@@ -56,8 +56,12 @@ export interface CreateTopicsOptions {
  */
 export type PartitionChangeQuota = (partitions: number) => boolean;
 
-/** What a topic refused by its controller_mutation_rate is answered (Kafka's ApiError of ThrottlingQuotaExceededException). */
-const throttled = (): ApiError => defaultError(ErrorCode.THROTTLING_QUOTA_EXCEEDED);
+/**
+ * What a topic refused by its controller_mutation_rate is answered: Kafka's
+ * ApiError.fromThrowable of ThrottlingQuotaExceededException, whose message
+ * is the error's default and so is left out (null).
+ */
+const throttled = (): ApiError => ({ errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED, errorMessage: null });
 
 const failed = (name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult => ({
   name,
