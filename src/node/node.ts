@@ -134,7 +134,8 @@ export class SpoolNode {
     if (this.controllerMutationQuota !== null) this.shared.loader.addPublisher(this.controllerMutationQuota);
     // After the replica manager's listener: its partitions are offline before the node decides to stop.
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.onLogDirFailure(logDir));
-    this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles });
+    const requestQuota = this.brokerServer === null ? undefined : { manager: this.brokerServer.clientQuotas.request, nowMs: () => env.clock.monotonicMs() };
+    this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles, requestQuota });
     this.socketServer = new SocketServer(
       env,
       this.handlers,

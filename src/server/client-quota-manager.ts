@@ -191,16 +191,40 @@ export class ClientQuotaManager {
   }
 }
 
+/** Kafka's NANOS_TO_PERCENTAGE_PER_SECOND, for milliseconds: 100% of a second is 1000 ms. */
+const MS_TO_PERCENTAGE_PER_SECOND = 100 / 1000;
+
+/**
+ * request_percentage (KIP-124; Kafka's ClientRequestQuotaManager): request
+ * time as a percentage of one thread, Spool's event loop; what a request is
+ * charged and what is exempt is in src/server/client-request-quota.ts.
+ */
+export class ClientRequestQuotaManager extends ClientQuotaManager {
+  constructor(config: ReplicationQuotaConfig, nowMs: () => number) {
+    super('request_percentage', config, nowMs);
+  }
+
+  /** Records `requestTimeMs` of the loop for the client; its throttle time, at most one window (Kafka's boundedThrottleTime). */
+  recordRequestTimeAndGetThrottleTimeMs(principal: string, clientId: string, requestTimeMs: number): number {
+    if (!this.quotasEnabled) return 0;
+    const throttleTimeMs = this.recordAndGetThrottleTimeMs(quotaUserOf(principal), clientId, requestTimeMs * MS_TO_PERCENTAGE_PER_SECOND);
+    return Math.min(throttleTimeMs, this.config.windowSizeMs);
+  }
+}
+
 /** The broker's client quota managers, kept in step with the metadata image. */
 export class ClientQuotas implements MetadataPublisher {
   readonly name = 'ClientQuotas';
   readonly produce: ClientQuotaManager;
   readonly fetch: ClientQuotaManager;
+  /** request_percentage (applied by the request handler table, src/server/request-handler.ts). */
+  readonly request: ClientRequestQuotaManager;
 
   constructor(config: { int(name: string): number }, nowMs: () => number) {
     const windows: ReplicationQuotaConfig = { windowCount: config.int('quota.window.num'), windowSizeMs: config.int('quota.window.size.seconds') * 1000 };
     this.produce = new ClientQuotaManager('producer_byte_rate', windows, nowMs);
     this.fetch = new ClientQuotaManager('consumer_byte_rate', windows, nowMs);
+    this.request = new ClientRequestQuotaManager(windows, nowMs);
   }
 
   private published: ReadonlyMap<string, ClientQuotaImage> | null = null;
@@ -209,6 +233,7 @@ export class ClientQuotas implements MetadataPublisher {
     this.published = quotas;
     this.produce.update(quotas);
     this.fetch.update(quotas);
+    this.request.update(quotas);
   }
 
   /** Images share the quota map until a ClientQuotaRecord changes it, so most updates are one comparison. */

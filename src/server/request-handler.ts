@@ -16,12 +16,19 @@
  * - a handler that throws: UNKNOWN_SERVER_ERROR in the handler's error
  *   response when it has one, otherwise the connection is closed. Either way
  *   the broker goes on serving everyone else.
+ *
+ * request_percentage (src/server/client-request-quota.ts): on broker
+ * listeners each request's handler time before its first wait is charged to
+ * its client; one over its quota has the throttle time in its response (the
+ * larger of it and the handler's own) and its connection muted for it.
  */
 import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
 import { CloseConnection, type ApiHandler, type ListenerRole, type RequestContext } from './handler.js';
 import type { Logger } from '../common/logger.js';
+import { exemptFromRequestQuota } from './client-request-quota.js';
+import type { ClientRequestQuotaManager } from './client-quota-manager.js';
 
 export type Outcome =
   | { kind: 'close'; reason: string }
@@ -50,11 +57,14 @@ export interface RequestHandlerTableOptions {
   controllerListenerNames?: readonly string[];
   /** process.roles: a handler is served only on the listeners of roles this node has (default both). */
   roles?: ReadonlySet<ListenerRole>;
+  /** request_percentage on the broker's listeners, and the clock that times handlers; absent: not enforced. */
+  requestQuota?: { manager: ClientRequestQuotaManager; nowMs: () => number } | undefined;
 }
 
 export class RequestHandlerTable {
   private readonly byRole: Record<ListenerRole, Map<number, ApiHandler>> = { broker: new Map(), controller: new Map() };
   private readonly controllerListenerNames: ReadonlySet<string>;
+  private readonly requestQuota: RequestHandlerTableOptions['requestQuota'];
 
   constructor(
     handlers: readonly ApiHandler[],
@@ -62,6 +72,7 @@ export class RequestHandlerTable {
     options: RequestHandlerTableOptions = {},
   ) {
     this.controllerListenerNames = new Set(options.controllerListenerNames ?? []);
+    this.requestQuota = options.requestQuota;
     const roles = options.roles ?? new Set<ListenerRole>(['broker', 'controller']);
     for (const handler of handlers) {
       for (const role of (handler.listeners ?? handler.api.listeners).filter((r) => roles.has(r))) {
@@ -118,9 +129,17 @@ export class RequestHandlerTable {
       body,
     });
     try {
-      const body = await handler.handle(decoded.body as never, context);
+      const quota = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true ? this.requestQuota : undefined;
+      const startMs = quota?.nowMs() ?? 0;
+      const pending = handler.handle(decoded.body as never, context);
+      const requestTimeMs = quota === undefined ? 0 : quota.nowMs() - startMs;
+      const body = await pending;
       if (body instanceof CloseConnection) return { kind: 'close', reason: body.reason };
-      return body === null ? { kind: 'none' } : respond(body as Record<string, unknown>);
+      if (body === null) return { kind: 'none' };
+      if (quota !== undefined && !exemptFromRequestQuota(header.requestApiKey, decoded.body)) {
+        return respond(throttledByRequestQuota(quota.manager, context, requestTimeMs, body as Record<string, unknown>));
+      }
+      return respond(body as Record<string, unknown>);
     } catch (error) {
       this.log.error(`${handler.api.name} v${header.requestApiVersion} from ${connection.clientAddress} failed: ${(error as Error).stack ?? error}`);
       if (handler.errorResponse === undefined) return { kind: 'close', reason: 'handler failed' };
@@ -166,6 +185,15 @@ export class RequestHandlerTable {
       body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions(listenerName) },
     };
   }
+}
+
+/** Kafka's sendResponseMaybeThrottle: the request's time recorded; over the quota, the larger throttle time in the response and a mute. */
+function throttledByRequestQuota(manager: ClientRequestQuotaManager, context: RequestContext, requestTimeMs: number, body: Record<string, unknown>): Record<string, unknown> {
+  const throttleTimeMs = manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs);
+  if (throttleTimeMs === 0) return body;
+  context.throttle?.(throttleTimeMs);
+  const own = typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0;
+  return throttleTimeMs > own ? { ...body, throttleTimeMs } : body;
 }
 
 function servedVersions(handler: ApiHandler): { min: number; max: number } {
