@@ -129,15 +129,23 @@ export class RequestHandlerTable {
       body,
     });
     try {
-      const quota = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true ? this.requestQuota : undefined;
+      const counted = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true && !exemptFromRequestQuota(header.requestApiKey, decoded.body);
+      const quota = counted ? this.requestQuota : undefined;
       const startMs = quota?.nowMs() ?? 0;
+      let requestTimeMs: number | null = null;
+      let chargedThrottleMs: number | null = null;
+      if (quota !== undefined) {
+        // Before the handler's first wait has ended this is its time so far; after, the time it ran before that wait.
+        context.requestThrottleTimeMs = () =>
+          (chargedThrottleMs ??= quota.manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs ?? quota.nowMs() - startMs));
+      }
       const pending = handler.handle(decoded.body as never, context);
-      const requestTimeMs = quota === undefined ? 0 : quota.nowMs() - startMs;
+      if (quota !== undefined) requestTimeMs = quota.nowMs() - startMs;
       const body = await pending;
       if (body instanceof CloseConnection) return { kind: 'close', reason: body.reason };
       if (body === null) return { kind: 'none' };
-      if (quota !== undefined && !exemptFromRequestQuota(header.requestApiKey, decoded.body)) {
-        return respond(throttledByRequestQuota(quota.manager, context, requestTimeMs, body as Record<string, unknown>));
+      if (quota !== undefined && chargedThrottleMs === null) {
+        return respond(throttledByRequestQuota(quota.manager, context, requestTimeMs!, body as Record<string, unknown>));
       }
       return respond(body as Record<string, unknown>);
     } catch (error) {

@@ -11,6 +11,8 @@
  *   response keeps a larger throttle time of its own;
  * - a client without the quota is not throttled; controller listeners are
  *   not counted;
+ * - a handler that asks for its throttle time itself (Fetch, which answers
+ *   empty when throttled) is charged once, the time before its first wait;
  * - Kafka's exemptions: SASL, WriteTxnMarkers, follower Fetch, Produce acks=0.
  */
 import { test } from 'node:test';
@@ -31,7 +33,7 @@ const WINDOWS = { windowCount: 11, windowSizeMs: 1000 };
 const HANDLER_MS = 500;
 const WAIT_MS = 5000;
 
-function tableWith(bound: number, ownThrottleMs = 0) {
+function tableWith(bound: number, ownThrottleMs = 0, asks: number[] | null = null) {
   const clock = { nowMs: 1_000_000 };
   const quotas = new Map<string, ClientQuotaImage>();
   applyClientQuota(quotas, { entity: [{ entityType: 'client-id', entityName: 'c1' }], key: 'request_percentage', value: bound, remove: false });
@@ -40,12 +42,15 @@ function tableWith(bound: number, ownThrottleMs = 0) {
   const handlerOf = (api: ApiDef) =>
     defineHandler({
       api,
-      handle() {
+      handle(_request, context) {
         clock.nowMs += HANDLER_MS;
         return (async () => {
           await Promise.resolve();
           clock.nowMs += WAIT_MS;
-          return { throttleTimeMs: ownThrottleMs } as never;
+          if (asks === null) return { throttleTimeMs: ownThrottleMs } as never;
+          // As Fetch: the throttle time decides the answer, asked twice to show it is charged once.
+          asks.push(context.requestThrottleTimeMs!(), context.requestThrottleTimeMs!());
+          return { throttleTimeMs: asks.at(-1) } as never;
         })();
       },
     });
@@ -77,6 +82,18 @@ test('request_percentage: the throttle is at most one window; a larger throttle 
   assert.deepEqual(await metadata(tableWith(1), 'c1'), { throttleTimeMs: 1000, mutedMs: 1000 });
   assert.deepEqual(await metadata(tableWith(1, 3000), 'c1'), { throttleTimeMs: 3000, mutedMs: 1000 }, "the handler's own mute is asked by the handler");
   assert.deepEqual(await metadata(tableWith(1), 'c1', 'CONTROLLER'), { throttleTimeMs: 0, mutedMs: 0 });
+});
+
+test('request_percentage: a handler asking for its throttle time is charged once, its time before the first wait', async () => {
+  const asks: number[] = [];
+  const table = tableWith(4.6, 0, asks);
+  const expectedMs = Math.round(((5 - 4.6) / 4.6) * 10_000);
+  const answered = await metadata(table, 'c1');
+  assert.deepEqual(asks, [expectedMs, expectedMs]);
+  asks.length = 0;
+  assert.deepEqual(answered, { throttleTimeMs: expectedMs, mutedMs: 0 }, 'the handler mutes (Fetch does), the table adds nothing');
+  // Charged once: a second request finds 100 percent-seconds over 10 s (10%), throttle capped at one window.
+  assert.deepEqual(await metadata(table, 'c1'), { throttleTimeMs: 1000, mutedMs: 0 });
 });
 
 test("request_percentage: Kafka's exemptions", () => {
