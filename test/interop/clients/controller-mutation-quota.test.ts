@@ -9,6 +9,9 @@
  * default); a validateOnly CreateTopics v7 is refused too;
  * CreateTopics v5, CreatePartitions v2 and DeleteTopics v4 are accepted and
  * only throttled; CreatePartitions v3 and DeleteTopics v5 are refused.
+ * Then request_percentage (KIP-124): with a bound far below any request's
+ * time, Metadata and ApiVersions are answered with a throttle time of at
+ * most one window (quota.window.size.seconds) on both.
  * Each step uses a new connection: the broker mutes a throttled one.
  */
 import { test } from 'node:test';
@@ -25,6 +28,8 @@ import { DescribeClientQuotas } from '../../../src/protocol/schemas/48-describe-
 import { CreateTopics } from '../../../src/protocol/schemas/19-create-topics.js';
 import { DeleteTopics } from '../../../src/protocol/schemas/20-delete-topics.js';
 import { CreatePartitions } from '../../../src/protocol/schemas/37-create-partitions.js';
+import { Metadata } from '../../../src/protocol/schemas/03-metadata.js';
+import { ApiVersions } from '../../../src/protocol/schemas/18-api-versions.js';
 import { WireClient, call } from '../../server/wire-client.js';
 import { kafkaSkipReason, startKafka } from '../kafka/kafka.js';
 
@@ -57,24 +62,27 @@ const outcome = (throttleTimeMs: number, results: readonly { name: string | null
   throttled: throttleTimeMs > 0,
 });
 
-async function setQuota(bootstrap: string): Promise<void> {
+/** A request_percentage below what any request takes. */
+const REQUEST_PERCENTAGE = 0.0001;
+
+async function setQuota(bootstrap: string, key: string, value: number): Promise<void> {
   const entity = [{ entityType: 'client-id', entityName: CLIENT_ID }];
   const altered = await once(bootstrap, AlterClientQuotas, 1, {
-    entries: [{ entity, ops: [{ key: 'controller_mutation_rate', value: MUTATIONS_PER_SECOND, remove: false }] }],
+    entries: [{ entity, ops: [{ key, value, remove: false }] }],
     validateOnly: false,
   });
   assert.deepEqual(altered.entries.map((e) => e.errorCode), [ErrorCode.NONE]);
   // Kafka's broker answers once the controller committed the record; its quota managers follow from the metadata log.
   for (let tries = 0; tries < DESCRIBE_TRIES_MAX; tries++) {
     const described = await once(bootstrap, DescribeClientQuotas, 1, { components: [{ entityType: 'client-id', matchType: 0, match: CLIENT_ID }], strict: true });
-    if (described.entries?.length === 1) return;
+    if (described.entries?.[0]?.values.some((v) => v.key === key) === true) return;
     await delay(100);
   }
   assert.fail('the quota never showed in DescribeClientQuotas');
 }
 
 async function scenario(bootstrap: string): Promise<Outcome[]> {
-  await setQuota(bootstrap);
+  await setQuota(bootstrap, 'controller_mutation_rate', MUTATIONS_PER_SECOND);
   const steps: Outcome[] = [];
   const created = await once(bootstrap, CreateTopics, 7, newTopics(['a', 'b', 'c'], 10));
   steps.push(outcome(created.throttleTimeMs, created.topics));
@@ -91,10 +99,15 @@ async function scenario(bootstrap: string): Promise<Outcome[]> {
   steps.push(outcome(permissiveGrow.throttleTimeMs, permissiveGrow.results));
   const permissiveDelete = await once(bootstrap, DeleteTopics, 4, { topicNames: ['a'], timeoutMs: 30_000 });
   steps.push(outcome(permissiveDelete.throttleTimeMs, permissiveDelete.responses));
+  await setQuota(bootstrap, 'request_percentage', REQUEST_PERCENTAGE);
+  const metadata = await once(bootstrap, Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const apiVersions = await once(bootstrap, ApiVersions, 3, { clientSoftwareName: 'spool-test', clientSoftwareVersion: '1' });
+  for (const throttleTimeMs of [metadata.throttleTimeMs, apiVersions.throttleTimeMs]) assert.ok(throttleTimeMs <= 1000, `throttle ${throttleTimeMs} ms: at most one window`);
+  steps.push(outcome(metadata.throttleTimeMs, []), outcome(apiVersions.throttleTimeMs, []));
   return steps;
 }
 
-test('controller_mutation_rate: Spool refuses and throttles CreateTopics, CreatePartitions and DeleteTopics as Kafka 4.4 does', { skip: kafkaSkipReason(), timeout: 600_000 }, async () => {
+test('controller_mutation_rate and request_percentage: Spool refuses and throttles as Kafka 4.4 does', { skip: kafkaSkipReason(), timeout: 600_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'spool-mutation-quota-'));
   const node = await startBroker({ config: { 'log.dirs': dir } });
   let ours: Outcome[];
@@ -107,6 +120,7 @@ test('controller_mutation_rate: Spool refuses and throttles CreateTopics, Create
   const refused = `${ErrorCode.THROTTLING_QUOTA_EXCEEDED}:`;
   assert.deepEqual(ours[0], { errors: ['a:0:', 'b:0:', `c:${refused}`], throttled: true });
   assert.deepEqual(ours[2], { errors: ['d:0:'], throttled: true });
+  assert.deepEqual(ours.slice(-2), [{ errors: [], throttled: true }, { errors: [], throttled: true }], 'request_percentage throttles Metadata and ApiVersions');
   const kafka = await startKafka();
   try {
     const theirs = await scenario(kafka.bootstrap);
