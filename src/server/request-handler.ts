@@ -25,7 +25,7 @@
 import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
-import { CloseConnection, type ApiHandler, type ListenerRole, type RequestContext } from './handler.js';
+import { CloseConnection, type ApiHandler, type HandlerResult, type ListenerRole, type RequestContext } from './handler.js';
 import type { Logger } from '../common/logger.js';
 import { exemptFromRequestQuota } from './client-request-quota.js';
 import type { ClientRequestQuotaManager } from './client-quota-manager.js';
@@ -57,14 +57,20 @@ export interface RequestHandlerTableOptions {
   controllerListenerNames?: readonly string[];
   /** process.roles: a handler is served only on the listeners of roles this node has (default both). */
   roles?: ReadonlySet<ListenerRole>;
-  /** request_percentage on the broker's listeners, and the clock that times handlers; absent: not enforced. */
-  requestQuota?: { manager: ClientRequestQuotaManager; nowMs: () => number } | undefined;
+  /** request_percentage on the broker's listeners; absent: not enforced. */
+  requestQuota?: RequestQuota | undefined;
+}
+
+/** request_percentage's manager and the clock that times handlers. */
+export interface RequestQuota {
+  manager: ClientRequestQuotaManager;
+  nowMs: () => number;
 }
 
 export class RequestHandlerTable {
   private readonly byRole: Record<ListenerRole, Map<number, ApiHandler>> = { broker: new Map(), controller: new Map() };
   private readonly controllerListenerNames: ReadonlySet<string>;
-  private readonly requestQuota: RequestHandlerTableOptions['requestQuota'];
+  private readonly requestQuota: RequestQuota | undefined;
 
   constructor(
     handlers: readonly ApiHandler[],
@@ -129,25 +135,10 @@ export class RequestHandlerTable {
       body,
     });
     try {
-      const counted = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true && !exemptFromRequestQuota(header.requestApiKey, decoded.body);
-      const quota = counted ? this.requestQuota : undefined;
-      const startMs = quota?.nowMs() ?? 0;
-      let requestTimeMs: number | null = null;
-      let chargedThrottleMs: number | null = null;
-      if (quota !== undefined) {
-        // Before the handler's first wait has ended this is its time so far; after, the time it ran before that wait.
-        context.requestThrottleTimeMs = () =>
-          (chargedThrottleMs ??= quota.manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs ?? quota.nowMs() - startMs));
-      }
-      const pending = handler.handle(decoded.body as never, context);
-      if (quota !== undefined) requestTimeMs = quota.nowMs() - startMs;
-      const body = await pending;
+      const quota = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true && !exemptFromRequestQuota(header.requestApiKey, decoded.body) ? this.requestQuota : undefined;
+      const body = quota === undefined ? await handler.handle(decoded.body as never, context) : await serveCounted(handler, decoded.body, context, quota);
       if (body instanceof CloseConnection) return { kind: 'close', reason: body.reason };
-      if (body === null) return { kind: 'none' };
-      if (quota !== undefined && chargedThrottleMs === null) {
-        return respond(throttledByRequestQuota(quota.manager, context, requestTimeMs!, body as Record<string, unknown>));
-      }
-      return respond(body as Record<string, unknown>);
+      return body === null ? { kind: 'none' } : respond(body as Record<string, unknown>);
     } catch (error) {
       this.log.error(`${handler.api.name} v${header.requestApiVersion} from ${connection.clientAddress} failed: ${(error as Error).stack ?? error}`);
       if (handler.errorResponse === undefined) return { kind: 'close', reason: 'handler failed' };
@@ -193,6 +184,25 @@ export class RequestHandlerTable {
       body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions(listenerName) },
     };
   }
+}
+
+/**
+ * The handler's response, its request charged to request_percentage:
+ * the time the handler ran before its first wait, when the response is
+ * ready, or when the handler asks for its throttle time (Fetch), then
+ * the time so far if the handler has not yet waited.
+ */
+async function serveCounted(handler: ApiHandler, request: Record<string, unknown>, context: RequestContext, quota: RequestQuota): Promise<HandlerResult<ApiDef>> {
+  const startMs = quota.nowMs();
+  let requestTimeMs: number | null = null;
+  let chargedThrottleMs: number | null = null;
+  context.requestThrottleTimeMs = () =>
+    (chargedThrottleMs ??= quota.manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs ?? quota.nowMs() - startMs));
+  const pending = handler.handle(request as never, context);
+  requestTimeMs = quota.nowMs() - startMs;
+  const response = await pending;
+  if (response === null || response instanceof CloseConnection || chargedThrottleMs !== null) return response;
+  return throttledByRequestQuota(quota.manager, context, requestTimeMs, response as Record<string, unknown>);
 }
 
 /** Kafka's sendResponseMaybeThrottle: the request's time recorded; over the quota, the larger throttle time in the response and a mute. */
