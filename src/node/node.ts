@@ -160,6 +160,10 @@ export class SpoolNode {
       image: () => this.shared.loader.image,
       controller: this.controllerServer === null ? null : { isActive: () => this.state === 'running' && this.shared.raft.isLeader },
       raft: { nodeId: this.nodeId, raft: () => this.shared.raftIfOpen },
+      quotas: {
+        ...(this.brokerServer === null ? {} : { produce: this.brokerServer.clientQuotas.produce, fetch: this.brokerServer.clientQuotas.fetch, request: this.brokerServer.clientQuotas.request }),
+        ...(this.controllerMutationQuota === null ? {} : { controllerMutation: this.controllerMutationQuota }),
+      },
     });
   }
 

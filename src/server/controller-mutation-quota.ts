@@ -25,7 +25,7 @@
  * own for a forwarded request (the Envelope's). Kafka's controller checks
  * the quota of a validateOnly request too, and so does this.
  */
-import { ClientQuotaManager, quotaUserOf } from './client-quota-manager.js';
+import { ClientQuotaManager, Rate, SampledAvg, quotaUserOf, type QuotaSensorMetrics } from './client-quota-manager.js';
 import type { ReplicationQuotaConfig } from '../replication/replication-quota.js';
 import type { PartitionChangeQuota } from '../controller/replication-control.js';
 import type { ClientQuotaImage } from '../metadata/client-quotas.js';
@@ -66,10 +66,12 @@ export interface ControllerMutationQuota {
   readonly record: PartitionChangeQuota;
   /** The response's throttle_time_ms (Kafka's throttleTime): the last violation's time, less what has passed since. */
   throttleTimeMs(): number;
+  /** Counts the throttle time the response carries in the throttle-time metric. */
+  recordThrottle(throttleTimeMs: number): void;
 }
 
 /** Kafka's UNBOUNDED_CONTROLLER_MUTATION_QUOTA: nothing counted, never throttled. */
-export const UNBOUNDED_CONTROLLER_MUTATION_QUOTA: ControllerMutationQuota = { record: () => true, throttleTimeMs: () => 0 };
+export const UNBOUNDED_CONTROLLER_MUTATION_QUOTA: ControllerMutationQuota = { record: () => true, throttleTimeMs: () => 0, recordThrottle: () => {} };
 
 /** What the quota needs of a request: who sent it and at which version. */
 export interface MutationRequester {
@@ -79,7 +81,12 @@ export interface MutationRequester {
 }
 
 interface BucketSensor {
+  userTag: string;
+  clientTag: string;
   bucket: TokenBucket;
+  /** mutation-rate: the partitions accepted, a second. */
+  rate: Rate;
+  throttle: SampledAvg;
   lastRecordMs: number;
 }
 
@@ -135,15 +142,29 @@ export class ControllerMutationQuotaManager extends ClientQuotaManager implement
             return false;
           }
           sensor.bucket.record(partitions, quota, burst, nowMs);
+          sensor.rate.record(partitions, nowMs);
           return true;
         }
         sensor.bucket.record(partitions, quota, burst, nowMs);
+        sensor.rate.record(partitions, nowMs);
         const tokens = sensor.bucket.measure(quota, burst, nowMs);
         if (tokens < 0) violated(tokens, quota, nowMs);
         return true;
       },
       throttleTimeMs: () => (lastThrottleTimeMs === 0 ? 0 : Math.max(0, lastThrottleTimeMs - (this.nowMs() - lastRecordedTimeMs))),
+      recordThrottle: (throttleTimeMs) => this.buckets.get(`${userTag}\u0000${clientTag}`)?.throttle.record(throttleTimeMs, this.nowMs()),
     };
+  }
+
+  /** Every live bucket's mutation rate, tokens and mean throttle time now (the quota metrics). */
+  override sensorMetrics(): QuotaSensorMetrics[] {
+    const nowMs = this.nowMs();
+    return [...this.buckets.values()].map((s) => {
+      const quota = this.boundOf(s.userTag, s.clientTag);
+      const burst = quota * this.config.windowCount * (this.config.windowSizeMs / 1000);
+      const tokens = quota === Infinity ? Number.MAX_SAFE_INTEGER : s.bucket.measure(quota, burst, nowMs);
+      return { user: s.userTag, clientId: s.clientTag, value: s.rate.measure(nowMs), throttleTimeMs: s.throttle.measure(nowMs), tokens };
+    });
   }
 
   private bucketOf(userTag: string, clientTag: string, burst: number, nowMs: number): BucketSensor {
@@ -151,7 +172,7 @@ export class ControllerMutationQuotaManager extends ClientQuotaManager implement
     let sensor = this.buckets.get(key);
     if (sensor === undefined) {
       this.expireIdleBuckets(nowMs);
-      sensor = { bucket: new TokenBucket(burst, nowMs), lastRecordMs: nowMs };
+      sensor = { userTag, clientTag, bucket: new TokenBucket(burst, nowMs), rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs };
       this.buckets.set(key, sensor);
     }
     return sensor;
@@ -177,6 +198,8 @@ export function mutationQuotaFor(manager: ControllerMutationQuotaManager | undef
  */
 export function controllerQuotaThrottleTimeMs(quota: ControllerMutationQuota, throttle: ((throttleTimeMs: number) => void) | undefined): number {
   const throttleTimeMs = quota.throttleTimeMs();
-  if (throttleTimeMs > 0) throttle?.(throttleTimeMs);
+  if (throttleTimeMs === 0) return 0;
+  quota.recordThrottle(throttleTimeMs);
+  throttle?.(throttleTimeMs);
   return throttleTimeMs;
 }
