@@ -4,7 +4,8 @@
  * and throttle-time (the mean of the throttled requests' times),
  * Request request-time, ControllerMutation mutation-rate, tokens and
  * throttle-time; a sensor's metrics appear once it counts something and go
- * with it.
+ * with it. On a real node, GET /metrics shows the controller mutation
+ * sensor of a client that created topics over the wire.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,15 @@ import { QuotaMetrics } from '../../src/insight/quota-metrics.js';
 import { ClientQuotaManager, ClientRequestQuotaManager } from '../../src/server/client-quota-manager.js';
 import { ControllerMutationQuotaManager, controllerQuotaThrottleTimeMs } from '../../src/server/controller-mutation-quota.js';
 import { applyClientQuota, type ClientQuotaImage } from '../../src/metadata/client-quotas.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBroker } from '../../src/node/embedded.js';
+import { silentLogger } from '../../src/common/logger.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { CreateTopics } from '../../src/protocol/schemas/19-create-topics.js';
+import { WireClient, call } from '../server/wire-client.js';
+import { scrape, valueOf } from './metrics-scrape.js';
 
 const WINDOWS = { windowCount: 11, windowSizeMs: 1000 };
 
@@ -72,4 +82,27 @@ test('quota metrics: byte-rate, request-time, mutation-rate, tokens and throttle
   produce.recordAndGetThrottleTimeMs('ANONYMOUS', 'c2', 1);
   metrics.refresh();
   assert.equal((await values(registry)).has('kafka_server_produce_byte_rate{,c1}'), false);
+});
+
+test('GET /metrics on a node shows the controller mutation sensor of a client that created topics', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-quota-metrics-'));
+  const broker = await startBroker({ config: { 'log.dirs': dir, 'metrics.listener': 'http://127.0.0.1:0' }, logger: silentLogger });
+  const client = await WireClient.connect(broker.bootstrapServers);
+  try {
+    // WireClient's client id is spool-test; a burst of 10 × 11 tokens.
+    const [altered] = await broker.broker.controller.alterClientQuotas([{ entity: [{ entityType: 'client-id', entityName: 'spool-test' }], ops: [{ key: 'controller_mutation_rate', value: 10, remove: false }] }], { validateOnly: false });
+    assert.equal(altered?.errorCode, ErrorCode.NONE);
+    const created = await call(client, CreateTopics, 7, { topics: [{ name: 'metered-mutations', numPartitions: 5, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+    assert.equal(created.topics[0]?.errorCode, ErrorCode.NONE);
+    const samples = await scrape(broker.broker);
+    const labels = { user: '', client_id: 'spool-test' };
+    const tokens = valueOf(samples, 'kafka_server_controllermutation_tokens', labels);
+    assert.ok(tokens !== undefined && tokens >= 105 && tokens <= 110, `tokens ${tokens}: 110 less the 5 partitions, refilled at 10 a second since`);
+    assert.ok((valueOf(samples, 'kafka_server_controllermutation_mutation_rate', labels) ?? 0) > 0);
+    assert.equal(valueOf(samples, 'kafka_server_controllermutation_throttle_time', labels), 0);
+  } finally {
+    client.close();
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
