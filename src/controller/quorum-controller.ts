@@ -70,6 +70,8 @@ import {
   type AlterPartitionReply,
   type AlterPartitionRequest,
   type CreatableTopic,
+  type CreateTopicsOptions,
+  type PartitionChangeQuota,
   type CreatableTopicResult,
   type CreatePartitionsTopic,
   type CreatePartitionsTopicResult,
@@ -240,15 +242,15 @@ export class QuorumController implements RaftListener<MetadataRecord> {
     return this.write((context) => registerController(context, request));
   }
 
-  createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }): Promise<Written<CreatableTopicResult[]>> {
+  createTopics(topics: readonly CreatableTopic[], options: CreateTopicsOptions): Promise<Written<CreatableTopicResult[]>> {
     return this.write((context) => createTopics(context, topics, options));
   }
 
-  deleteTopics(topics: readonly DeletableTopic[]): Promise<Written<DeletableTopicResult[]>> {
-    return this.write((context) => deleteTopics(context, topics));
+  deleteTopics(topics: readonly DeletableTopic[], options: { partitionChangeQuota?: PartitionChangeQuota | undefined } = {}): Promise<Written<DeletableTopicResult[]>> {
+    return this.write((context) => deleteTopics(context, topics, options));
   }
 
-  createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<Written<CreatePartitionsTopicResult[]>> {
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: CreateTopicsOptions): Promise<Written<CreatePartitionsTopicResult[]>> {
     return this.write((context) => createPartitions(context, topics, options));
   }
 

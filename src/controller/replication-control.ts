@@ -44,7 +44,24 @@ export interface CreatableTopicResult extends ApiError {
 
 export interface CreateTopicsOptions {
   validateOnly: boolean;
+  partitionChangeQuota?: PartitionChangeQuota | undefined;
 }
+
+/**
+ * Kafka's ControllerRequestContext.applyPartitionChangeQuota (KIP-599):
+ * counts `partitions` created, added or deleted against the requester's
+ * controller_mutation_rate; false when the quota refuses the mutation (the
+ * topic is answered THROTTLING_QUOTA_EXCEEDED). Called once a topic has
+ * passed every other check, validateOnly or not, as Kafka's controller does.
+ */
+export type PartitionChangeQuota = (partitions: number) => boolean;
+
+/**
+ * What a topic refused by its controller_mutation_rate is answered: Kafka's
+ * ApiError.fromThrowable of ThrottlingQuotaExceededException, whose message
+ * is the error's default and so is left out (null).
+ */
+const throttled = (): ApiError => ({ errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED, errorMessage: null });
 
 const failed = (name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult => ({
   name,
@@ -81,7 +98,7 @@ export function createTopics(
       if (!results.some((r) => r.name === topic.name)) results.push(failed(topic.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
       continue;
     }
-    const outcome = createTopic(context, topic, creating);
+    const outcome = createTopic(context, topic, creating, options.partitionChangeQuota);
     results.push(outcome.response);
     records.push(...outcome.records);
   }
@@ -97,7 +114,7 @@ interface Creating {
   ids: Set<string>;
 }
 
-function createTopic(context: ControllerContext, topic: CreatableTopic, creating: Creating): ControllerResult<CreatableTopicResult> {
+function createTopic(context: ControllerContext, topic: CreatableTopic, creating: Creating, quota: PartitionChangeQuota | undefined): ControllerResult<CreatableTopicResult> {
   const refused = (errorCode: number, message: string | null) => result([], failed(topic.name, errorCode, message));
   const reserved = reservedTopicNameError(topic.name);
   if (reserved !== null) return refused(ErrorCode.INVALID_REQUEST, reserved);
@@ -113,6 +130,7 @@ function createTopic(context: ControllerContext, topic: CreatableTopic, creating
   if (configProblem !== null) return refused(configProblem.errorCode, configProblem.message);
   const placement = partitionPlacement(context, topic);
   if ('errorCode' in placement) return refused(placement.errorCode, placement.errorMessage);
+  if (quota !== undefined && !quota(placement.length)) return refused(ErrorCode.THROTTLING_QUOTA_EXCEEDED, throttled().errorMessage);
   const topicId = newTopicId(context, creating.ids);
   creating.names.add(topic.name);
   creating.ids.add(topicId);
@@ -255,7 +273,11 @@ export interface DeletableTopicResult extends ApiError {
   topicId: string;
 }
 
-export function deleteTopics(context: ControllerContext, topics: readonly DeletableTopic[]): ControllerResult<DeletableTopicResult[]> {
+export function deleteTopics(
+  context: ControllerContext,
+  topics: readonly DeletableTopic[],
+  options: { partitionChangeQuota?: PartitionChangeQuota | undefined } = {},
+): ControllerResult<DeletableTopicResult[]> {
   const results: DeletableTopicResult[] = [];
   const records: MetadataRecord[] = [];
   const deleting = new Set<string>();
@@ -272,6 +294,11 @@ export function deleteTopics(context: ControllerContext, topics: readonly Deleta
       if (outcome.errorMessage?.startsWith('Duplicate') === true && answeredDuplicates.has(key)) continue;
       answeredDuplicates.add(key);
       results.push({ name: request.name, topicId: request.topicId, ...outcome });
+      continue;
+    }
+    const quota = options.partitionChangeQuota;
+    if (!deleting.has(outcome.id) && quota !== undefined && !quota(outcome.partitions.size)) {
+      results.push({ name: outcome.name, topicId: outcome.id, ...throttled() });
       continue;
     }
     if (!deleting.has(outcome.id)) records.push(metadataRecord('RemoveTopicRecord', { topicId: outcome.id }));
@@ -324,7 +351,7 @@ export interface CreatePartitionsTopicResult extends ApiError {
 export function createPartitions(
   context: ControllerContext,
   topics: readonly CreatePartitionsTopic[],
-  options: { validateOnly: boolean },
+  options: { validateOnly: boolean; partitionChangeQuota?: PartitionChangeQuota | undefined },
 ): ControllerResult<CreatePartitionsTopicResult[]> {
   const counts = countBy(topics.map((t) => t.name));
   const records: MetadataRecord[] = [];
@@ -334,7 +361,7 @@ export function createPartitions(
       if (!results.some((r) => r.name === request.name)) results.push({ name: request.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
       continue;
     }
-    const outcome = createPartitionsOfTopic(context, request);
+    const outcome = createPartitionsOfTopic(context, request, options.partitionChangeQuota);
     if ('errorCode' in outcome) {
       results.push({ name: request.name, ...outcome });
       continue;
@@ -348,7 +375,7 @@ export function createPartitions(
   return result(options.validateOnly ? [] : records, results);
 }
 
-function createPartitionsOfTopic(context: ControllerContext, request: CreatePartitionsTopic): MetadataRecord[] | ApiError {
+function createPartitionsOfTopic(context: ControllerContext, request: CreatePartitionsTopic, quota: PartitionChangeQuota | undefined): MetadataRecord[] | ApiError {
   const topic = context.image.topicsByName.get(request.name);
   if (topic === undefined) return defaultError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const current = topic.partitions.size;
@@ -359,10 +386,12 @@ function createPartitionsOfTopic(context: ControllerContext, request: CreatePart
   const additional = request.count - current;
   const replicationFactor = topic.partitions.get(0)?.replicas.length ?? 1;
   let placement: number[][];
+  if (request.assignments !== null && request.assignments.length !== additional) {
+    return invalidAssignment(`Attempted to add ${additional} additional partition(s), but only ${request.assignments.length} assignment(s) were specified.`);
+  }
+  // Kafka's controller applies the quota here: after the count checks, before the assignments are validated or placed.
+  if (quota !== undefined && !quota(additional)) return throttled();
   if (request.assignments !== null) {
-    if (request.assignments.length !== additional) {
-      return invalidAssignment(`Attempted to add ${additional} additional partition(s), but only ${request.assignments.length} assignment(s) were specified.`);
-    }
     for (const assignment of request.assignments) {
       const problem = checkManualAssignment(context.image, assignment.brokerIds, replicationFactor);
       if (problem !== null) return problem;

@@ -12,7 +12,8 @@
  * alerts written for Kafka read Spool unchanged. Consumer lag follows
  * danielqsj/kafka_exporter. Each collector file lists its metrics:
  * request-metrics.ts, broker-topic-metrics.ts, replica-metrics.ts,
- * controller-metrics.ts, group-metrics.ts, raft-metrics.ts, runtime-metrics.ts.
+ * controller-metrics.ts, group-metrics.ts, raft-metrics.ts, quota-metrics.ts,
+ * runtime-metrics.ts.
  *
  * One prom-client Registry per node (several nodes share a process in
  * tests and embedded clusters; the global registry would mix them). Counters
@@ -34,6 +35,7 @@ import { BrokerTopicMetrics } from './broker-topic-metrics.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { GroupMetrics } from './group-metrics.js';
 import { RaftMetrics, type RaftMetricsSources } from './raft-metrics.js';
+import { QuotaMetrics, type QuotaMetricsSources } from './quota-metrics.js';
 import { ReplicaMetrics } from './replica-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 import { RuntimeMetrics } from './runtime-metrics.js';
@@ -53,6 +55,8 @@ export interface NodeMetricsSources {
   controller: { isActive(): boolean } | null;
   /** This node's id and its metadata log's Raft client (null while the log is not open). */
   raft?: RaftMetricsSources;
+  /** The client quota managers this node runs (byte rates and request time on a broker, mutations on a controller). */
+  quotas?: QuotaMetricsSources;
 }
 
 interface Refreshable {
@@ -88,6 +92,7 @@ export class NodeMetrics {
     const controller = sources.controller;
     if (controller !== null) this.refreshables.push(new ControllerMetrics(registry, { image: sources.image, isActive: () => controller.isActive() }));
     if (sources.raft !== undefined) this.refreshables.push(new RaftMetrics(registry, sources.raft));
+    if (sources.quotas !== undefined) this.refreshables.push(new QuotaMetrics(registry, sources.quotas));
     this.runtime = new RuntimeMetrics(registry);
     this.refreshables.push(this.runtime);
   }

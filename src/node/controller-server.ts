@@ -19,7 +19,7 @@ import type { BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegis
 import type { AlterableConfig, ConfigResourceChange, IncrementalAlterableConfig } from '../controller/configuration-control.js';
 import type { AlterPartitionReassignmentsRequest } from '../controller/partition-reassignment.js';
 import type { ElectLeadersRequest } from '../controller/elections.js';
-import type { AlterPartitionRequest, CreatableTopic, CreatePartitionsTopic, DeletableTopic } from '../controller/replication-control.js';
+import type { AlterPartitionRequest, CreatableTopic, CreatePartitionsTopic, CreateTopicsOptions, DeletableTopic, PartitionChangeQuota } from '../controller/replication-control.js';
 import { KafkaConfigSchema } from '../metadata/config-schema.js';
 import type { BrokerEndpoint } from '../metadata/image.js';
 import { METADATA_VERSION_LATEST, supportedFeatureRanges } from '../metadata/features.js';
@@ -119,15 +119,15 @@ export class ControllerServer implements ControllerOperations {
 
   // ---- ControllerOperations
 
-  createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }) {
+  createTopics(topics: readonly CreatableTopic[], options: CreateTopicsOptions) {
     return this.adminResponse(() => this.controller.createTopics(topics, options));
   }
 
-  deleteTopics(topics: readonly DeletableTopic[]) {
-    return this.adminResponse(() => this.controller.deleteTopics(topics));
+  deleteTopics(topics: readonly DeletableTopic[], options: { partitionChangeQuota?: PartitionChangeQuota | undefined } = {}) {
+    return this.adminResponse(() => this.controller.deleteTopics(topics, options));
   }
 
-  createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }) {
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: CreateTopicsOptions) {
     return this.adminResponse(() => this.controller.createPartitions(topics, options));
   }
 

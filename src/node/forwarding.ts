@@ -49,6 +49,8 @@ export function forwardingHandler(handler: ApiHandler, channel: ControllerChanne
       }
       const response = decodeResponse(handler.api, context.apiVersion, envelope.responseData);
       if (!response.ok) return errorResponse(request as Record<string, unknown>, ErrorCode.UNKNOWN_SERVER_ERROR, context) as never;
+      const throttleTimeMs = (response.body as { throttleTimeMs?: unknown }).throttleTimeMs;
+      if (typeof throttleTimeMs === 'number' && throttleTimeMs > 0) context.throttle?.(throttleTimeMs);
       return response.body as never;
     },
   };

@@ -37,6 +37,7 @@ import { RequestHandlerTable } from '../server/request-handler.js';
 import { connectionQuotaConfigFrom } from '../server/connection-quotas.js';
 import { brokerHandlers, controllerHandlers, sharedHandlers } from '../server/apis/index.js';
 import type { ApiContext, ControllerApiContext, ControllerOperations } from '../server/api-context.js';
+import { ControllerMutationQuotaManager } from '../server/controller-mutation-quota.js';
 import { ListenerTlsReloader } from '../server/listener-tls-reloader.js';
 import type { ApiHandler, ListenerRole } from '../server/handler.js';
 import { StandardAuthorizer } from '../security/authorizer/standard-authorizer.js';
@@ -106,6 +107,8 @@ export class SpoolNode {
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
   /** Dynamic keystore and truststore updates of the TLS listeners (src/server/listener-tls-reloader.ts). */
   private readonly listenerTls: ListenerTlsReloader;
+  /** The controller's controller_mutation_rate quotas (KIP-599); null without the controller role. */
+  private readonly controllerMutationQuota: ControllerMutationQuotaManager | null;
 
   constructor(
     readonly config: BrokerConfig,
@@ -127,9 +130,12 @@ export class SpoolNode {
     this.controllerServer = this.roles.has('controller') ? new ControllerServer(this.shared) : null;
     this.brokerServer = this.roles.has('broker') ? new BrokerServer(this.shared, this.controllerChannel()) : null;
     if (this.brokerServer !== null) this.shared.loader.addPublisher(this.listenerTls);
+    this.controllerMutationQuota = this.controllerServer === null ? null : ControllerMutationQuotaManager.fromConfig(config, () => env.clock.monotonicMs());
+    if (this.controllerMutationQuota !== null) this.shared.loader.addPublisher(this.controllerMutationQuota);
     // After the replica manager's listener: its partitions are offline before the node decides to stop.
     this.logDirFailureChannel.onOfflineLogDir((logDir) => this.onLogDirFailure(logDir));
-    this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles });
+    const requestQuota = this.brokerServer === null ? undefined : { manager: this.brokerServer.clientQuotas.request, nowMs: () => env.clock.monotonicMs() };
+    this.handlers = new RequestHandlerTable(this.createHandlers(), this.log, { controllerListenerNames: config.list('controller.listener.names'), roles: this.roles, requestQuota });
     this.socketServer = new SocketServer(
       env,
       this.handlers,
@@ -154,6 +160,10 @@ export class SpoolNode {
       image: () => this.shared.loader.image,
       controller: this.controllerServer === null ? null : { isActive: () => this.state === 'running' && this.shared.raft.isLeader },
       raft: { nodeId: this.nodeId, raft: () => this.shared.raftIfOpen },
+      quotas: {
+        ...(this.brokerServer === null ? {} : { produce: this.brokerServer.clientQuotas.produce, fetch: this.brokerServer.clientQuotas.fetch, request: this.brokerServer.clientQuotas.request }),
+        ...(this.controllerMutationQuota === null ? {} : { controllerMutation: this.controllerMutationQuota }),
+      },
     });
   }
 
@@ -219,6 +229,7 @@ export class SpoolNode {
         handlerFor: (role, apiKey) => this.handlers.handlerFor(role, apiKey),
       },
       authorizer: StandardAuthorizer.fromConfig(this.config, () => this.shared.loader.image.acls),
+      controllerMutationQuota: this.controllerMutationQuota ?? undefined,
       ...(this.brokerServer === null ? {} : { listenerTls: this.listenerTls }),
     };
     const rpcChannel = this.rpcChannel;

@@ -254,7 +254,7 @@ const details: { readonly [N in ErrorName]: Detail } = {
   GROUP_SUBSCRIBED_TO_TOPIC: [false, 'The group is subscribed to the topic, so its offsets for that topic cannot be deleted.'],
   INVALID_RECORD: [false, 'The broker rejected the record as invalid.'],
   UNSTABLE_OFFSET_COMMIT: [true, 'Pending transactional offsets must be resolved first.'],
-  THROTTLING_QUOTA_EXCEEDED: [true, 'The throttling quota was exceeded.'],
+  THROTTLING_QUOTA_EXCEEDED: [true, 'The throttling quota has been exceeded.'],
   PRODUCER_FENCED: [false, 'A newer producer with the same transactional id has fenced this one.'],
   RESOURCE_NOT_FOUND: [false, 'The request refers to a resource that does not exist.'],
   DUPLICATE_RESOURCE: [false, 'The request refers to the same resource more than once.'],

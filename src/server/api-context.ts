@@ -22,6 +22,8 @@ import type {
 import type { AlterableConfig, ConfigResourceChange, ConfigResourceResult, IncrementalAlterableConfig } from '../controller/configuration-control.js';
 import type {
   CreatableTopic,
+  CreateTopicsOptions,
+  PartitionChangeQuota,
   CreatableTopicResult,
   CreatePartitionsTopic,
   CreatePartitionsTopicResult,
@@ -32,6 +34,7 @@ import type {
 } from '../controller/replication-control.js';
 import type { AlterPartitionReassignmentsReply, AlterPartitionReassignmentsRequest, OngoingTopicReassignment } from '../controller/partition-reassignment.js';
 import type { ApiError } from '../controller/result.js';
+import type { ControllerMutationQuotaManager } from './controller-mutation-quota.js';
 import type { ElectLeadersReply, ElectLeadersRequest } from '../controller/elections.js';
 import type { AlterScramRequest, AlterScramResult } from '../controller/scram-control.js';
 import type { DeleteAclsFilterResult } from '../controller/acl-control.js';
@@ -64,9 +67,9 @@ export interface MetadataView {
  * node's controller is not active (or the node has none).
  */
 export interface ControllerOperations {
-  createTopics(topics: readonly CreatableTopic[], options: { validateOnly: boolean }): Promise<CreatableTopicResult[]>;
-  deleteTopics(topics: readonly DeletableTopic[]): Promise<DeletableTopicResult[]>;
-  createPartitions(topics: readonly CreatePartitionsTopic[], options: { validateOnly: boolean }): Promise<CreatePartitionsTopicResult[]>;
+  createTopics(topics: readonly CreatableTopic[], options: CreateTopicsOptions): Promise<CreatableTopicResult[]>;
+  deleteTopics(topics: readonly DeletableTopic[], options?: { partitionChangeQuota?: PartitionChangeQuota | undefined }): Promise<DeletableTopicResult[]>;
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: CreateTopicsOptions): Promise<CreatePartitionsTopicResult[]>;
   alterPartitionReassignments(request: AlterPartitionReassignmentsRequest): Promise<AlterPartitionReassignmentsReply>;
   electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersReply>;
   listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingTopicReassignment[]>;
@@ -109,6 +112,8 @@ export interface ControllerApiContext extends RaftApiContext {
   readonly handlers: Pick<RequestHandlerTable, 'roleOf' | 'advertisedVersions' | 'handlerFor'>;
   /** authorizer.class.name's authorizer; absent when none is configured, and then every request is allowed (as Kafka). */
   readonly authorizer?: StandardAuthorizer | null;
+  /** controller_mutation_rate (KIP-599) of CreateTopics, CreatePartitions, DeleteTopics; absent where this node has no controller (nothing is counted). */
+  readonly controllerMutationQuota?: ControllerMutationQuotaManager | undefined;
   /** The broker-side check of listener keystore and truststore changes (Kafka's dynamic keystore update); absent on a controller-only node. */
   readonly listenerTls?: Pick<ListenerTlsReloader, 'validate'>;
 }

@@ -43,6 +43,43 @@ export class Rate extends SimpleRate {
   }
 }
 
+/**
+ * Kafka's Avg over the quota's samples: the mean of the values recorded in
+ * the retained windows, 0 with none (a throttle-time metric). The ratio of
+ * two windowed sums recorded together, so their windows cancel out.
+ */
+export class SampledAvg {
+  private readonly total: SimpleRate;
+  private readonly count: SimpleRate;
+
+  constructor(config: ReplicationQuotaConfig) {
+    this.total = new SimpleRate(config);
+    this.count = new SimpleRate(config);
+  }
+
+  record(value: number, nowMs: number): void {
+    this.total.record(value, nowMs);
+    this.count.record(1, nowMs);
+  }
+
+  measure(nowMs: number): number {
+    const count = this.count.measure(nowMs);
+    return count === 0 ? 0 : this.total.measure(nowMs) / count;
+  }
+}
+
+/** One sensor's figures for the metrics: its (user, client-id) tags ('' for a side not counted) and values. */
+export interface QuotaSensorMetrics {
+  user: string;
+  clientId: string;
+  /** byte-rate, request-time or mutation-rate: the quota's measured rate. */
+  value: number;
+  /** throttle-time: the mean throttle time in the window (ms). */
+  throttleTimeMs: number;
+  /** tokens: what is left in a controller mutation bucket (absent for the other quotas). */
+  tokens?: number;
+}
+
 /** Kafka's quotaTypesEnabled bits. */
 const CLIENT_ID_QUOTA = 1;
 const USER_QUOTA = 2;
@@ -61,7 +98,10 @@ function entityKey(user: Side, clientId: Side): string {
 }
 
 interface Sensor {
+  userTag: string;
+  clientTag: string;
   rate: Rate;
+  throttle: SampledAvg;
   lastRecordMs: number;
 }
 
@@ -79,8 +119,8 @@ export class ClientQuotaManager {
 
   constructor(
     readonly quotaKey: string,
-    private readonly config: ReplicationQuotaConfig,
-    private readonly nowMs: () => number,
+    protected readonly config: ReplicationQuotaConfig,
+    protected readonly nowMs: () => number,
   ) {}
 
   get quotasEnabled(): boolean {
@@ -104,7 +144,7 @@ export class ClientQuotaManager {
   }
 
   /** Kafka's quotaMetricTags: the (user, client-id) pair whose sensor counts this client's bytes; '' for a side not counted. */
-  private sensorTags(user: string, clientId: string): [string, string] {
+  protected sensorTags(user: string, clientId: string): [string, string] {
     switch (this.enabledTypes) {
       case 0:
       case CLIENT_ID_QUOTA:
@@ -123,7 +163,7 @@ export class ClientQuotaManager {
   }
 
   /** Kafka's DefaultQuotaCallback.quotaLimit for a sensor's tags; Infinity where none applies. */
-  private boundOf(userTag: string, clientTag: string): number {
+  protected boundOf(userTag: string, clientTag: string): number {
     const find = (...candidates: [Side, Side][]) => {
       for (const [u, c] of candidates) {
         const bound = this.overrides.get(entityKey(u, c));
@@ -142,7 +182,7 @@ export class ClientQuotaManager {
     let sensor = this.sensors.get(key);
     if (sensor === undefined) {
       this.expireIdleSensors(nowMs);
-      sensor = { rate: new Rate(this.config), lastRecordMs: nowMs };
+      sensor = { userTag, clientTag, rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs };
       this.sensors.set(key, sensor);
     }
     return sensor;
@@ -169,8 +209,20 @@ export class ClientQuotaManager {
     if (bound === Infinity) return 0;
     const rate = sensor.rate.measure(nowMs);
     if (rate <= bound) return 0;
-    const throttleTimeMs = Math.round(((rate - bound) / bound) * sensor.rate.windowMs(nowMs));
-    return Math.min(throttleTimeMs, INT32_MAX);
+    const throttleTimeMs = this.boundedThrottleTimeMs(Math.min(Math.round(((rate - bound) / bound) * sensor.rate.windowMs(nowMs)), INT32_MAX));
+    sensor.throttle.record(throttleTimeMs, nowMs);
+    return throttleTimeMs;
+  }
+
+  /** The throttle time given for `throttleTimeMs` over the quota (Kafka's request quota caps it at one window). */
+  protected boundedThrottleTimeMs(throttleTimeMs: number): number {
+    return throttleTimeMs;
+  }
+
+  /** Every live sensor's rate and mean throttle time now (the quota metrics). */
+  sensorMetrics(): QuotaSensorMetrics[] {
+    const nowMs = this.nowMs();
+    return [...this.sensors.values()].map((s) => ({ user: s.userTag, clientId: s.clientTag, value: s.rate.measure(nowMs), throttleTimeMs: s.throttle.measure(nowMs) }));
   }
 
   /** Takes back bytes recorded for a response that was not sent (a throttled fetch answers empty). */
@@ -191,16 +243,42 @@ export class ClientQuotaManager {
   }
 }
 
+/** Kafka's NANOS_TO_PERCENTAGE_PER_SECOND, for milliseconds: 100% of a second is 1000 ms. */
+const MS_TO_PERCENTAGE_PER_SECOND = 100 / 1000;
+
+/**
+ * request_percentage (KIP-124; Kafka's ClientRequestQuotaManager): request
+ * time as a percentage of one thread, Spool's event loop; what a request is
+ * charged and what is exempt is in src/server/client-request-quota.ts.
+ */
+export class ClientRequestQuotaManager extends ClientQuotaManager {
+  constructor(config: ReplicationQuotaConfig, nowMs: () => number) {
+    super('request_percentage', config, nowMs);
+  }
+
+  /** Records `requestTimeMs` of the loop for the client; its throttle time, at most one window (Kafka's boundedThrottleTime). */
+  recordRequestTimeAndGetThrottleTimeMs(principal: string, clientId: string, requestTimeMs: number): number {
+    return this.recordAndGetThrottleTimeMs(quotaUserOf(principal), clientId, requestTimeMs * MS_TO_PERCENTAGE_PER_SECOND);
+  }
+
+  protected override boundedThrottleTimeMs(throttleTimeMs: number): number {
+    return Math.min(throttleTimeMs, this.config.windowSizeMs);
+  }
+}
+
 /** The broker's client quota managers, kept in step with the metadata image. */
 export class ClientQuotas implements MetadataPublisher {
   readonly name = 'ClientQuotas';
   readonly produce: ClientQuotaManager;
   readonly fetch: ClientQuotaManager;
+  /** request_percentage (applied by the request handler table, src/server/request-handler.ts). */
+  readonly request: ClientRequestQuotaManager;
 
   constructor(config: { int(name: string): number }, nowMs: () => number) {
     const windows: ReplicationQuotaConfig = { windowCount: config.int('quota.window.num'), windowSizeMs: config.int('quota.window.size.seconds') * 1000 };
     this.produce = new ClientQuotaManager('producer_byte_rate', windows, nowMs);
     this.fetch = new ClientQuotaManager('consumer_byte_rate', windows, nowMs);
+    this.request = new ClientRequestQuotaManager(windows, nowMs);
   }
 
   private published: ReadonlyMap<string, ClientQuotaImage> | null = null;
@@ -209,6 +287,7 @@ export class ClientQuotas implements MetadataPublisher {
     this.published = quotas;
     this.produce.update(quotas);
     this.fetch.update(quotas);
+    this.request.update(quotas);
   }
 
   /** Images share the quota map until a ClientQuotaRecord changes it, so most updates are one comparison. */

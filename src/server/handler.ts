@@ -25,6 +25,14 @@ export interface RequestContext {
    * can be muted (requests not from a socket).
    */
   throttle?: ((throttleTimeMs: number) => void) | undefined;
+  /**
+   * Charges this request's time to its client's request_percentage now and
+   * returns the throttle time (0 within the quota), for a handler whose
+   * answer depends on it (Fetch answers empty when throttled, as Kafka's).
+   * The table then charges nothing more. Absent where the request is not
+   * counted.
+   */
+  requestThrottleTimeMs?: (() => number) | undefined;
 }
 
 /** Returned instead of a response to close the connection (Kafka does so when an acks=0 produce fails). */

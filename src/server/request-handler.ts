@@ -16,12 +16,19 @@
  * - a handler that throws: UNKNOWN_SERVER_ERROR in the handler's error
  *   response when it has one, otherwise the connection is closed. Either way
  *   the broker goes on serving everyone else.
+ *
+ * request_percentage (src/server/client-request-quota.ts): on broker
+ * listeners each request's handler time before its first wait is charged to
+ * its client; one over its quota has the throttle time in its response (the
+ * larger of it and the handler's own) and its connection muted for it.
  */
 import { API_VERSIONS_KEY, apiByKey, versionRange, type DecodedRequest } from '../protocol/apis.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDef } from '../protocol/schema.js';
-import { CloseConnection, type ApiHandler, type ListenerRole, type RequestContext } from './handler.js';
+import { CloseConnection, type ApiHandler, type HandlerResult, type ListenerRole, type RequestContext } from './handler.js';
 import type { Logger } from '../common/logger.js';
+import { exemptFromRequestQuota } from './client-request-quota.js';
+import type { ClientRequestQuotaManager } from './client-quota-manager.js';
 
 export type Outcome =
   | { kind: 'close'; reason: string }
@@ -50,11 +57,20 @@ export interface RequestHandlerTableOptions {
   controllerListenerNames?: readonly string[];
   /** process.roles: a handler is served only on the listeners of roles this node has (default both). */
   roles?: ReadonlySet<ListenerRole>;
+  /** request_percentage on the broker's listeners; absent: not enforced. */
+  requestQuota?: RequestQuota | undefined;
+}
+
+/** request_percentage's manager and the clock that times handlers. */
+export interface RequestQuota {
+  manager: ClientRequestQuotaManager;
+  nowMs: () => number;
 }
 
 export class RequestHandlerTable {
   private readonly byRole: Record<ListenerRole, Map<number, ApiHandler>> = { broker: new Map(), controller: new Map() };
   private readonly controllerListenerNames: ReadonlySet<string>;
+  private readonly requestQuota: RequestQuota | undefined;
 
   constructor(
     handlers: readonly ApiHandler[],
@@ -62,6 +78,7 @@ export class RequestHandlerTable {
     options: RequestHandlerTableOptions = {},
   ) {
     this.controllerListenerNames = new Set(options.controllerListenerNames ?? []);
+    this.requestQuota = options.requestQuota;
     const roles = options.roles ?? new Set<ListenerRole>(['broker', 'controller']);
     for (const handler of handlers) {
       for (const role of (handler.listeners ?? handler.api.listeners).filter((r) => roles.has(r))) {
@@ -118,7 +135,8 @@ export class RequestHandlerTable {
       body,
     });
     try {
-      const body = await handler.handle(decoded.body as never, context);
+      const quota = role === 'broker' && this.requestQuota?.manager.quotasEnabled === true && !exemptFromRequestQuota(header.requestApiKey, decoded.body) ? this.requestQuota : undefined;
+      const body = quota === undefined ? await handler.handle(decoded.body as never, context) : await serveCounted(handler, decoded.body, context, quota);
       if (body instanceof CloseConnection) return { kind: 'close', reason: body.reason };
       return body === null ? { kind: 'none' } : respond(body as Record<string, unknown>);
     } catch (error) {
@@ -166,6 +184,34 @@ export class RequestHandlerTable {
       body: { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.advertisedVersions(listenerName) },
     };
   }
+}
+
+/**
+ * The handler's response, its request charged to request_percentage:
+ * the time the handler ran before its first wait, when the response is
+ * ready, or when the handler asks for its throttle time (Fetch), then
+ * the time so far if the handler has not yet waited.
+ */
+async function serveCounted(handler: ApiHandler, request: Record<string, unknown>, context: RequestContext, quota: RequestQuota): Promise<HandlerResult<ApiDef>> {
+  const startMs = quota.nowMs();
+  let requestTimeMs: number | null = null;
+  let chargedThrottleMs: number | null = null;
+  context.requestThrottleTimeMs = () =>
+    (chargedThrottleMs ??= quota.manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs ?? quota.nowMs() - startMs));
+  const pending = handler.handle(request as never, context);
+  requestTimeMs = quota.nowMs() - startMs;
+  const response = await pending;
+  if (response === null || response instanceof CloseConnection || chargedThrottleMs !== null) return response;
+  return throttledByRequestQuota(quota.manager, context, requestTimeMs, response as Record<string, unknown>);
+}
+
+/** Kafka's sendResponseMaybeThrottle: the request's time recorded; over the quota, the larger throttle time in the response and a mute. */
+function throttledByRequestQuota(manager: ClientRequestQuotaManager, context: RequestContext, requestTimeMs: number, body: Record<string, unknown>): Record<string, unknown> {
+  const throttleTimeMs = manager.recordRequestTimeAndGetThrottleTimeMs(context.principal, context.clientId, requestTimeMs);
+  if (throttleTimeMs === 0) return body;
+  context.throttle?.(throttleTimeMs);
+  const own = typeof body.throttleTimeMs === 'number' ? body.throttleTimeMs : 0;
+  return throttleTimeMs > own ? { ...body, throttleTimeMs } : body;
 }
 
 function servedVersions(handler: ApiHandler): { min: number; max: number } {

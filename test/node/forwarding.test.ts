@@ -6,7 +6,10 @@
  * controller answers a bad envelope with Kafka's codes
  * (PRINCIPAL_DESERIALIZATION_FAILURE, INVALID_REQUEST for a bad address or
  * a non-forwardable API, UNSUPPORTED_VERSION for an unreadable request).
- * Also: the principal and address encodings are Kafka's.
+ * Also: the principal and address encodings are Kafka's; a forwarded
+ * CreateTopics counts against the controller_mutation_rate of the client's
+ * principal (the Envelope's, not the forwarding broker's), and its throttle
+ * time mutes the client's connection on the forwarding broker.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,6 +104,32 @@ test('admin requests forwarded in an Envelope are served by the active controlle
     assert.equal(running.broker.metadata.image.topicsByName.has('never'), false);
   } finally {
     controller.close();
+    channel.close();
+    await running.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a forwarded CreateTopics counts against the client's controller_mutation_rate; the forwarding broker mutes the client", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-forwarding-quota-'));
+  const running = await startBroker({ config: { 'log.dirs': dir }, logger: silentLogger });
+  const controllerListener = running.broker.listeners.find((l) => l.name === 'CONTROLLER')!;
+  const channel = new RpcControllerChannel({ nodeId: 2, env: realEnv, candidates: [{ host: controllerListener.advertisedHost, port: controllerListener.advertisedPort }], requestTimeoutMs: 10_000 });
+  try {
+    // 1 partition a second for alice: a burst of 11 tokens. The forwarding channel itself is User:ANONYMOUS, without a quota.
+    const [quota] = await running.broker.controller.alterClientQuotas([{ entity: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'controller_mutation_rate', value: 1, remove: false }] }], { validateOnly: false });
+    assert.equal(quota?.errorCode, ErrorCode.NONE);
+    const createTopics = forwardingHandler(running.broker.handlers.handlerFor('broker', CreateTopics.key)!, channel);
+    let mutedMs = 0;
+    const topics = ['q1', 'q2', 'q3'].map((name) => ({ name, numPartitions: 10, replicationFactor: 1, assignments: [], configs: [] }));
+    const created = (await createTopics.handle({ topics, timeoutMs: 10_000, validateOnly: false } as never, { ...contextFor(7, 51), throttle: (ms) => (mutedMs = ms) })) as {
+      throttleTimeMs: number;
+      topics: { name: string; errorCode: number }[];
+    };
+    assert.deepEqual(created.topics.map((t) => [t.name, t.errorCode]), [['q1', ErrorCode.NONE], ['q2', ErrorCode.NONE], ['q3', ErrorCode.THROTTLING_QUOTA_EXCEEDED]]);
+    assert.ok(created.throttleTimeMs > 0 && created.throttleTimeMs <= 9000, `throttle ${created.throttleTimeMs} ms`);
+    assert.equal(mutedMs, created.throttleTimeMs, "the client's connection is muted for the controller's throttle time");
+  } finally {
     channel.close();
     await running.stop();
     rmSync(dir, { recursive: true, force: true });

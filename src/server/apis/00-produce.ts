@@ -26,8 +26,9 @@
  *
  * Quotas: the request's bytes count against the client's producer_byte_rate
  * (src/server/client-quota-manager.ts); over it, throttleTimeMs says for how
- * long and the connection is muted that long (request_percentage is not
- * enforced).
+ * long and the connection is muted that long; request_percentage is
+ * applied by the request handler table (src/server/client-request-quota.ts),
+ * the larger throttle time winning.
  *
  * Authorization, as Kafka's: transactional records need WRITE on the
  * transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every

@@ -41,9 +41,10 @@
  * Raft's (KafkaRaftClient), which Spool's one-voter quorum does not serve.
  * Quotas: a consumer's response bytes count against its consumer_byte_rate
  * (src/server/client-quota-manager.ts), and its maxBytes is capped at what
- * the quota allows over its window; over the rate, the answer is empty with
- * throttleTimeMs, and the connection is muted that long. Followers are
- * never throttled by client quotas.
+ * the quota allows over its window; over the rate, or over the request's
+ * request_percentage (src/server/client-request-quota.ts), the answer is
+ * empty with throttleTimeMs, and the connection is muted that long.
+ * Followers are never throttled by client quotas.
  *
  * Authorization, as Kafka's: a follower's fetch needs CLUSTER_ACTION on the
  * cluster (TOPIC_AUTHORIZATION_FAILED on every partition otherwise); a
@@ -141,7 +142,7 @@ export function fetchHandler(broker: ApiContext) {
           },
         };
       });
-      const throttleTimeMs = replicaId >= 0 ? 0 : consumerThrottleTimeMs(broker, context, answered);
+      const throttleTimeMs = replicaId >= 0 ? 0 : consumerThrottleTimeMs(broker, context, answered, context.requestThrottleTimeMs?.() ?? 0);
       if (throttleTimeMs > 0) return { throttleTimeMs, ...fetchContext.throttled(), responses: [], nodeEndpoints: [] };
       const { errorCode, sessionId, partitions: selected } = fetchContext.respond(answered);
       recordFetchStats(broker, selected, { fromFollower: replicaId >= 0 });
@@ -153,18 +154,23 @@ export function fetchHandler(broker: ApiContext) {
 
 /**
  * Kafka's fetch quota: a consumer's response bytes against its
- * consumer_byte_rate. Over it, the bytes are taken back, the response
- * carries no partitions and the connection is muted for the throttle time.
- * Spool counts the records' bytes; Kafka the whole encoded response, a few
- * dozen bytes more per partition.
+ * consumer_byte_rate, the larger of its throttle time and the request's
+ * request_percentage one (`requestThrottleMs`) applying. Throttled either
+ * way, the bytes are taken back, the response carries no partitions and
+ * the connection is muted for the throttle time. Spool counts the records'
+ * bytes; Kafka the whole encoded response, a few dozen bytes more per
+ * partition.
  */
-function consumerThrottleTimeMs(broker: ApiContext, context: RequestContext, answered: readonly FetchResponsePartition<ResponsePartition>[]): number {
+function consumerThrottleTimeMs(broker: ApiContext, context: RequestContext, answered: readonly FetchResponsePartition<ResponsePartition>[], requestThrottleMs: number): number {
   const quota = broker.clientQuotas.fetch;
-  if (!quota.quotasEnabled) return 0;
+  if (!quota.quotasEnabled) {
+    if (requestThrottleMs > 0) context.throttle?.(requestThrottleMs);
+    return requestThrottleMs;
+  }
   let responseBytes = 0;
   for (const partition of answered) responseBytes += partition.result.recordsBytes;
   const user = quotaUserOf(context.principal);
-  const throttleTimeMs = quota.recordAndGetThrottleTimeMs(user, context.clientId, responseBytes);
+  const throttleTimeMs = Math.max(quota.recordAndGetThrottleTimeMs(user, context.clientId, responseBytes), requestThrottleMs);
   if (throttleTimeMs === 0) return 0;
   quota.unrecord(user, context.clientId, responseBytes);
   context.throttle?.(throttleTimeMs);

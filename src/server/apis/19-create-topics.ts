@@ -4,8 +4,14 @@
  * v3 same as v2; v4 numPartitions / replicationFactor may be -1 for the
  * broker defaults (KIP-464); v5 flexible, and each created topic comes back
  * with its partition count, replication factor and effective configs
- * (KIP-525); v6 may answer THROTTLING_QUOTA_EXCEEDED (KIP-599, never: no
- * quotas); v7 topic ids (KIP-516).
+ * (KIP-525); v6 may answer THROTTLING_QUOTA_EXCEEDED (KIP-599); v7 topic
+ * ids (KIP-516).
+ *
+ * controller_mutation_rate (src/server/controller-mutation-quota.ts): each
+ * topic's partitions are counted once it has passed every other check; from
+ * v6 a topic finding its quota exceeded is refused with
+ * THROTTLING_QUOTA_EXCEEDED, before v6 it is created; either way the
+ * response carries the throttle time and the connection is muted for it.
  *
  * The controller validates each topic on its own (name, collisions,
  * partitions, replication factor against live brokers, manual assignments,
@@ -14,7 +20,7 @@
  * committed and published, so the partitions have leaders when it arrives.
  * timeoutMs is not used: a one-voter quorum commits at once.
  *
- * Not done: CreateTopicPolicy (create.topic.policy.class.name), quotas.
+ * Not done: CreateTopicPolicy (create.topic.policy.class.name).
  */
 import { CreateTopics } from '../../protocol/schemas/19-create-topics.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -25,6 +31,7 @@ import { defineHandler } from '../handler.js';
 const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
 import { AclOperation, ResourceType, authorizeCluster, authorizedNames } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { controllerQuotaThrottleTimeMs, mutationQuotaFor } from '../controller-mutation-quota.js';
 
 export function createTopicsHandler(broker: ControllerApiContext) {
   return defineHandler({
@@ -38,10 +45,11 @@ export function createTopicsHandler(broker: ControllerApiContext) {
       const creatable = authorizeCluster(broker, context, AclOperation.CREATE) ? new Set(single) : authorizedNames(broker, context, AclOperation.CREATE, ResourceType.TOPIC, single);
       const describable = authorizedNames(broker, context, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, single);
       const denied = single.filter((name) => !creatable.has(name));
+      const quota = mutationQuotaFor(broker.controllerMutationQuota, context, { strictSinceVersion: 6 });
       let results;
       try {
         const allowed = request.topics.filter((topic) => !denied.includes(topic.name));
-        results = allowed.length === 0 ? [] : await broker.controller.createTopics(allowed, { validateOnly: request.validateOnly });
+        results = allowed.length === 0 ? [] : await broker.controller.createTopics(allowed, { validateOnly: request.validateOnly, partitionChangeQuota: quota.record });
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return errorResponse(request.topics, ErrorCode.NOT_CONTROLLER);
@@ -61,7 +69,7 @@ export function createTopicsHandler(broker: ControllerApiContext) {
         };
       });
       const unauthorized = errorResponse(denied.map((name) => ({ name })), ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.').topics;
-      return { throttleTimeMs: 0, topics: [...topics, ...unauthorized] };
+      return { throttleTimeMs: controllerQuotaThrottleTimeMs(quota, context.throttle), topics: [...topics, ...unauthorized] };
     },
     errorResponse: (request, errorCode) => errorResponse(request.topics, errorCode),
   });

@@ -2,8 +2,10 @@
  * DeleteTopics (key 20), versions 1-6 (Kafka 4 dropped v0).
  *
  * v1 throttleTimeMs; v2-v3 same; v4 flexible; v5 errorMessage and
- * THROTTLING_QUOTA_EXCEEDED (KIP-599, never: no quotas); v6 topics by name
- * or by id (KIP-516).
+ * THROTTLING_QUOTA_EXCEEDED (KIP-599: a topic's partitions count against
+ * controller_mutation_rate, src/server/controller-mutation-quota.ts; from v5
+ * a topic finding the quota exceeded is refused, before it is deleted and
+ * the request only throttled); v6 topics by name or by id (KIP-516).
  *
  * Each topic becomes a RemoveTopicRecord; the answer comes once those are
  * committed and published (the replica manager has dropped the logs).
@@ -14,8 +16,6 @@
  *
  * Authorization, as Kafka's: DELETE on each topic (TOPIC_AUTHORIZATION_FAILED);
  * a topic named by id without DESCRIBE on it keeps its name hidden (null).
- *
- * Not done: quotas.
  */
 import { DeleteTopics } from '../../protocol/schemas/20-delete-topics.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -25,6 +25,7 @@ import type { DeletableTopic, DeletableTopicResult } from '../../controller/repl
 import { defineHandler } from '../handler.js';
 import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import type { ControllerApiContext } from '../api-context.js';
+import { controllerQuotaThrottleTimeMs, mutationQuotaFor } from '../controller-mutation-quota.js';
 
 function requestedTopics(request: { topics: readonly { name: string | null; topicId: string }[]; topicNames: readonly string[] }, version: number): DeletableTopic[] {
   if (version >= 6) return request.topics.map((t) => ({ name: t.name, topicId: t.topicId }));
@@ -45,9 +46,10 @@ export function deleteTopicsHandler(broker: ControllerApiContext) {
         denied.push({ name: hidden ? null : name, topicId: topic.topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
         return false;
       });
+      const quota = mutationQuotaFor(broker.controllerMutationQuota, context, { strictSinceVersion: 5 });
       try {
-        const results = topics.length === 0 ? [] : await broker.controller.deleteTopics(topics);
-        return { throttleTimeMs: 0, responses: [...results, ...denied].map((r) => responseEntry(r, context.apiVersion)) };
+        const results = topics.length === 0 ? [] : await broker.controller.deleteTopics(topics, { partitionChangeQuota: quota.record });
+        return { throttleTimeMs: controllerQuotaThrottleTimeMs(quota, context.throttle), responses: [...results, ...denied].map((r) => responseEntry(r, context.apiVersion)) };
       } catch (error) {
         if (!(error instanceof NotControllerError)) throw error;
         return errorResponse(topics, ErrorCode.NOT_CONTROLLER, context.apiVersion);

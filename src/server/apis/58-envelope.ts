@@ -62,6 +62,8 @@ export function envelopeHandler(node: ControllerApiContext) {
         clientId: inner.header.clientId ?? '',
         clientAddress,
         principal,
+        // Kafka mutes no channel for a forwarded request: the broker mutes its client's when the response comes back.
+        throttle: undefined,
       };
       const body = await serveForwarded(handler, inner.body, forwarded, node);
       if (body === null) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
