@@ -186,3 +186,49 @@ test('ShareFetch and ShareAcknowledge: top-level checks, session epochs, acquire
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+/** Polls for a condition the broker reaches on its own (a metadata image published), for at most `attempts` × 20 ms. */
+async function until(condition: () => boolean, what: string, attempts = 500): Promise<void> {
+  for (let i = 0; i < attempts && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(condition(), what);
+}
+
+test('ShareFetch counts against consumer_byte_rate as Kafka: over it, an answer without partitions and a throttle time; the records stay acquired', { timeout: 120_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'spool-share-quota-'));
+  const running = await start(dir);
+  const clients: WireClient[] = [];
+  try {
+    const [created] = await running.broker.controller.createTopics([{ name: 'quota-jobs', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], { validateOnly: false });
+    const topicId = created!.topicId;
+    const a = await WireClient.connect(running.bootstrapServers);
+    const b = await WireClient.connect(running.bootstrapServers);
+    clients.push(a, b);
+    const group = 'quota-workers';
+    assert.equal((await call(a, FindCoordinator, 6, { keyType: 0, coordinatorKeys: [group] })).coordinators[0]!.errorCode, ErrorCode.NONE);
+    const memberA = await joinShareGroup(a, group, 'quota-jobs', topicId, 'member-qa-uuid-00000');
+    const memberB = await joinShareGroup(b, group, 'quota-jobs', topicId, 'member-qb-uuid-00000');
+    for (const [client, member] of [[a, memberA], [b, memberB]] as const) assert.equal((await call(client, ShareFetch, 2, fetchBody(group, member, 0, topicId))).errorCode, ErrorCode.NONE);
+
+    // The wire client's id, at 1 byte/s: any records take its rate over the bound.
+    const [quota] = await running.broker.controller.alterClientQuotas([{ entity: [{ entityType: 'client-id', entityName: 'spool-test' }], ops: [{ key: 'consumer_byte_rate', value: 1, remove: false }] }], { validateOnly: false });
+    assert.equal(quota?.errorCode, ErrorCode.NONE);
+    const fetchQuota = running.broker.brokerServer!.clientQuotas.fetch;
+    await until(() => fetchQuota.quotasEnabled, 'the broker has the quota');
+
+    const waiting = call(a, ShareFetch, 2, fetchBody(group, memberA, 1, topicId, { maxWaitMs: 30_000 }));
+    await produce(running.bootstrapServers, 'quota-jobs', ['q0', 'q1', 'q2']);
+    const throttled = await waiting;
+    assert.equal(throttled.errorCode, ErrorCode.NONE);
+    assert.ok(throttled.throttleTimeMs > 0, 'over consumer_byte_rate');
+    assert.deepEqual(throttled.responses, [], 'no partitions in a throttled answer');
+    assert.ok(throttled.acquisitionLockTimeoutMs > 0);
+    // As in Kafka, the throttled fetch acquired the records for A: B finds none to acquire until A's lock times out.
+    const other = await call(b, ShareFetch, 2, fetchBody(group, memberB, 1, topicId));
+    assert.equal(other.throttleTimeMs, 0, 'nothing fetched, nothing counted: the throttled bytes were taken back');
+    assert.deepEqual(other.responses[0]?.partitions[0]?.acquiredRecords ?? [], []);
+  } finally {
+    for (const client of clients) client.close();
+    await running.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -152,23 +152,32 @@ export function fetchHandler(broker: ApiContext) {
   });
 }
 
-/**
- * Kafka's fetch quota: a consumer's response bytes against its
- * consumer_byte_rate, the larger of its throttle time and the request's
- * request_percentage one (`requestThrottleMs`) applying. Throttled either
- * way, the bytes are taken back, the response carries no partitions and
- * the connection is muted for the throttle time. Spool counts the records'
- * bytes; Kafka the whole encoded response, a few dozen bytes more per
- * partition.
- */
+/** The records' bytes of the partitions answered: what Spool counts against consumer_byte_rate. */
+function recordsBytesOf(answered: readonly FetchResponsePartition<ResponsePartition>[]): number {
+  let bytes = 0;
+  for (const partition of answered) bytes += partition.result.recordsBytes;
+  return bytes;
+}
+
 function consumerThrottleTimeMs(broker: ApiContext, context: RequestContext, answered: readonly FetchResponsePartition<ResponsePartition>[], requestThrottleMs: number): number {
+  return fetchQuotaThrottleTimeMs(broker, context, broker.clientQuotas.fetch.quotasEnabled ? recordsBytesOf(answered) : 0, requestThrottleMs);
+}
+
+/**
+ * Kafka's fetch quota, for Fetch from consumers and for ShareFetch: the
+ * response bytes against the client's consumer_byte_rate, the larger of
+ * its throttle time and the request's request_percentage one
+ * (`requestThrottleMs`) applying. Throttled either way, the bytes are taken
+ * back, the caller answers without partitions and the connection is muted
+ * for the throttle time. Spool counts the records' bytes; Kafka the whole
+ * encoded response, a few dozen bytes more per partition.
+ */
+export function fetchQuotaThrottleTimeMs(broker: ApiContext, context: RequestContext, responseBytes: number, requestThrottleMs: number): number {
   const quota = broker.clientQuotas.fetch;
   if (!quota.quotasEnabled) {
     if (requestThrottleMs > 0) context.throttle?.(requestThrottleMs);
     return requestThrottleMs;
   }
-  let responseBytes = 0;
-  for (const partition of answered) responseBytes += partition.result.recordsBytes;
   const user = quotaUserOf(context.principal);
   const throttleTimeMs = Math.max(quota.recordAndGetThrottleTimeMs(user, context.clientId, responseBytes), requestThrottleMs);
   if (throttleTimeMs === 0) return 0;
@@ -207,7 +216,7 @@ const EXPECTED_FETCH_ERRORS: ReadonlySet<number> = new Set([
 
 /** Checks each partition against the image, then reads the known ones through the replica manager. */
 /** A consumer reads at most what its quota allows over the whole window (Kafka's maxValueInQuotaWindow, as an int). */
-function quotaWindowBytes(broker: ApiContext, context: RequestContext): number {
+export function quotaWindowBytes(broker: ApiContext, context: RequestContext): number {
   const quota = broker.clientQuotas.fetch;
   if (!quota.quotasEnabled) return Infinity;
   return Math.min(Math.trunc(quota.maxValueInQuotaWindow(quotaUserOf(context.principal), context.clientId)), 2_147_483_647);

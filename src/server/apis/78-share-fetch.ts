@@ -25,7 +25,15 @@
  * wait for their state write (Kafka runs both together).
  *
  * A continued session answers only partitions with records, errors,
- * acknowledgement results, or newly added to the session. Records are
+ * acknowledgement results, or newly added to the session.
+ *
+ * Quotas, as Kafka's: the records' bytes count against the member's
+ * consumer_byte_rate and maxBytes is capped at what the quota allows over
+ * its window (the fetch quota of 01-fetch.ts). Over the rate, or over the
+ * request's request_percentage, the answer carries no partitions, only the
+ * throttle time, and the connection is muted that long. As in Kafka, the
+ * records that fetch acquired stay acquired by the member until their
+ * acquisition lock times out, and its acknowledgements were applied. Records are
  * read_uncommitted: share.isolation.level=read_committed is not served
  * (docs/SKIPPED.md).
  */
@@ -34,6 +42,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import type { ApiContext } from '../api-context.js';
 import { currentLeaderOf } from './00-produce.js';
+import { fetchQuotaThrottleTimeMs, quotaWindowBytes } from './01-fetch.js';
 import { AclOperation, ResourceType, authorizedNames } from '../authorization.js';
 import { partKey, type ShareFetchPartition, type ShareFetchPartitionResult } from '../../share/share-partition-manager.js';
 import { sharePartitionKeyOf, type ShareFetchContext } from '../../share/share-session.js';
@@ -87,6 +96,9 @@ export function shareFetchHandler(broker: ApiContext) {
       const fetchParts = renewOnly ? [] : partitionsToFetch(shareContext, requested);
       const [acknowledged, fetched] = await Promise.all([acknowledging, fetchPartitions(broker, context, { groupId, memberId, request, parts: fetchParts, topicName })]);
       if (shareContext.kind === 'final') void manager.releaseSessionAndForget(groupId, memberId);
+      const responseBytes = broker.clientQuotas.fetch.quotasEnabled ? recordsBytesOf(fetched) : 0;
+      const throttleTimeMs = fetchQuotaThrottleTimeMs(broker, context, responseBytes, context.requestThrottleTimeMs?.() ?? 0);
+      if (throttleTimeMs > 0) return { ...topLevel(ErrorCode.NONE, null, lockTimeoutMs(groupId)), throttleTimeMs };
       const nodeEndpoints = new Map<number, Endpoint>();
       const responses = buildResponses({ broker, context, fetched, acknowledged, shareContext, nodeEndpoints, topicName });
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, acquisitionLockTimeoutMs: lockTimeoutMs(groupId), responses, nodeEndpoints: [...nodeEndpoints.values()] };
@@ -147,7 +159,7 @@ async function fetchPartitions(
     else results.set(partKey(part), { ...part, topic, errorCode, errorMessage: null, records: Buffer.alloc(0), acquiredRecords: [] });
   }
   if (interesting.length === 0) return results;
-  const maxBytes = Math.min(input.request.maxBytes, broker.config.int('fetch.max.bytes'));
+  const maxBytes = Math.min(input.request.maxBytes, broker.config.int('fetch.max.bytes'), quotaWindowBytes(broker, context));
   const fetched = await broker.sharePartitionManager.fetchMessages({
     groupId: input.groupId,
     memberId: input.memberId,
@@ -160,6 +172,12 @@ async function fetchPartitions(
   });
   for (const part of interesting) results.set(partKey(part), { ...part, ...fetched.get(partKey(part))! });
   return results;
+}
+
+function recordsBytesOf(fetched: ReadonlyMap<string, { records: Buffer }>): number {
+  let bytes = 0;
+  for (const partition of fetched.values()) bytes += partition.records.length;
+  return bytes;
 }
 
 /** Groups the partition results by topic, merging acknowledgement results, and drops what a continued session need not repeat. */
