@@ -878,6 +878,12 @@ export class KafkaRaftClient<T> {
     this.cancelRoleTimer();
     await this.run(effects);
     if (!this.quorum.isLeader) this.leaveLeadership();
+    const role = this.quorum.state.role;
+    // Kafka's maybeTransitionForward: an election this replica's own vote already decides (the only voter, e.g. once a
+    // removed leader resigned to it) goes on at once, as no other voter's answer will come to move it.
+    if ((role === 'prospective' || role === 'candidate') && this.quorum.isVoteGranted()) {
+      return role === 'prospective' ? this.transition(this.quorum.transitionToCandidate()) : this.becomeLeader();
+    }
     this.armRole();
   }
 

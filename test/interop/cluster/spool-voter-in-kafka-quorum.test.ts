@@ -1,0 +1,209 @@
+/**
+ * A Spool controller joins a dynamic KRaft quorum (KIP-853) that an Apache
+ * Kafka 4.4 controller started, and takes it over:
+ * - a controller-only Kafka process (node 3000) formatted with
+ *   `kafka-storage format --standalone` leads the quorum, with a
+ *   broker-only Kafka process (node 1) registered under it;
+ * - a controller-only Spool node (3001), formatted with
+ *   `spool storage format --no-initial-controllers` and pointed at the
+ *   quorum by controller.quorum.bootstrap.servers, follows Kafka's
+ *   `__cluster_metadata` as an observer and catches up;
+ * - Kafka's own `kafka-metadata-quorum.sh add-controller`, its
+ *   --command-config the Spool controller's properties, makes it a voter,
+ *   as DescribeQuorum from either controller says;
+ * - `remove-controller` then removes Kafka's controller, the leader: once
+ *   the new voter set {3001} commits, Kafka's controller resigns and the
+ *   Spool controller, now the only voter, is elected and becomes the
+ *   active controller (no race: no other voter can win);
+ * - under it Kafka's broker stays registered and unfenced, and a topic
+ *   created through it with kafka-topics.sh is produced to and consumed
+ *   from with Kafka's console clients; Kafka's removed controller keeps
+ *   following Spool's log as an observer.
+ * The cluster is formatted at metadata.version 4.0-IV3 (Spool's newest)
+ * with transaction.version 0, as the other mixed-cluster tests are.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrokerConfig } from '../../../src/common/config.js';
+import { createLogger } from '../../../src/common/logger.js';
+import { realEnv } from '../../../src/io/env.js';
+import { readMetaProperties } from '../../../src/metadata/meta-properties.js';
+import { SpoolNode } from '../../../src/node/node.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { DescribeQuorum } from '../../../src/protocol/schemas/55-describe-quorum.js';
+import { spool } from '../../cli/cli-io.js';
+import { freePort, kafkaSkipReason, runKafkaTool, startKafkaNode, TOOL, type RunningKafka } from '../kafka/kafka.js';
+import { MIXED_CLUSTER_ID as CLUSTER_ID } from './mixed-nodes.js';
+import { send } from './send.js';
+import { until as waitUntil } from './until.js';
+
+process.env.KAFKA_TOOL_OPTS ??= '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+const KAFKA_CONTROLLER_ID = 3000;
+const SPOOL_CONTROLLER_ID = 3001;
+const KAFKA_BROKER_ID = 1;
+/** Features a Spool node supports (see the file comment). */
+const SPOOL_COMPATIBLE_FORMAT = ['--release-version', '4.0-IV3', '--feature', 'transaction.version=0'];
+/** Well above a few election timeouts and a catch-up of the metadata log. */
+const WAIT_MS = 60_000;
+const POLL_MS = 200;
+/** The Spool controller's latest log lines, printed when the test fails. */
+const LOG_LINES_KEPT = 400;
+
+const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, () => probe().catch(() => null), { waitMs: WAIT_MS, pollMs: POLL_MS });
+
+async function tool(mainClass: string, args: readonly string[], input?: string): Promise<string> {
+  const result = await runKafkaTool(mainClass, args, input === undefined ? {} : { input });
+  assert.equal(result.code, 0, `${mainClass} ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+interface QuorumView {
+  leaderId: number;
+  epoch: number;
+  voters: number[];
+  observers: { replicaId: number; lastCaughtUpTimestamp: number }[];
+}
+
+/** DescribeQuorum sent to one controller: null unless it answers as the leader. */
+async function describeQuorum(controllerPort: number): Promise<QuorumView | null> {
+  const described = await send(controllerPort, (c) => c.send(DescribeQuorum, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }));
+  const partition = described.topics[0]?.partitions[0];
+  if (partition === undefined || partition.errorCode !== ErrorCode.NONE) return null;
+  return {
+    leaderId: partition.leaderId,
+    epoch: partition.leaderEpoch,
+    voters: partition.currentVoters.map((v) => v.replicaId).sort((a, b) => a - b),
+    observers: partition.observers.map((o) => ({ replicaId: o.replicaId, lastCaughtUpTimestamp: Number(o.lastCaughtUpTimestamp) })),
+  };
+}
+
+test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes its leader once Kafka\'s controller is removed, and Kafka\'s broker works under it', { skip: kafkaSkipReason(), timeout: 420_000 }, async () => {
+  const kafkaControllerPort = await freePort();
+  const spoolControllerPort = await freePort();
+  const brokerPort = await freePort();
+  const bootstrapServers = `127.0.0.1:${kafkaControllerPort},127.0.0.1:${spoolControllerPort}`;
+  const quorumLines = ['controller.listener.names=CONTROLLER', 'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT', `controller.quorum.bootstrap.servers=${bootstrapServers}`];
+  const spoolDir = mkdtempSync(join(tmpdir(), 'spool-voter-'));
+  let kafkaController: RunningKafka | null = null;
+  let broker: RunningKafka | null = null;
+  let node: SpoolNode | null = null;
+  const spoolLog: string[] = [];
+  try {
+    kafkaController = await startKafkaNode({
+      port: kafkaControllerPort,
+      clusterId: CLUSTER_ID,
+      formatArgs: ['--standalone', ...SPOOL_COMPATIBLE_FORMAT],
+      properties: ['process.roles=controller', `node.id=${KAFKA_CONTROLLER_ID}`, `listeners=CONTROLLER://127.0.0.1:${kafkaControllerPort}`, ...quorumLines],
+    });
+    const kafkaDirectoryId = (await readMetaProperties(realEnv.fs, kafkaController.dataDir))!.directoryId!;
+    // Kafka's broker opens its client listener once its controller has unfenced it.
+    broker = await startKafkaNode({
+      port: brokerPort,
+      clusterId: CLUSTER_ID,
+      properties: [
+        'process.roles=broker',
+        `node.id=${KAFKA_BROKER_ID}`,
+        `listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
+        'inter.broker.listener.name=PLAINTEXT',
+        'offsets.topic.replication.factor=1',
+        'transaction.state.log.replication.factor=1',
+        'transaction.state.log.min.isr=1',
+        'share.coordinator.state.topic.replication.factor=1',
+        'share.coordinator.state.topic.min.isr=1',
+        'group.initial.rebalance.delay.ms=0',
+        ...quorumLines,
+      ],
+    });
+    const first = await until('Kafka\'s controller leads', () => describeQuorum(kafkaControllerPort));
+    assert.equal(first.leaderId, KAFKA_CONTROLLER_ID);
+    assert.deepEqual(first.voters, [KAFKA_CONTROLLER_ID]);
+
+    // The Spool controller: its properties are what it starts with and what add-controller reads.
+    const logDir = join(spoolDir, 'data');
+    const settings: Record<string, string> = {
+      'process.roles': 'controller',
+      'node.id': String(SPOOL_CONTROLLER_ID),
+      'log.dirs': logDir,
+      listeners: `CONTROLLER://127.0.0.1:${spoolControllerPort}`,
+      'controller.listener.names': 'CONTROLLER',
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      'controller.quorum.bootstrap.servers': bootstrapServers,
+    };
+    const properties = join(spoolDir, 'controller.properties');
+    writeFileSync(properties, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    const formatted = await spool(['storage', 'format', '--cluster-id', CLUSTER_ID, '--config', properties, '--no-initial-controllers']);
+    assert.equal(formatted.code, 0, formatted.err);
+    const spoolDirectoryId = (await readMetaProperties(realEnv.fs, logDir))!.directoryId!;
+    const sink = (line: string) => {
+      spoolLog.push(line);
+      if (spoolLog.length > LOG_LINES_KEPT) spoolLog.shift();
+    };
+    node = new SpoolNode(BrokerConfig.fromObject(settings), realEnv, createLogger({ name: `spool[${SPOOL_CONTROLLER_ID}]`, sink }));
+    await node.start();
+    await until('the Spool controller caught up as an observer', async () => {
+      const view = await describeQuorum(kafkaControllerPort);
+      return view?.observers.some((o) => o.replicaId === SPOOL_CONTROLLER_ID && o.lastCaughtUpTimestamp > 0) === true ? true : null;
+    });
+
+    const added = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${kafkaControllerPort}`, '--command-config', properties, 'add-controller']);
+    assert.equal(added.trim().split('\n').at(-1), `Added controller ${SPOOL_CONTROLLER_ID} with directory id ${spoolDirectoryId} and endpoints: CONTROLLER://127.0.0.1:${spoolControllerPort}`);
+    const twoVoters = await until('two voters', async () => {
+      const view = await describeQuorum(kafkaControllerPort);
+      return view?.voters.join() === `${KAFKA_CONTROLLER_ID},${SPOOL_CONTROLLER_ID}` ? view : null;
+    });
+    assert.equal(twoVoters.leaderId, KAFKA_CONTROLLER_ID);
+    // Asked through the Spool controller, Kafka's tool finds the active controller and sees the same voters.
+    const status = await until('the quorum described through the Spool controller', async () => {
+      const out = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${spoolControllerPort}`, 'describe', '--status']);
+      return out.includes(`"id": ${SPOOL_CONTROLLER_ID}`) ? out : null;
+    });
+    assert.match(status, new RegExp(`LeaderId:\\s+${KAFKA_CONTROLLER_ID}\\n`));
+    assert.match(status, new RegExp(`CurrentVoters:\\s+\\[\\{"id": ${KAFKA_CONTROLLER_ID}, .*\\{"id": ${SPOOL_CONTROLLER_ID}, "directoryId": "${spoolDirectoryId}"`));
+
+    const removed = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${kafkaControllerPort}`, 'remove-controller', '--controller-id', String(KAFKA_CONTROLLER_ID), '--controller-directory-id', kafkaDirectoryId]);
+    assert.equal(removed.trim().split('\n').at(-1), `Removed KRaft controller ${KAFKA_CONTROLLER_ID} with directory id ${kafkaDirectoryId}`);
+    const spoolLeads = await until('the Spool controller leads', () => describeQuorum(spoolControllerPort));
+    assert.equal(spoolLeads.leaderId, SPOOL_CONTROLLER_ID);
+    assert.deepEqual(spoolLeads.voters, [SPOOL_CONTROLLER_ID]);
+    assert.ok(spoolLeads.epoch > first.epoch);
+    const spool3001 = node;
+    await until('the Spool controller active', async () => (spool3001.controllerServer?.controller.isActive === true ? true : null));
+    // Kafka's broker and Kafka's removed controller both follow the Spool leader's log.
+    await until('Kafka\'s broker and controller observe the Spool leader', async () => {
+      const view = await describeQuorum(spoolControllerPort);
+      const caughtUp = (id: number) => view?.observers.some((o) => o.replicaId === id && o.lastCaughtUpTimestamp > 0) === true;
+      return caughtUp(KAFKA_BROKER_ID) && caughtUp(KAFKA_CONTROLLER_ID) ? true : null;
+    });
+    await until('Kafka\'s broker unfenced under the Spool controller', async () => (spool3001.metadata.image.brokers.get(KAFKA_BROKER_ID)?.fenced === false ? true : null));
+
+    const bootstrap = broker.bootstrap;
+    await tool(TOOL.topics, ['--bootstrap-server', bootstrap, '--create', '--topic', 'taken-over', '--partitions', '2', '--replication-factor', '1']);
+    assert.ok(node.metadata.image.topicsByName.get('taken-over') !== undefined);
+    await until('Kafka\'s broker leads both partitions', async () => {
+      const out = await tool(TOOL.topics, ['--bootstrap-server', bootstrap, '--describe', '--topic', 'taken-over']);
+      return (out.match(new RegExp(`Leader: ${KAFKA_BROKER_ID}\\s`, 'g')) ?? []).length === 2 ? out : null;
+    });
+    const lines = Array.from({ length: 20 }, (_, i) => `record-${i}`);
+    await tool(TOOL.consoleProducer, ['--bootstrap-server', bootstrap, '--topic', 'taken-over', '--command-property', 'enable.idempotence=true'], lines.join('\n') + '\n');
+    const consumed = await tool(TOOL.consoleConsumer, [
+      '--bootstrap-server', bootstrap, '--topic', 'taken-over', '--group', 'taken-over-group', '--from-beginning',
+      '--max-messages', String(lines.length), '--timeout-ms', '60000',
+    ]);
+    assert.deepEqual(consumed.trim().split('\n').sort(), [...lines].sort());
+    assert.equal(spool3001.metadata.image.brokers.get(KAFKA_BROKER_ID)?.fenced, false);
+  } catch (error) {
+    console.log(`---- the Spool controller's last log lines\n${spoolLog.join('\n')}`);
+    throw error;
+  } finally {
+    await broker?.stop({ keepDir: true });
+    await node?.stop();
+    await kafkaController?.stop({ keepDir: true });
+    if (process.env.KEEP_DIRS !== '1') {
+      for (const dir of [broker?.dir, kafkaController?.dir, spoolDir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    } else console.log(`kept: ${broker?.dir} ${kafkaController?.dir} ${spoolDir}`);
+  }
+});
