@@ -18,7 +18,11 @@
  * - under it Kafka's broker stays registered and unfenced, and a topic
  *   created through it with kafka-topics.sh is produced to and consumed
  *   from with Kafka's console clients; Kafka's removed controller keeps
- *   following Spool's log as an observer.
+ *   following Spool's log as an observer;
+ * - Kafka's `add-controller`, sent to the Spool leader with Kafka's
+ *   controller's properties, makes Kafka's controller a voter again: it
+ *   follows the Spool leader as a voter, and metadata (a topic) commits
+ *   with its acknowledgement.
  * The cluster is formatted at metadata.version 4.0-IV3 (Spool's newest)
  * with transaction.version 0, as the other mixed-cluster tests are.
  */
@@ -195,6 +199,21 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     ]);
     assert.deepEqual(consumed.trim().split('\n').sort(), [...lines].sort());
     assert.equal(spool3001.metadata.image.brokers.get(KAFKA_BROKER_ID)?.fenced, false);
+
+    // Kafka's controller joins again, now added by the Spool leader (AddRaftVoter from Kafka's tool); with two voters
+    // the Spool leader commits only what Kafka's controller has fetched, so a topic created after it proves Kafka follows.
+    const readded = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${spoolControllerPort}`, '--command-config', join(kafkaController.dir, 'server.properties'), 'add-controller']);
+    assert.equal(readded.trim().split('\n').at(-1), `Added controller ${KAFKA_CONTROLLER_ID} with directory id ${kafkaDirectoryId} and endpoints: CONTROLLER://127.0.0.1:${kafkaControllerPort}`);
+    const bothVoters = await until('Kafka\'s controller a voter again', async () => {
+      const view = await describeQuorum(spoolControllerPort);
+      return view?.voters.join() === `${KAFKA_CONTROLLER_ID},${SPOOL_CONTROLLER_ID}` ? view : null;
+    });
+    assert.equal(bothVoters.leaderId, SPOOL_CONTROLLER_ID);
+    await tool(TOOL.topics, ['--bootstrap-server', bootstrap, '--create', '--topic', 'two-voters', '--partitions', '1', '--replication-factor', '1']);
+    assert.ok(node.metadata.image.topicsByName.get('two-voters') !== undefined);
+    const replication = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${kafkaControllerPort}`, 'describe', '--replication']);
+    assert.match(replication, new RegExp(`^${SPOOL_CONTROLLER_ID}\\s.*\\sLeader\\s*$`, 'm'), replication);
+    assert.match(replication, new RegExp(`^${KAFKA_CONTROLLER_ID}\\s.*\\sFollower\\s*$`, 'm'), replication);
   } catch (error) {
     console.log(`---- the Spool controller's last log lines\n${spoolLog.join('\n')}`);
     throw error;
