@@ -145,6 +145,11 @@ export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
 }
 
+/** What the client's operations reject with once it is closed (a node stopping); the RPC handlers drop the connection on it. */
+export class RaftClosedError extends Error {
+  override readonly name = 'RaftClosedError';
+}
+
 export class RaftBatchTooLargeError extends Error {
   override readonly name = 'RaftBatchTooLargeError';
 }
@@ -1445,7 +1450,7 @@ export class KafkaRaftClient<T> {
   private serialized<R>(operation: () => Promise<R>): Promise<R> {
     const run = this.queue.then(async () => {
       if (this.failure !== null) throw this.failure;
-      if (this.closed) throw new Error('raft client is closed');
+      if (this.closed) throw new RaftClosedError('raft client is closed');
       try {
         return await operation();
       } catch (error) {

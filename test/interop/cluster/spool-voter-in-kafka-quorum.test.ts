@@ -22,13 +22,15 @@
  * - Kafka's `add-controller`, sent to the Spool leader with Kafka's
  *   controller's properties, makes Kafka's controller a voter again: it
  *   follows the Spool leader as a voter, and metadata (a topic) commits
- *   with its acknowledgement.
+ *   with its acknowledgement;
+ * - Kafka's controller logs no error about any Raft response of the Spool
+ *   controller, up to and across the Spool controller's shutdown.
  * The cluster is formatted at metadata.version 4.0-IV3 (Spool's newest)
  * with transaction.version 0, as the other mixed-cluster tests are.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerConfig } from '../../../src/common/config.js';
@@ -56,6 +58,8 @@ const WAIT_MS = 60_000;
 const POLL_MS = 200;
 /** The Spool controller's latest log lines, printed when the test fails. */
 const LOG_LINES_KEPT = 400;
+/** The tail of each Kafka process's server.log printed when the test fails. */
+const KAFKA_LOG_LINES_SHOWN = 60;
 
 const until = <T>(what: string, probe: () => Promise<T | null>): Promise<T> => waitUntil(what, () => probe().catch(() => null), { waitMs: WAIT_MS, pollMs: POLL_MS });
 
@@ -214,15 +218,24 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     const replication = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${kafkaControllerPort}`, 'describe', '--replication']);
     assert.match(replication, new RegExp(`^${SPOOL_CONTROLLER_ID}\\s.*\\sLeader\\s*$`, 'm'), replication);
     assert.match(replication, new RegExp(`^${KAFKA_CONTROLLER_ID}\\s.*\\sFollower\\s*$`, 'm'), replication);
+
+    // Kafka's controller found nothing to complain about in what the Spool controller answered, up to and across its
+    // shutdown (a stopping Spool controller closes the connections of Raft requests it can no longer serve).
+    await broker.stop({ keepDir: true });
+    await node.stop();
+    const kafkaLog = readFileSync(join(kafkaController.dir, 'server.log'), 'utf8');
+    assert.doesNotMatch(kafkaLog, /Unexpected error \w+ in \w+ response/);
   } catch (error) {
     console.log(`---- the Spool controller's last log lines\n${spoolLog.join('\n')}`);
+    for (const kafka of [kafkaController, broker]) {
+      const log = kafka === null ? '' : join(kafka.dir, 'server.log');
+      if (log !== '' && existsSync(log)) console.log(`---- ${log}, last lines\n${readFileSync(log, 'utf8').split('\n').slice(-KAFKA_LOG_LINES_SHOWN).join('\n')}`);
+    }
     throw error;
   } finally {
     await broker?.stop({ keepDir: true });
     await node?.stop();
     await kafkaController?.stop({ keepDir: true });
-    if (process.env.KEEP_DIRS !== '1') {
-      for (const dir of [broker?.dir, kafkaController?.dir, spoolDir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-    } else console.log(`kept: ${broker?.dir} ${kafkaController?.dir} ${spoolDir}`);
+    for (const dir of [broker?.dir, kafkaController?.dir, spoolDir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 });
