@@ -25,6 +25,12 @@
  *   with its acknowledgement;
  * - Kafka's controller logs no error about any Raft response of the Spool
  *   controller, up to and across the Spool controller's shutdown.
+ * The second test adds two Spool controllers the same way and stops
+ * Kafka's controller, the leader, with SIGTERM: it resigns (EndQuorumEpoch),
+ * the two Spool voters are a majority of the three and elect one of them
+ * (either may win; both are Spool), Kafka's broker works under it, and
+ * Kafka's controller, started again on its log, follows the Spool leader as
+ * a caught-up voter.
  * The cluster is formatted at metadata.version 4.0-IV3 (Spool's newest)
  * with transaction.version 0, as the other mixed-cluster tests are.
  */
@@ -237,5 +243,148 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     await node?.stop();
     await kafkaController?.stop({ keepDir: true });
     for (const dir of [broker?.dir, kafkaController?.dir, spoolDir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A Kafka broker-only node's lines, finding the quorum by `bootstrapServers`. */
+function kafkaBrokerLines(port: number, bootstrapServers: string): string[] {
+  return [
+    'process.roles=broker',
+    `node.id=${KAFKA_BROKER_ID}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'inter.broker.listener.name=PLAINTEXT',
+    'controller.listener.names=CONTROLLER',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `controller.quorum.bootstrap.servers=${bootstrapServers}`,
+    'offsets.topic.replication.factor=1',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+  ];
+}
+
+interface SpoolController {
+  id: number;
+  port: number;
+  dir: string;
+  properties: string;
+  directoryId: string;
+  node: SpoolNode;
+  log: string[];
+}
+
+/** Formats (--no-initial-controllers) and starts a controller-only Spool node that finds the quorum by `bootstrapServers`. */
+async function startSpoolObserver(id: number, port: number, bootstrapServers: string): Promise<SpoolController> {
+  const dir = mkdtempSync(join(tmpdir(), `spool-voter-${id}-`));
+  const settings: Record<string, string> = {
+    'process.roles': 'controller',
+    'node.id': String(id),
+    'log.dirs': join(dir, 'data'),
+    listeners: `CONTROLLER://127.0.0.1:${port}`,
+    'controller.listener.names': 'CONTROLLER',
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'controller.quorum.bootstrap.servers': bootstrapServers,
+  };
+  const properties = join(dir, 'controller.properties');
+  writeFileSync(properties, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  const formatted = await spool(['storage', 'format', '--cluster-id', CLUSTER_ID, '--config', properties, '--no-initial-controllers']);
+  assert.equal(formatted.code, 0, formatted.err);
+  const directoryId = (await readMetaProperties(realEnv.fs, join(dir, 'data')))!.directoryId!;
+  const log: string[] = [];
+  const sink = (line: string) => {
+    log.push(line);
+    if (log.length > LOG_LINES_KEPT) log.shift();
+  };
+  const node = new SpoolNode(BrokerConfig.fromObject(settings), realEnv, createLogger({ name: `spool[${id}]`, sink }));
+  await node.start();
+  return { id, port, dir, properties, directoryId, node, log };
+}
+
+test('Kafka\'s leader of a quorum with two Spool voters added by add-controller shuts down: a Spool controller is elected, Kafka\'s broker works under it, and Kafka\'s controller rejoins as its follower', { skip: kafkaSkipReason(), timeout: 420_000 }, async () => {
+  const kafkaControllerPort = await freePort();
+  const spoolPorts = [await freePort(), await freePort()];
+  const brokerPort = await freePort();
+  const spoolIds = [SPOOL_CONTROLLER_ID, SPOOL_CONTROLLER_ID + 1];
+  const bootstrapServers = [kafkaControllerPort, ...spoolPorts].map((p) => `127.0.0.1:${p}`).join(',');
+  const kafkaDir = mkdtempSync(join(tmpdir(), 'spool-voter-kafka-'));
+  const kafkaControllerOptions = {
+    port: kafkaControllerPort,
+    clusterId: CLUSTER_ID,
+    dir: kafkaDir,
+    formatArgs: ['--standalone', ...SPOOL_COMPATIBLE_FORMAT],
+    properties: [
+      'process.roles=controller',
+      `node.id=${KAFKA_CONTROLLER_ID}`,
+      `listeners=CONTROLLER://127.0.0.1:${kafkaControllerPort}`,
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      `controller.quorum.bootstrap.servers=${bootstrapServers}`,
+    ],
+  };
+  let kafkaController: RunningKafka | null = null;
+  let broker: RunningKafka | null = null;
+  const spools: SpoolController[] = [];
+  try {
+    kafkaController = await startKafkaNode(kafkaControllerOptions);
+    broker = await startKafkaNode({ port: brokerPort, clusterId: CLUSTER_ID, properties: kafkaBrokerLines(brokerPort, bootstrapServers) });
+    const first = await until('Kafka\'s controller leads', () => describeQuorum(kafkaControllerPort));
+    assert.equal(first.leaderId, KAFKA_CONTROLLER_ID);
+
+    for (const [i, id] of spoolIds.entries()) {
+      const controller = await startSpoolObserver(id, spoolPorts[i]!, bootstrapServers);
+      spools.push(controller);
+      await until(`Spool controller ${id} caught up as an observer`, async () => {
+        const view = await describeQuorum(kafkaControllerPort);
+        return view?.observers.some((o) => o.replicaId === id && o.lastCaughtUpTimestamp > 0) === true ? true : null;
+      });
+      await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${kafkaControllerPort}`, '--command-config', controller.properties, 'add-controller']);
+    }
+    const allVoters = [KAFKA_CONTROLLER_ID, ...spoolIds].join();
+    await until('three voters', async () => ((await describeQuorum(kafkaControllerPort))?.voters.join() === allVoters ? true : null));
+
+    // Kafka's controller resigns as it stops (EndQuorumEpoch to the Spool voters); the two of them are a majority.
+    await kafkaController.stop({ keepDir: true });
+    const successor = await until('a Spool leader', async () => {
+      for (const controller of spools) {
+        const view = await describeQuorum(controller.port);
+        if (view !== null) return view;
+      }
+      return null;
+    });
+    assert.ok(spoolIds.includes(successor.leaderId));
+    assert.equal(successor.voters.join(), allVoters);
+    assert.ok(successor.epoch > first.epoch);
+    const leader = spools.find((c) => c.id === successor.leaderId)!;
+    await until('the Spool leader active', async () => (leader.node.controllerServer?.controller.isActive === true ? true : null));
+    await until('Kafka\'s broker unfenced under the Spool leader', async () => (leader.node.metadata.image.brokers.get(KAFKA_BROKER_ID)?.fenced === false ? true : null));
+
+    const bootstrap = broker.bootstrap;
+    await tool(TOOL.topics, ['--bootstrap-server', bootstrap, '--create', '--topic', 'after-kafka-left', '--partitions', '1', '--replication-factor', '1']);
+    const lines = Array.from({ length: 10 }, (_, i) => `record-${i}`);
+    await tool(TOOL.consoleProducer, ['--bootstrap-server', bootstrap, '--topic', 'after-kafka-left', '--command-property', 'enable.idempotence=true'], lines.join('\n') + '\n');
+    const consumed = await tool(TOOL.consoleConsumer, ['--bootstrap-server', bootstrap, '--topic', 'after-kafka-left', '--from-beginning', '--max-messages', String(lines.length), '--timeout-ms', '60000']);
+    assert.deepEqual(consumed.trim().split('\n').sort(), [...lines].sort());
+
+    // Kafka's controller, started again on its log, follows the Spool leader as a voter and catches up.
+    kafkaController = await startKafkaNode(kafkaControllerOptions);
+    const replication = await until('Kafka\'s controller a caught-up follower of the Spool leader', async () => {
+      const out = await tool(TOOL.metadataQuorum, ['--bootstrap-controller', `127.0.0.1:${leader.port}`, 'describe', '--replication']);
+      return new RegExp(`^${KAFKA_CONTROLLER_ID}\\s+\\S+\\s+\\d+\\s+0\\s.*\\sFollower\\s*$`, 'm').test(out) ? out : null;
+    });
+    assert.match(replication, new RegExp(`^${leader.id}\\s.*\\sLeader\\s*$`, 'm'), replication);
+  } catch (error) {
+    for (const controller of spools) console.log(`---- Spool controller ${controller.id}'s last log lines\n${controller.log.join('\n')}`);
+    for (const kafka of [kafkaController, broker]) {
+      const log = kafka === null ? '' : join(kafka.dir, 'server.log');
+      if (log !== '' && existsSync(log)) console.log(`---- ${log}, last lines\n${readFileSync(log, 'utf8').split('\n').slice(-KAFKA_LOG_LINES_SHOWN).join('\n')}`);
+    }
+    throw error;
+  } finally {
+    await broker?.stop();
+    for (const controller of spools) await controller.node.stop();
+    await kafkaController?.stop();
+    for (const dir of [kafkaDir, ...spools.map((c) => c.dir)]) rmSync(dir, { recursive: true, force: true });
   }
 });
