@@ -145,6 +145,11 @@ export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
 }
 
+/** What the client's operations reject with once it is closed (a node stopping); the RPC handlers drop the connection on it. */
+export class RaftClosedError extends Error {
+  override readonly name = 'RaftClosedError';
+}
+
 export class RaftBatchTooLargeError extends Error {
   override readonly name = 'RaftBatchTooLargeError';
 }
@@ -878,6 +883,12 @@ export class KafkaRaftClient<T> {
     this.cancelRoleTimer();
     await this.run(effects);
     if (!this.quorum.isLeader) this.leaveLeadership();
+    const role = this.quorum.state.role;
+    // Kafka's maybeTransitionForward: an election this replica's own vote already decides (the only voter, e.g. once a
+    // removed leader resigned to it) goes on at once, as no other voter's answer will come to move it.
+    if ((role === 'prospective' || role === 'candidate') && this.quorum.isVoteGranted()) {
+      return role === 'prospective' ? this.transition(this.quorum.transitionToCandidate()) : this.becomeLeader();
+    }
     this.armRole();
   }
 
@@ -1439,7 +1450,7 @@ export class KafkaRaftClient<T> {
   private serialized<R>(operation: () => Promise<R>): Promise<R> {
     const run = this.queue.then(async () => {
       if (this.failure !== null) throw this.failure;
-      if (this.closed) throw new Error('raft client is closed');
+      if (this.closed) throw new RaftClosedError('raft client is closed');
       try {
         return await operation();
       } catch (error) {

@@ -5,7 +5,8 @@
  * knows no voter finds the leader through the bootstrap servers, follows the
  * log as an observer, and once caught up is added as a voter (AddRaftVoter)
  * everywhere; removing the leader voter commits, the leader resigns, the
- * others elect a successor and metadata keeps committing; Kafka's refusals:
+ * others elect a successor and metadata keeps committing (also when one
+ * voter is left, whose own vote decides its election); Kafka's refusals:
  * a replica that is not caught up (REQUEST_TIMED_OUT), a duplicate id
  * (DUPLICATE_VOTER), an unknown voter (VOTER_NOT_FOUND), a second change
  * while one is in flight (REQUEST_TIMED_OUT), a static quorum
@@ -95,6 +96,28 @@ test('removing the leader voter commits, the leader resigns, the others elect a 
   // The removed leader follows the log as an observer.
   await quorum.runUntil(() => quorum.node(leader).listener.records.includes('after-remove'), 10_000, 'the removed leader follows as observer');
   assert.equal(quorum.client(leader).voterSet.ids.includes(leader), false);
+  await quorum.closeAll();
+});
+
+test('a leader that removes itself from two voters leaves one, which elects itself at once (its own vote decides) and keeps committing', async () => {
+  const quorum = new SimQuorum([1], { seed: 17, dynamic: true });
+  await quorum.startAll();
+  await quorum.runUntil(() => quorum.agreedLeader() === 1 && quorum.client(1).highWatermark !== null, ELECTION_LIMIT_MS, 'node 1 leads alone');
+  await caughtUpObserver(quorum, 1, 2);
+  const added = await quorum.whileRunning(quorum.client(1).addVoter(voterNode(2), { timeoutMs: ADD_TIMEOUT_MS, ackWhenCommitted: true }));
+  assert.equal(added.errorCode, ErrorCode.NONE);
+  await quorum.runUntil(() => quorum.client(2).voterSet.ids.join() === '1,2', 5000, 'node 2 sees two voters');
+  const epoch = quorum.client(1).leaderAndEpoch.epoch;
+  const removed = await quorum.whileRunning(quorum.client(1).removeVoter(1, SimQuorum.directoryId(1)));
+  assert.equal(removed.errorCode, ErrorCode.NONE);
+  // No other voter is left to answer a (pre-)vote: before Kafka's maybeTransitionForward was followed, node 2 went
+  // from prospective back to follower of the resigned leader, and no leader was ever elected.
+  await quorum.runUntil(() => quorum.leaders().join() === '2', ELECTION_LIMIT_MS, 'node 2 elected');
+  assert.deepEqual(quorum.client(2).voterSet.ids, [2]);
+  assert.ok(quorum.client(2).leaderAndEpoch.epoch > epoch);
+  await quorum.runUntil(() => quorum.client(2).highWatermark !== null, 5000, 'node 2 commits');
+  await quorum.whileRunning(quorum.client(2).append(['after-takeover']));
+  await quorum.runUntil(() => quorum.node(1).listener.records.includes('after-takeover'), 10_000, 'the removed leader follows as observer');
   await quorum.closeAll();
 });
 

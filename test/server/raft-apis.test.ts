@@ -6,6 +6,8 @@
  * vote; BeginQuorumEpoch and EndQuorumEpoch of an older epoch are
  * fenced; an observer's Fetch of `__cluster_metadata` gets the log's
  * batches; FetchSnapshot of an unknown snapshot is SNAPSHOT_NOT_FOUND.
+ * Once the node's Raft client closed (the node stopping), each of them
+ * gets its connection closed instead of an answer, as Kafka's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +25,7 @@ import { DescribeQuorum } from '../../src/protocol/schemas/55-describe-quorum.js
 import { FetchSnapshot } from '../../src/protocol/schemas/59-fetch-snapshot.js';
 import { startBroker } from '../../src/node/embedded.js';
 import { silentLogger } from '../../src/common/logger.js';
-import { WireClient, call } from './wire-client.js';
+import { WireClient, call, callOrClosed } from './wire-client.js';
 
 const METADATA = '__cluster_metadata';
 const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -111,6 +113,42 @@ test('KRaft RPCs are served on the controller listener at every advertised versi
     }
   } finally {
     controller.close();
+    await running.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a Raft RPC that reaches a node whose metadata log closed (it is stopping) gets its connection closed, not UNKNOWN_SERVER_ERROR', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spool-raft-apis-closed-'));
+  const running = await startBroker({ config: { 'log.dirs': dir }, logger: silentLogger });
+  const listener = running.broker.listeners.find((l) => l.name === 'CONTROLLER')!;
+  const address = `${listener.advertisedHost}:${listener.advertisedPort}`;
+  const clusterId = running.broker.shared.clusterId;
+  const epoch = running.broker.shared.raft.leaderAndEpoch.epoch;
+  const partition = { partitionIndex: 0 };
+  try {
+    // What node.stop() does before it closes the listeners: the Raft client closes while the controller listener serves.
+    await running.broker.shared.raft.close();
+    const requests: [string, (client: WireClient) => Promise<unknown>][] = [
+      ['Vote', (c) => callOrClosed(c, Vote, 2, { clusterId, voterId: 1, topics: [{ topicName: METADATA, partitions: [{ ...partition, replicaEpoch: epoch + 1, replicaId: 2, replicaDirectoryId: ZERO_UUID, voterDirectoryId: ZERO_UUID, lastOffsetEpoch: epoch, lastOffset: 10_000, preVote: true }] }] })],
+      ['BeginQuorumEpoch', (c) => callOrClosed(c, BeginQuorumEpoch, 1, { clusterId, voterId: 1, topics: [{ topicName: METADATA, partitions: [{ ...partition, voterDirectoryId: ZERO_UUID, leaderId: 2, leaderEpoch: epoch + 1 }] }], leaderEndpoints: [] })],
+      ['EndQuorumEpoch', (c) => callOrClosed(c, EndQuorumEpoch, 1, { clusterId, topics: [{ topicName: METADATA, partitions: [{ ...partition, leaderId: 2, leaderEpoch: epoch + 1, preferredSuccessors: [], preferredCandidates: [] }] }], leaderEndpoints: [] })],
+      ['Fetch', (c) => callOrClosed(c, Fetch, 17, {
+        clusterId, replicaId: 7, replicaState: { replicaId: 7, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
+        topics: [{ topic: METADATA, topicId: METADATA_TOPIC_ID, partitions: [{ partition: 0, currentLeaderEpoch: epoch, fetchOffset: 0, lastFetchedEpoch: 0, logStartOffset: 0, partitionMaxBytes: 0 }] }],
+        forgottenTopicsData: [],
+      })],
+      ['FetchSnapshot', (c) => callOrClosed(c, FetchSnapshot, 1, { clusterId, replicaId: 7, maxBytes: 1 << 20, topics: [{ name: METADATA, partitions: [{ partition: 0, currentLeaderEpoch: epoch, snapshotId: { endOffset: 12345, epoch: 1 }, position: 0 }] }] })],
+    ];
+    for (const [name, send] of requests) {
+      const client = await WireClient.connect(address);
+      try {
+        assert.equal(await send(client), null, `${name}: answered instead of closing the connection`);
+      } finally {
+        client.close();
+      }
+    }
+  } finally {
     await running.stop();
     rmSync(dir, { recursive: true, force: true });
   }

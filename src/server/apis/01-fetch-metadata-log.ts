@@ -14,13 +14,14 @@
  */
 import { Fetch } from '../../protocol/schemas/01-fetch.js';
 import { defineHandler } from '../handler.js';
+import { whileRaftOpen } from './raft-request.js';
 import type { RaftApiContext } from '../api-context.js';
 
 export function metadataLogFetchHandler(node: RaftApiContext) {
   return defineHandler({
     api: Fetch,
     listeners: ['controller'],
-    handle: (request, context) => node.raft.handleFetch(request, context.apiVersion),
+    handle: (request, context) => whileRaftOpen(() => node.raft.handleFetch(request, context.apiVersion)),
     errorResponse: (_request, errorCode) => ({ errorCode, responses: [] }),
   });
 }

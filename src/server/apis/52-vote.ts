@@ -12,12 +12,13 @@
  */
 import { Vote } from '../../protocol/schemas/52-vote.js';
 import { defineHandler } from '../handler.js';
+import { whileRaftOpen } from './raft-request.js';
 import type { RaftApiContext } from '../api-context.js';
 
 export function voteHandler(node: RaftApiContext) {
   return defineHandler({
     api: Vote,
-    handle: (request) => node.raft.handleVote(request),
+    handle: (request) => whileRaftOpen(() => node.raft.handleVote(request)),
     errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
   });
 }

@@ -11,12 +11,13 @@
  */
 import { BeginQuorumEpoch } from '../../protocol/schemas/53-begin-quorum-epoch.js';
 import { defineHandler } from '../handler.js';
+import { whileRaftOpen } from './raft-request.js';
 import type { RaftApiContext } from '../api-context.js';
 
 export function beginQuorumEpochHandler(node: RaftApiContext) {
   return defineHandler({
     api: BeginQuorumEpoch,
-    handle: (request) => node.raft.handleBeginQuorumEpoch(request),
+    handle: (request) => whileRaftOpen(() => node.raft.handleBeginQuorumEpoch(request)),
     errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
   });
 }

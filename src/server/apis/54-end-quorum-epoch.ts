@@ -11,12 +11,13 @@
  */
 import { EndQuorumEpoch } from '../../protocol/schemas/54-end-quorum-epoch.js';
 import { defineHandler } from '../handler.js';
+import { whileRaftOpen } from './raft-request.js';
 import type { RaftApiContext } from '../api-context.js';
 
 export function endQuorumEpochHandler(node: RaftApiContext) {
   return defineHandler({
     api: EndQuorumEpoch,
-    handle: (request) => node.raft.handleEndQuorumEpoch(request),
+    handle: (request) => whileRaftOpen(() => node.raft.handleEndQuorumEpoch(request)),
     errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
   });
 }

@@ -8,12 +8,13 @@
  */
 import { FetchSnapshot } from '../../protocol/schemas/59-fetch-snapshot.js';
 import { defineHandler } from '../handler.js';
+import { whileRaftOpen } from './raft-request.js';
 import type { RaftApiContext } from '../api-context.js';
 
 export function fetchSnapshotHandler(node: RaftApiContext) {
   return defineHandler({
     api: FetchSnapshot,
-    handle: (request) => node.raft.handleFetchSnapshot(request),
+    handle: (request) => whileRaftOpen(() => node.raft.handleFetchSnapshot(request)),
     errorResponse: (_request, errorCode) => ({ errorCode, topics: [] }),
   });
 }
