@@ -71,6 +71,8 @@ export interface SimRunOptions {
   seed: number;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
+  /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
+  faultGapMs?: { min: number; max: number };
   /** Simulated ms the cluster has to become whole after healing. Default 120 s. */
   healBoundMs?: number;
   /** Inject faults (default true); false runs the load alone. */
@@ -595,12 +597,14 @@ class ClusterSim {
   private async injectFaults(): Promise<void> {
     const random = this.fork();
     const endMs = this.clock.nowMs() + this.faultPhaseMs;
+    const gap = this.options.faultGapMs ?? { min: 300, max: 3_000 };
+    if (!(gap.min >= 0 && gap.max > gap.min)) throw new RangeError(`bad fault gap [${gap.min}, ${gap.max})`);
     /** The nodes down, cut off or paused; a node that lost power is faulty alone. */
     const faulty = new Map<number, 'down' | 'cut' | 'paused' | 'starting' | 'disk'>();
     let powerCut = false;
     const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
-      await this.runFor(300 + random.nextInt(2_700));
+      await this.runFor(gap.min + random.nextInt(gap.max - gap.min));
       const nodes = this.cluster!.nodes;
       for (const [nodeId, kind] of faulty) if (kind === 'starting' && !this.starting.has(nodeId)) faulty.delete(nodeId);
       const recoverable = [...faulty].filter(([, kind]) => kind !== 'starting');
