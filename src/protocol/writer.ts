@@ -19,6 +19,18 @@ const WORKING_BYTES = 16 * 1024;
  */
 const FIRST_WORKING_BYTES = 1024;
 
+/**
+ * The 16 bytes of UUIDs written lately (topic ids, directory ids): the same
+ * few are written in every fetch and metadata frame, and base64url decoding
+ * each time showed up in profiles. Cleared once it holds UUID_CACHE_ENTRIES_MAX.
+ */
+const UUID_CACHE_ENTRIES_MAX = 4096;
+const uuidBytes = new Map<string, Buffer>();
+function rememberUuid(text: string, bytes: Buffer): void {
+  if (uuidBytes.size >= UUID_CACHE_ENTRIES_MAX) uuidBytes.clear();
+  uuidBytes.set(text, Buffer.from(bytes));
+}
+
 export class Writer {
   private readonly chunks: Buffer[] = [];
   private working: Buffer;
@@ -125,8 +137,16 @@ export class Writer {
 
   uuid(value: string): void {
     this.ensure(16);
-    const written = this.working.write(value || ZERO_UUID, this.used, 16, 'base64url');
+    const text = value || ZERO_UUID;
+    const known = uuidBytes.get(text);
+    if (known !== undefined) {
+      this.working.set(known, this.used);
+      this.used += 16;
+      return;
+    }
+    const written = this.working.write(text, this.used, 16, 'base64url');
     if (written !== 16) throw new RangeError(`invalid uuid ${value}`);
+    rememberUuid(text, this.working.subarray(this.used, this.used + 16));
     this.used += 16;
   }
 
