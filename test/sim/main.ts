@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runSeed, type SimRunOptions } from './cluster-sim.js';
-import { runSeedsInPool, type SeedOutcome } from './seed-pool.js';
+import { SeedPool, type SeedOutcome } from './seed-pool.js';
 
 const { values } = parseArgs({
   options: {
@@ -74,13 +74,17 @@ const tally = (outcome: Pick<SeedOutcome, 'seed' | 'violation' | 'simulatedMs'>)
 };
 if (workers > 1 && seeds === null && deadlineMs === null) {
   // A fixed list of seeds: the pool hands them out as threads come free.
-  await runSeedsInPool(Array.from({ length: count }, (_, index) => optionsOf(from + index)), { workers, onOutcome: tally });
+  const pool = new SeedPool(workers);
+  await pool.run(Array.from({ length: count }, (_, index) => optionsOf(from + index)), tally);
+  await pool.close();
 } else if (workers > 1 && deadlineMs !== null) {
   // Long mode: rounds of LONG_MODE_ROUND_SEEDS seeds per thread until the time is up.
   const round = workers * LONG_MODE_ROUND_SEEDS;
+  const pool = new SeedPool(workers);
   for (let next = from; performance.now() < deadlineMs; next += round) {
-    await runSeedsInPool(Array.from({ length: round }, (_, index) => optionsOf(next + index)), { workers, onOutcome: tally });
+    await pool.run(Array.from({ length: round }, (_, index) => optionsOf(next + index)), tally);
   }
+  await pool.close();
 } else {
   for (let index = 0; ; index++) {
     const seed = seeds !== null ? seeds[index] : from + index;

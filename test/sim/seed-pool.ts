@@ -6,12 +6,15 @@
  * after which other seeds, changes nothing in its outcome: a failing seed
  * replays alone with `npm run sim -- --seed S --trace`.
  *
- * Threads take the next seed when they finish one, so a long seed does not
- * hold the others back. With one worker the seeds run in this thread.
+ * A thread takes the next seed when it finishes one, so a long seed does not
+ * hold the others back. The threads live until `close()`, so loading the
+ * node's modules and warming them up is paid once per thread, not once per
+ * batch. With one worker the seeds run in this thread.
  */
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { runSeed, type SimRunOptions } from './cluster-sim.js';
+import { runSeed, type SimRunOptions, type SimRunResult } from './cluster-sim.js';
 import type { Violation } from './invariants.js';
 
 /** What a seed run gives back across threads (its trace stays behind: replay it). */
@@ -20,6 +23,14 @@ export interface SeedOutcome {
   violation: Violation | null;
   simulatedMs: number;
   acked: number;
+  /** SHA-256 of the trace, lines joined by newlines: the same seed gives the same one on any thread. */
+  traceDigest: string;
+}
+
+/** The outcome of a finished run, as a worker posts it. */
+export function outcomeOf(result: SimRunResult): SeedOutcome {
+  const traceDigest = createHash('sha256').update(result.trace.join('\n')).digest('hex');
+  return { seed: result.seed, violation: result.violation, simulatedMs: result.simulatedMs, acked: result.acked, traceDigest };
 }
 
 /** Options a worker can be sent: no live trace callback. */
@@ -31,38 +42,98 @@ export function defaultWorkers(): number {
   return Math.max(1, Math.min(WORKERS_MAX, availableParallelism()));
 }
 
-/** Runs every run; outcomes come back in the order of `runs`. */
-export async function runSeedsInPool(runs: readonly PooledRunOptions[], options: { workers: number; onOutcome?: (outcome: SeedOutcome) => void }): Promise<SeedOutcome[]> {
-  const outcomes: SeedOutcome[] = new Array(runs.length);
-  const workers = Math.max(1, Math.min(options.workers, runs.length));
-  if (workers === 1) {
-    for (const [index, run] of runs.entries()) {
-      const result = await runSeed(run);
-      outcomes[index] = { seed: result.seed, violation: result.violation, simulatedMs: result.simulatedMs, acked: result.acked };
-      options.onOutcome?.(outcomes[index]);
+interface Job {
+  run: PooledRunOptions;
+  done: (outcome: SeedOutcome) => void;
+}
+
+export class SeedPool {
+  private readonly queue: Job[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job>();
+  private readonly workers: Worker[] = [];
+  private failure: Error | null = null;
+
+  constructor(readonly workerCount: number) {
+    if (!(Number.isSafeInteger(workerCount) && workerCount >= 1)) throw new RangeError(`a pool needs at least one worker, not ${workerCount}`);
+  }
+
+  /** Runs every run; outcomes come back in the order of `runs`. */
+  async run(runs: readonly PooledRunOptions[], onOutcome?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
+    if (this.workerCount === 1) return this.runHere(runs, onOutcome);
+    this.start();
+    const outcomes = runs.map(
+      (run) =>
+        new Promise<SeedOutcome>((resolve) => {
+          this.queue.push({
+            run,
+            done: (outcome) => {
+              onOutcome?.(outcome);
+              resolve(outcome);
+            },
+          });
+        }),
+    );
+    this.dispatch();
+    const all = await Promise.all(outcomes);
+    if (this.failure !== null) throw this.failure;
+    return all;
+  }
+
+  /** Ends the threads (a pool not closed lets the process exit anyway once its threads are idle). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    this.workers.length = 0;
+    this.idle.length = 0;
+  }
+
+  private async runHere(runs: readonly PooledRunOptions[], onOutcome?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
+    const outcomes: SeedOutcome[] = [];
+    for (const run of runs) {
+      const outcome = outcomeOf(await runSeed(run));
+      onOutcome?.(outcome);
+      outcomes.push(outcome);
     }
     return outcomes;
   }
-  let next = 0;
-  const thread = () =>
-    new Promise<void>((resolve, reject) => {
+
+  private start(): void {
+    while (this.workers.length < this.workerCount) {
       const worker = new Worker(new URL('./seed-worker.js', import.meta.url));
-      const give = () => {
-        if (next >= runs.length) {
-          void worker.terminate().then(() => resolve(), reject);
-          return;
-        }
-        const index = next++;
-        worker.postMessage({ index, run: runs[index] });
-      };
-      worker.on('message', (message: { index: number; outcome: SeedOutcome }) => {
-        outcomes[message.index] = message.outcome;
-        options.onOutcome?.(message.outcome);
-        give();
+      worker.unref();
+      worker.on('message', (outcome: SeedOutcome) => {
+        const job = this.busy.get(worker)!;
+        this.busy.delete(worker);
+        // An idle thread does not keep the process alive; a busy one does, as its seed's result is awaited.
+        worker.unref();
+        this.idle.push(worker);
+        job.done(outcome);
+        this.dispatch();
       });
-      worker.on('error', reject);
-      give();
-    });
-  await Promise.all(Array.from({ length: workers }, thread));
-  return outcomes;
+      worker.on('error', (error) => {
+        // A worker that dies takes its seed with it: a bug in the harness, reported as that seed's failure.
+        this.failure ??= error;
+        const job = this.busy.get(worker);
+        this.busy.delete(worker);
+        job?.done({ seed: job.run.seed, violation: { invariant: 'run-completes', detail: `the worker thread failed: ${error.stack ?? error.message}` }, simulatedMs: 0, acked: 0, traceDigest: '' });
+      });
+      this.workers.push(worker);
+      this.idle.push(worker);
+    }
+  }
+
+  private dispatch(): void {
+    for (;;) {
+      const worker = this.idle.pop();
+      if (worker === undefined) return;
+      const job = this.queue.shift();
+      if (job === undefined) {
+        this.idle.push(worker);
+        return;
+      }
+      this.busy.set(worker, job);
+      worker.ref();
+      worker.postMessage(job.run);
+    }
+  }
 }

@@ -17,10 +17,10 @@
  * The long form is `npm run sim -- --seeds N` or `--minutes M`; replay is
  * proved by sim-determinism.test.ts.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSeed } from './cluster-sim.js';
-import { defaultWorkers, runSeedsInPool, type PooledRunOptions } from './seed-pool.js';
+import { defaultWorkers, SeedPool, type PooledRunOptions } from './seed-pool.js';
 
 /** Short seeds without a consumer group, in SHORT_BATCHES tests (each test has its own timeout). */
 const CI_SHORT_SEEDS = 200;
@@ -39,8 +39,12 @@ const LONG_FAULT_PHASE_MS = 10_000;
 const workers = process.env.SPOOL_SIM_WORKERS === undefined ? defaultWorkers() : Number(process.env.SPOOL_SIM_WORKERS);
 if (!(Number.isSafeInteger(workers) && workers >= 1)) throw new Error(`SPOOL_SIM_WORKERS must be a positive integer, not ${process.env.SPOOL_SIM_WORKERS}`);
 
+/** One pool for every test of the file: each thread loads the node's code once. */
+const pool = new SeedPool(workers);
+after(() => pool.close());
+
 async function failuresOf(runs: PooledRunOptions[]): Promise<string[]> {
-  const outcomes = await runSeedsInPool(runs, { workers });
+  const outcomes = await pool.run(runs);
   assert.equal(outcomes.length, runs.length);
   return outcomes.filter((outcome) => outcome.violation !== null).map((outcome) => `seed ${outcome.seed}: ${outcome.violation!.invariant}: ${outcome.violation!.detail}`);
 }
