@@ -111,11 +111,15 @@ export class SeedPool {
         this.dispatch();
       });
       worker.on('error', (error) => {
-        // A worker that dies takes its seed with it: a bug in the harness, reported as that seed's failure.
+        // A thread that dies takes its seed with it (a bug in the harness): run() rejects once the others finish, and
+        // with no thread left the seeds still queued fail too rather than wait for ever.
         this.failure ??= error;
+        const failed = (job: Job) => job.done({ seed: job.run.seed, violation: { invariant: 'run-completes', detail: `the worker thread failed: ${error.stack ?? error.message}` }, simulatedMs: 0, acked: 0, traceDigest: '' });
         const job = this.busy.get(worker);
         this.busy.delete(worker);
-        job?.done({ seed: job.run.seed, violation: { invariant: 'run-completes', detail: `the worker thread failed: ${error.stack ?? error.message}` }, simulatedMs: 0, acked: 0, traceDigest: '' });
+        this.workers.splice(this.workers.indexOf(worker), 1);
+        if (job !== undefined) failed(job);
+        if (this.workers.length === 0) for (const queued of this.queue.splice(0)) failed(queued);
       });
       this.workers.push(worker);
       this.idle.push(worker);
