@@ -34,6 +34,9 @@
  *   both FINs arrived; destroy() closes at once, the peer learns after its
  *   queued bytes, and bytes reaching a closed side reset the sender
  *   (ECONNRESET), as a kernel answers with RST;
+ * - bytes that arrive before the reader has a 'data' listener wait for
+ *   one, as a Node socket does not flow before it has one (a node that was
+ *   paused when a connection came in attaches it only on resume);
  * - `resetConnections` breaks connections at once on both sides (a
  *   middlebox reset or a NIC failure), dropping what was in flight.
  * TLS is not simulated: a listener or connect asking for it is refused.
@@ -345,6 +348,8 @@ class SimConnection implements Connection {
 
   onData(listener: (data: Buffer) => void): void {
     this.dataListeners.push(listener);
+    // As a Node socket starts flowing once it has a 'data' listener: what arrived before is emitted on a later turn.
+    if (this.dataListeners.length === 1 && this.inbox.length > 0) this.network.timers.defer(() => this.flushInbox());
   }
 
   onDrain(listener: () => void): void {
@@ -453,8 +458,9 @@ class SimConnection implements Connection {
     if (!this.paused) this.flushInbox();
   }
 
+  /** Hands what arrived to the reader; with no 'data' listener yet the bytes wait (a Node socket does not flow before it has one). */
   private flushInbox(): void {
-    while (!this.paused && !this.closed && this.inbox.length > 0) {
+    while (!this.paused && !this.closed && this.dataListeners.length > 0 && this.inbox.length > 0) {
       const data = this.inbox.shift()!;
       this.peer.taken(data.length);
       for (const listener of this.dataListeners) listener(data);

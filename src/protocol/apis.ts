@@ -9,7 +9,7 @@
 import { compileStruct, type StructCodec } from './codec.js';
 import { readRequestHeader, readResponseHeader, writeRequestHeader, writeResponseHeader, type RequestHeader } from './header.js';
 import { Reader, DecodeError, REQUEST_ELEMENTS_MAX } from './reader.js';
-import { inRange, parseVersions, type ApiDef, type RequestOf, type ResponseOf, type Partial } from './schema.js';
+import { inRange, parseVersions, type ApiDef, type VersionRange, type RequestOf, type ResponseOf, type Partial } from './schema.js';
 import { Writer } from './writer.js';
 import { allApis } from './schemas/index.js';
 
@@ -25,16 +25,28 @@ export function apiByKey(key: number): ApiDef | undefined {
   return byKey[key];
 }
 
+/** Parsed version ranges by their text: every frame asks for its API's ranges, which never change. */
+const parsedRanges = new Map<string, Readonly<VersionRange>>();
+function parsedRange(text: string): Readonly<VersionRange> {
+  let parsed = parsedRanges.get(text);
+  if (parsed === undefined) {
+    parsed = parseVersions(text);
+    parsedRanges.set(text, parsed);
+  }
+  return parsed;
+}
+
 export function versionRange(definition: ApiDef): { min: number; max: number } {
-  return parseVersions(definition.versions);
+  const { min, max } = parsedRange(definition.versions);
+  return { min, max };
 }
 
 export function supportsVersion(definition: ApiDef, version: number): boolean {
-  return inRange(parseVersions(definition.versions), version);
+  return inRange(parsedRange(definition.versions), version);
 }
 
 export function isFlexible(definition: ApiDef, version: number): boolean {
-  return inRange(parseVersions(definition.flexible), version);
+  return inRange(parsedRange(definition.flexible), version);
 }
 
 export function requestHeaderVersion(definition: ApiDef, version: number): number {

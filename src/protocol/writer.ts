@@ -8,7 +8,28 @@ import { ZERO_UUID } from './reader.js';
 
 /** Byte views at least this long are referenced, not copied. */
 const ZERO_COPY_BYTES_MIN = 1024;
+/** Each working buffer after the first: the chunk that small values are packed into once the first is full. */
 const WORKING_BYTES = 16 * 1024;
+/**
+ * The first working buffer. Most frames (fetches of a few partitions,
+ * heartbeats, produce headers around a referenced batch) are far shorter;
+ * below Buffer.poolSize / 2 it comes from Node's shared pool instead of a
+ * fresh allocation per frame, which showed up in profiles as
+ * createUnsafeBuffer and garbage-collector time.
+ */
+const FIRST_WORKING_BYTES = 1024;
+
+/**
+ * The 16 bytes of UUIDs written lately (topic ids, directory ids): the same
+ * few are written in every fetch and metadata frame, and base64url decoding
+ * each time showed up in profiles. Cleared once it holds UUID_CACHE_ENTRIES_MAX.
+ */
+const UUID_CACHE_ENTRIES_MAX = 4096;
+const uuidBytes = new Map<string, Buffer>();
+function rememberUuid(text: string, bytes: Buffer): void {
+  if (uuidBytes.size >= UUID_CACHE_ENTRIES_MAX) uuidBytes.clear();
+  uuidBytes.set(text, Buffer.from(bytes));
+}
 
 export class Writer {
   private readonly chunks: Buffer[] = [];
@@ -17,7 +38,7 @@ export class Writer {
   private start = 0;
   private totalBytes = 0;
 
-  constructor(initialBytes = WORKING_BYTES) {
+  constructor(initialBytes = FIRST_WORKING_BYTES) {
     this.working = Buffer.allocUnsafe(initialBytes);
   }
 
@@ -116,8 +137,16 @@ export class Writer {
 
   uuid(value: string): void {
     this.ensure(16);
-    const written = this.working.write(value || ZERO_UUID, this.used, 16, 'base64url');
+    const text = value || ZERO_UUID;
+    const known = uuidBytes.get(text);
+    if (known !== undefined) {
+      this.working.set(known, this.used);
+      this.used += 16;
+      return;
+    }
+    const written = this.working.write(text, this.used, 16, 'base64url');
     if (written !== 16) throw new RangeError(`invalid uuid ${value}`);
+    rememberUuid(text, this.working.subarray(this.used, this.used + 16));
     this.used += 16;
   }
 

@@ -6,7 +6,8 @@
  * one-way cut loses only one direction; end() and destroy() close both
  * ends, bytes for a closed end reset the sender; a reset breaks both ends;
  * a paused reader backs the writer up until 'drain'; a slow link delays by
- * size.
+ * size; bytes that arrive before the reader has a 'data' listener wait for
+ * one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -201,4 +202,21 @@ test('a port in use is refused, and a closed listener accepts no more', async ()
   await listener.close();
   const { error } = await settle(clock, net.host('client').connect({ host: '127.0.0.1', port: 9092 }));
   assert.equal(error?.code, 'ECONNREFUSED');
+});
+
+// Regression (simulator seed 5183, short schedule): a node paused when a replica fetcher connected to it attached the
+// connection on resume, and the fetcher's first request, which had arrived meanwhile, was lost: no answer for 30 s.
+test('bytes that arrive before the reader has a data listener wait for one, as on a Node socket', async () => {
+  const { clock, net } = world(5);
+  let accepted: Connection | null = null;
+  const listener = await net.host('server').listen({ host: '127.0.0.1', port: 0, onAcceptError: () => undefined }, (connection) => (accepted = connection));
+  const { value: client } = await settle(clock, net.host('client').connect({ host: '127.0.0.1', port: listener.port }));
+  assert.ok(client !== undefined && accepted !== null);
+  client.write([Buffer.from('first;')]);
+  client.write([Buffer.from('second;')]);
+  await runUntil(clock, () => client.pendingWriteBytes === 0 && clock.nowMs() > 50);
+  const received: string[] = [];
+  (accepted as Connection).onData((data) => received.push(data.toString()));
+  await runUntil(clock, () => received.length === 2);
+  assert.deepEqual(received, ['first;', 'second;']);
 });

@@ -39,6 +39,7 @@ import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
 import { startCluster, type EmbeddedNode, type RunningCluster } from '../../src/node/cluster.js';
 import type { Batch } from '../../src/raft/raft-client.js';
+import type { Partition } from '../../src/replication/partition.js';
 import {
   checkAckedPresent,
   checkNoDuplicates,
@@ -70,6 +71,8 @@ export interface SimRunOptions {
   seed: number;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
+  /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
+  faultGapMs?: { min: number; max: number };
   /** Simulated ms the cluster has to become whole after healing. Default 120 s. */
   healBoundMs?: number;
   /** Inject faults (default true); false runs the load alone. */
@@ -147,7 +150,9 @@ class ClusterSim {
   private readonly faultPhaseMs: number;
   private readonly healBoundMs: number;
   private readonly nodeLogLevel: number;
-  private readonly lastLeader = new Map<number, string>();
+  private readonly lastLeader = new Map<number, { leaderId: number | null; epoch: number }>();
+  /** What was last observed of each hosted partition (a Partition belongs to one node incarnation). */
+  private readonly partitionViews = new WeakMap<Partition, PartitionView>();
   private readonly partitionLeaders = new Map<string, string>();
   private steps = 0;
 
@@ -306,22 +311,51 @@ class ClusterSim {
     const raft = spool.shared.raft;
     const { leaderId, epoch } = raft.leaderAndEpoch;
     if (raft.isLeader) this.report(this.leaders.observeLeader(node.nodeId, epoch));
-    const seen = `${leaderId}@${epoch}`;
-    if (this.lastLeader.get(node.nodeId) !== seen) {
-      this.lastLeader.set(node.nodeId, seen);
+    const seen = this.lastLeader.get(node.nodeId);
+    if (seen === undefined || seen.leaderId !== leaderId || seen.epoch !== epoch) {
+      this.lastLeader.set(node.nodeId, { leaderId, epoch });
       this.log(`node-${node.nodeId} raft: epoch ${epoch}, leader ${leaderId ?? 'unknown'} (${raft.role})`);
     }
-    for (const partition of spool.replicaManager.hostedPartitions()) {
-      const name = `${partition.topicPartition.topic}-${partition.topicPartition.partition}`;
-      this.reads.observeHighWatermark(name, partition.highWatermark);
-      if (!partition.isLeader) continue;
-      this.report(this.leaderHighWatermarks.observeLeaderHighWatermark({ nodeId: node.nodeId, incarnation, partition: name, leaderEpoch: partition.leaderEpoch }, partition.highWatermark));
-      const leadership = `node-${node.nodeId} epoch ${partition.leaderEpoch} isr [${[...partition.isr].sort().join(',')}]`;
-      const key = `${name}@${node.nodeId}`;
-      if (this.partitionLeaders.get(key) !== leadership && partition.topicPartition.topic === TOPIC) {
-        this.partitionLeaders.set(key, leadership);
-        this.log(`${name}: leader ${leadership}, HW ${partition.highWatermark}`);
-      }
+    for (const partition of spool.replicaManager.hostedPartitions()) this.observePartition(node.nodeId, incarnation, partition);
+  }
+
+  /**
+   * One hosted partition after a step. This runs for every partition of
+   * every node after every step, so it only calls the checkers and builds
+   * strings when what they look at moved; a repeated observation of the
+   * same value is a no-op for each of them.
+   */
+  private observePartition(nodeId: number, incarnation: number, partition: Partition): void {
+    let view = this.partitionViews.get(partition);
+    if (view === undefined) {
+      view = { name: `${partition.topicPartition.topic}-${partition.topicPartition.partition}`, highWatermark: -1, leaderObserved: null, leadership: null };
+      this.partitionViews.set(partition, view);
+    }
+    const highWatermark = partition.highWatermark;
+    if (highWatermark !== view.highWatermark) {
+      view.highWatermark = highWatermark;
+      this.reads.observeHighWatermark(view.name, highWatermark);
+    }
+    if (!partition.isLeader) {
+      view.leaderObserved = null;
+      return;
+    }
+    const leaderEpoch = partition.leaderEpoch;
+    const last = view.leaderObserved;
+    if (last === null || last.incarnation !== incarnation || last.leaderEpoch !== leaderEpoch || last.highWatermark !== highWatermark) {
+      view.leaderObserved = { incarnation, leaderEpoch, highWatermark };
+      this.report(this.leaderHighWatermarks.observeLeaderHighWatermark({ nodeId, incarnation, partition: view.name, leaderEpoch }, highWatermark));
+    }
+    if (partition.topicPartition.topic !== TOPIC) return;
+    // The ISR is replaced, never changed in place (a ReadonlySet), so the same set and epoch give the same line.
+    if (view.leadership === null || view.leadership.leaderEpoch !== leaderEpoch || view.leadership.isr !== partition.isr) {
+      view.leadership = { leaderEpoch, isr: partition.isr, text: `node-${nodeId} epoch ${leaderEpoch} isr [${[...partition.isr].sort().join(',')}]` };
+    }
+    const leadership = view.leadership.text;
+    const key = `${view.name}@${nodeId}`;
+    if (this.partitionLeaders.get(key) !== leadership) {
+      this.partitionLeaders.set(key, leadership);
+      this.log(`${view.name}: leader ${leadership}, HW ${highWatermark}`);
     }
   }
 
@@ -563,12 +597,14 @@ class ClusterSim {
   private async injectFaults(): Promise<void> {
     const random = this.fork();
     const endMs = this.clock.nowMs() + this.faultPhaseMs;
+    const gap = this.options.faultGapMs ?? { min: 300, max: 3_000 };
+    if (!(gap.min >= 0 && gap.max > gap.min)) throw new RangeError(`bad fault gap [${gap.min}, ${gap.max})`);
     /** The nodes down, cut off or paused; a node that lost power is faulty alone. */
     const faulty = new Map<number, 'down' | 'cut' | 'paused' | 'starting' | 'disk'>();
     let powerCut = false;
     const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
-      await this.runFor(300 + random.nextInt(2_700));
+      await this.runFor(gap.min + random.nextInt(gap.max - gap.min));
       const nodes = this.cluster!.nodes;
       for (const [nodeId, kind] of faulty) if (kind === 'starting' && !this.starting.has(nodeId)) faulty.delete(nodeId);
       const recoverable = [...faulty].filter(([, kind]) => kind !== 'starting');
@@ -836,6 +872,17 @@ function transactionOf(value: string): string | null {
 /** Lets a producer that failed close in the background: its batches may wait out delivery.timeout.ms, and its successor fences it. */
 function abandon(producer: Producer): void {
   producer.close().catch(() => undefined);
+}
+
+/** What `observePartition` last saw of one hosted partition. */
+interface PartitionView {
+  /** `topic-partition`. */
+  readonly name: string;
+  highWatermark: number;
+  /** The last leader observation, null while a follower. */
+  leaderObserved: { incarnation: number; leaderEpoch: number; highWatermark: number } | null;
+  /** The leadership line of a partition of the topic, for the epoch and ISR it was built from. */
+  leadership: { leaderEpoch: number; isr: ReadonlySet<number>; text: string } | null;
 }
 
 const LOG_LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const;

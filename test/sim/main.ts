@@ -5,12 +5,15 @@
  *   --trace          prints the trace of each seed run (with --seed: its replay)
  *   --minutes M      long mode: runs seeds from --from until M minutes of wall-clock time are up
  *   --fault-ms MS    simulated milliseconds of faults per seed (default 20000)
+ *   --fault-gap-ms A,B  simulated ms between faults, drawn from [A, B) (default 300,3000; CI's short seeds use 100,1000)
+ *   --workers W      runs seeds on W worker threads (default 1; not with --trace): a seed's outcome does not depend on the thread
  *   --faulty-max K   how many nodes may be faulty at once (default 1; 2 takes the quorum away at times)
  *   --log-level L    node log lines in the trace from level L (error, warn, info, debug; default warn)
  * Prints the seeds it runs, one line per failing seed (seed, invariant, detail), and a summary; exits 1 when a seed failed.
  */
 import { parseArgs } from 'node:util';
-import { runSeed } from './cluster-sim.js';
+import { runSeed, type SimRunOptions } from './cluster-sim.js';
+import { SeedPool, type SeedOutcome } from './seed-pool.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +25,8 @@ const { values } = parseArgs({
     'fault-ms': { type: 'string' },
     'log-level': { type: 'string' },
     'faulty-max': { type: 'string' },
+    'fault-gap-ms': { type: 'string' },
+    workers: { type: 'string' },
   },
 });
 
@@ -40,6 +45,15 @@ const from = integer('from', values.from, 1);
 const single = values.seed === undefined ? null : integer('seed', values.seed, 0);
 const minutes = values.minutes === undefined ? null : Number(values.minutes);
 const count = integer('seeds', values.seeds, 10);
+const workers = Math.max(1, integer('workers', values.workers, 1));
+if (workers > 1 && values.trace) throw new Error('--trace prints a seed as it runs: not with --workers');
+const gapText = values['fault-gap-ms']?.split(',');
+if (gapText !== undefined && gapText.length !== 2) throw new Error('--fault-gap-ms takes MIN,MAX');
+const faultGapMs = gapText === undefined ? null : { min: integer('fault-gap-ms', gapText[0], 0), max: integer('fault-gap-ms', gapText[1], 0) };
+if (faultGapMs !== null && faultGapMs.max <= faultGapMs.min) throw new Error('--fault-gap-ms: MAX must be above MIN');
+
+/** Seeds per thread in one round of long mode with --workers (the time is checked between rounds). */
+const LONG_MODE_ROUND_SEEDS = 5;
 
 const startedMs = performance.now();
 const deadlineMs = minutes === null ? null : startedMs + minutes * 60_000;
@@ -49,17 +63,35 @@ console.log(single !== null ? `seed ${single}` : minutes !== null ? `seeds from 
 let ran = 0;
 let simulatedMs = 0;
 const failed: number[] = [];
-for (let index = 0; ; index++) {
-  const seed = seeds !== null ? seeds[index] : from + index;
-  if (seed === undefined) break;
-  if (seeds === null && deadlineMs === null && index >= count) break;
-  if (deadlineMs !== null && performance.now() >= deadlineMs) break;
-  const result = await runSeed({ seed, faultPhaseMs, faultyNodesMax, nodeLogLevel: logLevel as 'warn', ...(values.trace ? { onTrace: (line: string) => console.log(line) } : {}) });
+const optionsOf = (seed: number): SimRunOptions => ({ seed, faultPhaseMs, faultyNodesMax, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
+const tally = (outcome: Pick<SeedOutcome, 'seed' | 'violation' | 'simulatedMs'>): void => {
   ran++;
-  simulatedMs += result.simulatedMs;
-  if (result.violation !== null) {
-    failed.push(seed);
-    console.log(`FAIL seed ${seed}: ${result.violation.invariant}: ${result.violation.detail.split('\n')[0]}`);
+  simulatedMs += outcome.simulatedMs;
+  if (outcome.violation !== null) {
+    failed.push(outcome.seed);
+    console.log(`FAIL seed ${outcome.seed}: ${outcome.violation.invariant}: ${outcome.violation.detail.split('\n')[0]}`);
+  }
+};
+if (workers > 1 && seeds === null && deadlineMs === null) {
+  // A fixed list of seeds: the pool hands them out as threads come free.
+  const pool = new SeedPool(workers);
+  await pool.run(Array.from({ length: count }, (_, index) => optionsOf(from + index)), tally);
+  await pool.close();
+} else if (workers > 1 && deadlineMs !== null) {
+  // Long mode: rounds of LONG_MODE_ROUND_SEEDS seeds per thread until the time is up.
+  const round = workers * LONG_MODE_ROUND_SEEDS;
+  const pool = new SeedPool(workers);
+  for (let next = from; performance.now() < deadlineMs; next += round) {
+    await pool.run(Array.from({ length: round }, (_, index) => optionsOf(next + index)), tally);
+  }
+  await pool.close();
+} else {
+  for (let index = 0; ; index++) {
+    const seed = seeds !== null ? seeds[index] : from + index;
+    if (seed === undefined) break;
+    if (seeds === null && deadlineMs === null && index >= count) break;
+    if (deadlineMs !== null && performance.now() >= deadlineMs) break;
+    tally(await runSeed({ ...optionsOf(seed), ...(values.trace ? { onTrace: (line: string) => console.log(line) } : {}) }));
   }
 }
 const wallS = (performance.now() - startedMs) / 1000;

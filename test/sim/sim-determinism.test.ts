@@ -1,11 +1,14 @@
 /**
  * The whole-cluster simulator replays a seed byte for byte: the same seed
  * (with faults, the consumer group and node logs at info level) gives the
- * same trace twice, and another seed a different one.
+ * same trace twice, and another seed a different one; a seed run on a
+ * worker thread of the seed pool, after another seed, gives the same trace
+ * as in this thread.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSeed } from './cluster-sim.js';
+import { outcomeOf, SeedPool } from './seed-pool.js';
 
 /** Simulated milliseconds of faults per run. */
 const FAULT_PHASE_MS = 10_000;
@@ -18,4 +21,19 @@ test('the same seed gives the same trace, byte for byte', async () => {
   assert.equal(second.trace.join('\n'), first.trace.join('\n'));
   const other = await runSeed({ seed: 43, faultPhaseMs: FAULT_PHASE_MS, nodeLogLevel: 'info' });
   assert.notEqual(other.trace.join('\n'), first.trace.join('\n'));
+});
+
+test('a seed run on a worker thread, after another seed, gives the trace it gives here', async () => {
+  const options = { seed: 44, faultPhaseMs: 1_500, faultGapMs: { min: 100, max: 1_000 }, groups: false };
+  const here = outcomeOf(await runSeed(options));
+  const pool = new SeedPool(2);
+  try {
+    const [, second, third] = await pool.run([{ ...options, seed: 45 }, options, options]);
+    assert.equal(here.violation, null);
+    assert.ok(here.acked > 0, `${here.acked} acked`);
+    assert.deepEqual(second, here);
+    assert.deepEqual(third, here);
+  } finally {
+    await pool.close();
+  }
 });

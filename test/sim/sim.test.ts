@@ -1,26 +1,60 @@
 /**
  * The whole-cluster simulator in CI, bounded: a run without faults acks and
- * reads back every record, and a few dozen seeds with faults (kills, power
- * cuts, partitions both ways and one way, resets, pauses, slow links, fsync
- * failures and full disks) break no invariant, a few of them with a
- * consumer group committing what it reads. Every run also has a
- * transactional producer committing and aborting, and a read_committed
- * consumer. The long form is `npm run sim -- --seeds N` or `--minutes M`;
- * replay is proved by sim-determinism.test.ts.
+ * reads back every record; a few hundred short seeds with faults (kills,
+ * power cuts, partitions both ways and one way, resets, pauses, slow links,
+ * fsync failures and full disks) break no invariant, some of them with a
+ * consumer group committing what it reads; and a few long seeds, with and
+ * without the group, break none either. Every run also has a transactional
+ * producer committing and aborting, and a read_committed consumer.
+ *
+ * Short seeds have 1.5 s of faults, one every 0.1 to 1 s, so each draws a
+ * few of the eight fault kinds (each equally likely at every draw) and the
+ * cluster then heals from them; across the seeds every kind comes up many
+ * times. Long seeds have the default schedule (one every 0.3 to 3 s) for
+ * 10 s, so faults also meet a cluster that has been running a while.
+ * Seeds run on worker threads (seed-pool.ts; SPOOL_SIM_WORKERS, default one
+ * per core up to 4): each seed's outcome depends on its options alone.
+ * The long form is `npm run sim -- --seeds N` or `--minutes M`; replay is
+ * proved by sim-determinism.test.ts.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSeed } from './cluster-sim.js';
+import { defaultWorkers, SeedPool, type PooledRunOptions } from './seed-pool.js';
 
-/** Seeds of the bounded CI run without a consumer group: 12, not 24, since the transactional load and the restarts after disk faults made a seed about twice as dear, and the CI form keeps its wall time. */
-const CI_SEEDS = 12;
-/** Seeds of the bounded CI run with a consumer group (a group makes a seed several times slower). */
-const CI_GROUP_SEEDS = 4;
-/** Simulated milliseconds of faults per CI seed. */
-const CI_FAULT_PHASE_MS = 10_000;
+/** Short seeds without a consumer group, in SHORT_BATCHES tests (each test has its own timeout). */
+const CI_SHORT_SEEDS = 200;
+const SHORT_BATCHES = 4;
+/** Short seeds with a consumer group (a group makes a seed about twice as dear). */
+const CI_SHORT_GROUP_SEEDS = 16;
+/** Long seeds without and with a group. */
+const CI_LONG_SEEDS = 2;
+const CI_LONG_GROUP_SEEDS = 2;
+/** Simulated milliseconds of faults per short seed, and the gap between its faults. */
+const SHORT_FAULT_PHASE_MS = 1_500;
+const SHORT_FAULT_GAP_MS = { min: 100, max: 1_000 };
+/** Simulated milliseconds of faults per long seed (default gaps). */
+const LONG_FAULT_PHASE_MS = 10_000;
+
+const workers = process.env.SPOOL_SIM_WORKERS === undefined ? defaultWorkers() : Number(process.env.SPOOL_SIM_WORKERS);
+if (!(Number.isSafeInteger(workers) && workers >= 1)) throw new Error(`SPOOL_SIM_WORKERS must be a positive integer, not ${process.env.SPOOL_SIM_WORKERS}`);
+
+/** One pool for every test of the file: each thread loads the node's code once. */
+const pool = new SeedPool(workers);
+after(() => pool.close());
+
+async function failuresOf(runs: PooledRunOptions[]): Promise<string[]> {
+  const outcomes = await pool.run(runs);
+  assert.equal(outcomes.length, runs.length);
+  return outcomes.filter((outcome) => outcome.violation !== null).map((outcome) => `seed ${outcome.seed}: ${outcome.violation!.invariant}: ${outcome.violation!.detail}`);
+}
+
+function seeds(from: number, count: number, options: Omit<PooledRunOptions, 'seed'>): PooledRunOptions[] {
+  return Array.from({ length: count }, (_, index) => ({ seed: from + index, ...options }));
+}
 
 test('without faults every record is acked and read back', async () => {
-  const result = await runSeed({ seed: 7, faults: false, groups: false, faultPhaseMs: CI_FAULT_PHASE_MS });
+  const result = await runSeed({ seed: 7, faults: false, groups: false, faultPhaseMs: LONG_FAULT_PHASE_MS });
   assert.equal(result.violation, null, result.trace.join('\n'));
   assert.ok(result.acked > 100, `${result.acked} acked`);
   assert.equal(result.consumed, result.acked);
@@ -28,20 +62,19 @@ test('without faults every record is acked and read back', async () => {
   assert.equal(result.transactions['in-doubt'], 0);
 });
 
-test(`${CI_SEEDS} seeds with faults break no invariant`, async () => {
-  const failures: string[] = [];
-  for (let seed = 1; seed <= CI_SEEDS; seed++) {
-    const result = await runSeed({ seed, faultPhaseMs: CI_FAULT_PHASE_MS, groups: false });
-    if (result.violation !== null) failures.push(`seed ${seed}: ${result.violation.invariant}: ${result.violation.detail}`);
-  }
-  assert.deepEqual(failures, []);
+const batchSeeds = CI_SHORT_SEEDS / SHORT_BATCHES;
+for (let batch = 0; batch < SHORT_BATCHES; batch++) {
+  const from = 1 + batch * batchSeeds;
+  test(`short seeds ${from}..${from + batchSeeds - 1} with faults break no invariant`, async () => {
+    assert.deepEqual(await failuresOf(seeds(from, batchSeeds, { faultPhaseMs: SHORT_FAULT_PHASE_MS, faultGapMs: SHORT_FAULT_GAP_MS, groups: false })), []);
+  });
+}
+
+test(`${CI_SHORT_GROUP_SEEDS} short seeds with faults and a committing consumer group break no invariant`, async () => {
+  assert.deepEqual(await failuresOf(seeds(1001, CI_SHORT_GROUP_SEEDS, { faultPhaseMs: SHORT_FAULT_PHASE_MS, faultGapMs: SHORT_FAULT_GAP_MS })), []);
 });
 
-test(`${CI_GROUP_SEEDS} seeds with faults and a committing consumer group break no invariant`, async () => {
-  const failures: string[] = [];
-  for (let seed = 101; seed < 101 + CI_GROUP_SEEDS; seed++) {
-    const result = await runSeed({ seed, faultPhaseMs: CI_FAULT_PHASE_MS });
-    if (result.violation !== null) failures.push(`seed ${seed}: ${result.violation.invariant}: ${result.violation.detail}`);
-  }
-  assert.deepEqual(failures, []);
+test(`${CI_LONG_SEEDS + CI_LONG_GROUP_SEEDS} long seeds with faults, ${CI_LONG_GROUP_SEEDS} with the group, break no invariant`, async () => {
+  const runs = [...seeds(1, CI_LONG_SEEDS, { faultPhaseMs: LONG_FAULT_PHASE_MS, groups: false }), ...seeds(101, CI_LONG_GROUP_SEEDS, { faultPhaseMs: LONG_FAULT_PHASE_MS })];
+  assert.deepEqual(await failuresOf(runs), []);
 });
