@@ -101,11 +101,9 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
   const brokerPort = await freePort();
   const bootstrapServers = `127.0.0.1:${kafkaControllerPort},127.0.0.1:${spoolControllerPort}`;
   const quorumLines = ['controller.listener.names=CONTROLLER', 'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT', `controller.quorum.bootstrap.servers=${bootstrapServers}`];
-  const spoolDir = mkdtempSync(join(tmpdir(), 'spool-voter-'));
   let kafkaController: RunningKafka | null = null;
   let broker: RunningKafka | null = null;
-  let node: SpoolNode | null = null;
-  const spoolLog: string[] = [];
+  let spool: SpoolController | null = null;
   try {
     kafkaController = await startKafkaNode({
       port: kafkaControllerPort,
@@ -137,27 +135,8 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     assert.deepEqual(first.voters, [KAFKA_CONTROLLER_ID]);
 
     // The Spool controller: its properties are what it starts with and what add-controller reads.
-    const logDir = join(spoolDir, 'data');
-    const settings: Record<string, string> = {
-      'process.roles': 'controller',
-      'node.id': String(SPOOL_CONTROLLER_ID),
-      'log.dirs': logDir,
-      listeners: `CONTROLLER://127.0.0.1:${spoolControllerPort}`,
-      'controller.listener.names': 'CONTROLLER',
-      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-      'controller.quorum.bootstrap.servers': bootstrapServers,
-    };
-    const properties = join(spoolDir, 'controller.properties');
-    writeFileSync(properties, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-    const formatted = await spool(['storage', 'format', '--cluster-id', CLUSTER_ID, '--config', properties, '--no-initial-controllers']);
-    assert.equal(formatted.code, 0, formatted.err);
-    const spoolDirectoryId = (await readMetaProperties(realEnv.fs, logDir))!.directoryId!;
-    const sink = (line: string) => {
-      spoolLog.push(line);
-      if (spoolLog.length > LOG_LINES_KEPT) spoolLog.shift();
-    };
-    node = new SpoolNode(BrokerConfig.fromObject(settings), realEnv, createLogger({ name: `spool[${SPOOL_CONTROLLER_ID}]`, sink }));
-    await node.start();
+    spool = await startSpoolObserver(SPOOL_CONTROLLER_ID, spoolControllerPort, bootstrapServers);
+    const { node, properties, directoryId: spoolDirectoryId } = spool;
     await until('the Spool controller caught up as an observer', async () => {
       const view = await describeQuorum(kafkaControllerPort);
       return view?.observers.some((o) => o.replicaId === SPOOL_CONTROLLER_ID && o.lastCaughtUpTimestamp > 0) === true ? true : null;
@@ -232,7 +211,7 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     const kafkaLog = readFileSync(join(kafkaController.dir, 'server.log'), 'utf8');
     assert.doesNotMatch(kafkaLog, /Unexpected error \w+ in \w+ response/);
   } catch (error) {
-    console.log(`---- the Spool controller's last log lines\n${spoolLog.join('\n')}`);
+    console.log(`---- the Spool controller's last log lines\n${spool?.log.join('\n') ?? ''}`);
     for (const kafka of [kafkaController, broker]) {
       const log = kafka === null ? '' : join(kafka.dir, 'server.log');
       if (log !== '' && existsSync(log)) console.log(`---- ${log}, last lines\n${readFileSync(log, 'utf8').split('\n').slice(-KAFKA_LOG_LINES_SHOWN).join('\n')}`);
@@ -240,9 +219,9 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     throw error;
   } finally {
     await broker?.stop({ keepDir: true });
-    await node?.stop();
+    await spool?.node.stop();
     await kafkaController?.stop({ keepDir: true });
-    for (const dir of [broker?.dir, kafkaController?.dir, spoolDir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [broker?.dir, kafkaController?.dir, spool?.dir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 });
 
