@@ -1,0 +1,184 @@
+/**
+ * The interop matrix's clients over the two secured listeners of one real
+ * Spool process: SASL_SSL with SCRAM-SHA-512 (the user's credentials written
+ * by `spool storage format --add-scram`) and SSL with
+ * ssl.client.auth=required (a client certificate from the test's CA). For each
+ * client and listener: the client produces three records (acks=all) to a
+ * one-partition topic, consumes them in a consumer group from the earliest
+ * offset and commits them; the test checks the values and offsets came back
+ * in order, and reads the group's committed offset back over PLAINTEXT.
+ *
+ * The clients: kafkajs, @confluentinc/kafka-javascript (librdkafka) and
+ * franz-go as group member processes (test/interop/groups/, with the config's
+ * `security` and `produce`), confluent-kafka-python (Debian's librdkafka 2.0
+ * and PyPI's) and kafka-python (python/group_consumer.py), and
+ * @platformatic/kafka in this process. Kafka's Java tools and kcat are proven
+ * over the same listeners by sasl.test.ts and ssl.test.ts.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import kafkajs from 'kafkajs';
+import { Consumer, Producer, stringDeserializers, stringSerializers, type SASLOptions } from '@platformatic/kafka';
+import type { ConnectionOptions } from 'node:tls';
+import { makeTestPki } from '../../security/certificates.js';
+import { freePort, SPOOL_BIN, startSpool, type SpoolProcess } from '../clients/spool-process.js';
+import { confluentClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
+import type { GroupClient } from '../groups/group-scenario.js';
+import { Member, until, type MemberSecurity } from '../groups/members.js';
+
+const USER = 'alice';
+const PASSWORD = 'alice-secret';
+const VALUES = ['one', 'two', 'three'];
+/** One member's whole run (start, produce, join, consume, commit) on a loaded 2-core machine. */
+const MEMBER_DEADLINE_MS = 60_000;
+
+const pki = makeTestPki();
+const dataRoot = mkdtempSync(join(tmpdir(), 'spool-client-matrix-'));
+let spool: SpoolProcess | undefined;
+const listeners: { name: string; bootstrap: string; security: MemberSecurity }[] = [];
+
+before(async () => {
+  const [port, saslPort, sslPort, controllerPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const listenerList = `listeners=PLAINTEXT://127.0.0.1:${port},SASL_SSL://127.0.0.1:${saslPort},SSL://127.0.0.1:${sslPort},CONTROLLER://127.0.0.1:${controllerPort}`;
+  const voters = `controller.quorum.voters=1@127.0.0.1:${controllerPort}`;
+  const properties = join(dataRoot, 'server.properties');
+  writeFileSync(properties, ['process.roles=broker,controller', 'node.id=1', voters, listenerList, 'controller.listener.names=CONTROLLER', `log.dirs=${join(dataRoot, 'data')}`].join('\n'));
+  await promisify(execFile)(process.execPath, [
+    SPOOL_BIN, 'storage', 'format', '-t', 'MkU3OEVBNTcwNTJENDM2Qk', '-c', properties, '--add-scram', `SCRAM-SHA-512=[name=${USER},password=${PASSWORD}]`,
+  ]);
+  spool = await startSpool({
+    dir: join(dataRoot, 'data'), port, controllerPort,
+    overrides: [
+      listenerList, voters,
+      'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:PLAINTEXT',
+      'sasl.enabled.mechanisms=SCRAM-SHA-512',
+      'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+      'ssl.keystore.type=PEM',
+      `ssl.keystore.location=${pki.serverPemPath}`,
+      'ssl.truststore.type=PEM',
+      `ssl.truststore.location=${pki.caPemPath}`,
+      // As in Kafka, the unprefixed ssl.client.auth binds the SSL listener only; SASL_SSL authenticates with SCRAM.
+      'ssl.client.auth=required',
+    ],
+  });
+  listeners.push(
+    { name: 'SASL_SSL+SCRAM-SHA-512', bootstrap: `127.0.0.1:${saslPort}`, security: { protocol: 'SASL_SSL', caPath: pki.caPemPath, username: USER, password: PASSWORD } },
+    { name: 'mTLS', bootstrap: `127.0.0.1:${sslPort}`, security: { protocol: 'SSL', caPath: pki.caPemPath, certPath: join(pki.dir, 'alice.crt'), keyPath: join(pki.dir, 'alice.key') } },
+  );
+});
+
+after(async () => {
+  await spool?.stop();
+  rmSync(dataRoot, { recursive: true, force: true });
+  pki.remove();
+});
+
+const plaintextAdmin = () => new kafkajs.Kafka({ brokers: [spool!.bootstrap], logLevel: kafkajs.logLevel.NOTHING }).admin();
+
+async function createTopic(topic: string): Promise<void> {
+  const admin = plaintextAdmin();
+  await admin.connect();
+  try {
+    assert.equal(await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true }), true);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The group's committed offset of the topic's partition 0, as the broker has it (OffsetFetch over PLAINTEXT). */
+async function committedOffset(group: string, topic: string): Promise<string | undefined> {
+  const admin = plaintextAdmin();
+  await admin.connect();
+  try {
+    const [fetched] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    return fetched?.partitions.find((partition) => partition.partition === 0)?.offset;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+const topicName = (client: string, listener: string) => `secured-${client}-${listener}`.replace(/[^a-zA-Z0-9-]/g, '-');
+
+/** One member process: produces VALUES, joins `group`, consumes and commits them, then is stopped. */
+async function runMember(client: GroupClient, listener: (typeof listeners)[number]): Promise<void> {
+  const topic = topicName(client.name, listener.name);
+  const group = `${topic}-group`;
+  await createTopic(topic);
+  const member = new Member(client.name, client.command({
+    bootstrap: listener.bootstrap, group, topic, clientId: `${client.name}-secured`,
+    protocol: client.protocol, assignor: client.assignor, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500,
+    security: listener.security, produce: VALUES,
+  }));
+  try {
+    await until(`${client.name} over ${listener.name}: ${VALUES.length} records consumed and committed`,
+      () => member.deliveries.length >= VALUES.length && member.allCommitted(), [member], MEMBER_DEADLINE_MS);
+  } catch (error) {
+    await member.stop();
+    throw new Error(`${(error as Error).message}\n${member.describe()}\nbroker:\n${spool!.output().slice(-3000)}`);
+  }
+  assert.equal(await member.stop(), 0, member.describe());
+  assert.match(member.client ?? '', client.clientPattern);
+  assert.equal(member.produced, VALUES.length);
+  assert.deepEqual(member.deliveries.map((delivery) => [delivery.partition, delivery.offset, delivery.value]), VALUES.map((value, offset) => [0, offset, value]));
+  assert.equal(await committedOffset(group, topic), String(VALUES.length));
+}
+
+/** @platformatic/kafka in this process: a Producer, then a group Consumer's stream from the earliest offset, committing each message. */
+async function runPlatformatic(listener: (typeof listeners)[number]): Promise<void> {
+  const topic = topicName('platformatic-kafka', listener.name);
+  const group = `${topic}-group`;
+  await createTopic(topic);
+  const { security } = listener;
+  const tls: ConnectionOptions = security.protocol === 'SSL'
+    ? { ca: readFileSync(security.caPath), cert: readFileSync(security.certPath!), key: readFileSync(security.keyPath!) }
+    : { ca: readFileSync(security.caPath) };
+  const sasl: { sasl?: SASLOptions } = security.protocol === 'SASL_SSL' ? { sasl: { mechanism: 'SCRAM-SHA-512', username: security.username!, password: security.password! } } : {};
+  const base = { clientId: 'platformatic-secured', bootstrapBrokers: [listener.bootstrap], retries: 3, connectTimeout: 10_000, timeout: 30_000, tls, ...sasl };
+  const producer = new Producer({ ...base, serializers: stringSerializers, acks: -1 });
+  try {
+    await producer.send({ messages: VALUES.map((value) => ({ topic, value })) });
+  } finally {
+    await producer.close();
+  }
+  const consumer = new Consumer({ ...base, groupId: group, deserializers: stringDeserializers, sessionTimeout: 6_000, heartbeatInterval: 500 });
+  const consumed: [number, number, string][] = [];
+  try {
+    const stream = await consumer.consume({ topics: [topic], mode: 'earliest', autocommit: false, maxWaitTime: 200 });
+    for await (const message of stream) {
+      consumed.push([message.partition, Number(message.offset), message.value]);
+      await message.commit();
+      if (consumed.length === VALUES.length) break;
+    }
+    await stream.close();
+  } finally {
+    await consumer.close(true);
+  }
+  assert.deepEqual(consumed, VALUES.map((value, offset) => [0, offset, value]));
+  assert.equal(await committedOffset(group, topic), String(VALUES.length));
+}
+
+const MEMBER_CLIENTS: GroupClient[] = [
+  kafkajsClient(),
+  kafkaJavascriptClient('classic', null),
+  confluentClient('classic', null, false),
+  confluentClient('classic', null, true),
+  kafkaPythonClient(null),
+];
+
+test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
+  for (const listener of listeners) await t.test(listener.name, () => runPlatformatic(listener));
+});
+
+for (const client of MEMBER_CLIENTS) {
+  test(`${client.name} over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit`, { timeout: 150_000 }, async (t) => {
+    const skip = client.missing();
+    if (skip !== undefined) return t.skip(skip);
+    for (const listener of listeners) await t.test(listener.name, () => runMember(client, listener));
+  });
+}
+
