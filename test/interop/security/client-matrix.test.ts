@@ -27,7 +27,7 @@ import { Consumer, Producer, stringDeserializers, stringSerializers, type SASLOp
 import type { ConnectionOptions } from 'node:tls';
 import { makeTestPki } from '../../security/certificates.js';
 import { freePort, SPOOL_BIN, startSpool, type SpoolProcess } from '../clients/spool-process.js';
-import { confluentClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
+import { confluentClient, franzClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
 import type { GroupClient } from '../groups/group-scenario.js';
 import { Member, until, type MemberSecurity } from '../groups/members.js';
 
@@ -168,6 +168,7 @@ const MEMBER_CLIENTS: GroupClient[] = [
   confluentClient('classic', null, false),
   confluentClient('classic', null, true),
   kafkaPythonClient(null),
+  franzClient('classic', null),
 ];
 
 test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
