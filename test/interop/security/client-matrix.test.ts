@@ -5,15 +5,18 @@
  * ssl.client.auth=required (a client certificate from the test's CA). For each
  * client and listener: the client produces three records (acks=all) to a
  * one-partition topic, consumes them in a consumer group from the earliest
- * offset and commits them; the test checks the values and offsets came back
- * in order, and reads the group's committed offset back over PLAINTEXT.
+ * offset and commits them (the classic protocol, and KIP-848's consumer
+ * protocol where the client has it); the test checks the values and offsets
+ * came back in order, and reads the group's type and committed offset back
+ * over PLAINTEXT (Spool's own Admin). A wrong SCRAM password and a client
+ * without a certificate are refused.
  *
  * The clients: kafkajs, @confluentinc/kafka-javascript (librdkafka) and
  * franz-go as group member processes (test/interop/groups/, with the config's
  * `security` and `produce`), confluent-kafka-python (Debian's librdkafka 2.0
  * and PyPI's) and kafka-python (python/group_consumer.py), and
  * @platformatic/kafka in this process. Kafka's Java tools and kcat are proven
- * over the same listeners by sasl.test.ts and ssl.test.ts.
+ * over such listeners by sasl.test.ts and ssl.test.ts.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,6 +28,7 @@ import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import { Consumer, Producer, stringDeserializers, stringSerializers, type SASLOptions } from '@platformatic/kafka';
 import type { ConnectionOptions } from 'node:tls';
+import { Admin } from '../../../src/client/admin.js';
 import { makeTestPki } from '../../security/certificates.js';
 import { freePort, SPOOL_BIN, startSpool, type SpoolProcess } from '../clients/spool-process.js';
 import { confluentClient, franzClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
@@ -90,15 +94,15 @@ async function createTopic(topic: string): Promise<void> {
   }
 }
 
-/** The group's committed offset of the topic's partition 0, as the broker has it (OffsetFetch over PLAINTEXT). */
-async function committedOffset(group: string, topic: string): Promise<string | undefined> {
-  const admin = plaintextAdmin();
-  await admin.connect();
+/** The group as the broker has it, read over PLAINTEXT: its type and its committed offset of the topic's partition 0. */
+async function brokerGroup(group: string, topic: string): Promise<{ type: string | null | undefined; committed: number | undefined }> {
+  const admin = new Admin({ bootstrapServers: spool!.bootstrap });
   try {
-    const [fetched] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
-    return fetched?.partitions.find((partition) => partition.partition === 0)?.offset;
+    const listed = await admin.listGroups();
+    const offsets = await admin.listConsumerGroupOffsets(group);
+    return { type: listed.find((listing) => listing.groupId === group)?.type, committed: offsets.find((o) => o.topic === topic && o.partition === 0)?.offset };
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
@@ -125,7 +129,7 @@ async function runMember(client: GroupClient, listener: (typeof listeners)[numbe
   assert.match(member.client ?? '', client.clientPattern);
   assert.equal(member.produced, VALUES.length);
   assert.deepEqual(member.deliveries.map((delivery) => [delivery.partition, delivery.offset, delivery.value]), VALUES.map((value, offset) => [0, offset, value]));
-  assert.equal(await committedOffset(group, topic), String(VALUES.length));
+  assert.deepEqual(await brokerGroup(group, topic), { type: client.protocol, committed: VALUES.length });
 }
 
 /** @platformatic/kafka in this process: a Producer, then a group Consumer's stream from the earliest offset, committing each message. */
@@ -159,16 +163,40 @@ async function runPlatformatic(listener: (typeof listeners)[number]): Promise<vo
     await consumer.close(true);
   }
   assert.deepEqual(consumed, VALUES.map((value, offset) => [0, offset, value]));
-  assert.equal(await committedOffset(group, topic), String(VALUES.length));
+  assert.deepEqual(await brokerGroup(group, topic), { type: 'classic', committed: VALUES.length });
 }
 
+/** kafkajs's admin on a secured listener, without retries (a refusal is final). */
+async function connectAdmin(bootstrap: string, options: Pick<kafkajs.KafkaConfig, 'ssl' | 'sasl'>): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: [bootstrap], logLevel: kafkajs.logLevel.NOTHING, retry: { retries: 0 }, ...options }).admin();
+  try {
+    await admin.connect();
+    await admin.listTopics();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+test('the secured listeners refuse a wrong SCRAM password and a client without a certificate', async () => {
+  const [sasl, mtls] = listeners;
+  const ca = [readFileSync(pki.caPemPath, 'utf8')];
+  await assert.rejects(connectAdmin(sasl!.bootstrap, { ssl: { ca }, sasl: { mechanism: 'scram-sha-512', username: USER, password: 'wrong' } }), /SASL SCRAM SHA512 authentication failed/);
+  await assert.rejects(connectAdmin(mtls!.bootstrap, { ssl: { ca } }), /certificate required/);
+  // The same admin with the certificate is served: the refusal above is the missing certificate's.
+  await connectAdmin(mtls!.bootstrap, { ssl: { ca, cert: readFileSync(join(pki.dir, 'alice.crt'), 'utf8'), key: readFileSync(join(pki.dir, 'alice.key'), 'utf8') } });
+});
+
+/** The classic protocol for each; KIP-848's consumer protocol too where the client has it. */
 const MEMBER_CLIENTS: GroupClient[] = [
   kafkajsClient(),
   kafkaJavascriptClient('classic', null),
+  kafkaJavascriptClient('consumer', null),
   confluentClient('classic', null, false),
   confluentClient('classic', null, true),
+  confluentClient('consumer', null, true),
   kafkaPythonClient(null),
   franzClient('classic', null),
+  franzClient('consumer', null),
 ];
 
 test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
