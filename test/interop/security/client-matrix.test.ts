@@ -14,9 +14,10 @@
  * The clients: kafkajs, @confluentinc/kafka-javascript (librdkafka) and
  * franz-go as group member processes (test/interop/groups/, with the config's
  * `security` and `produce`), confluent-kafka-python (Debian's librdkafka 2.0
- * and PyPI's) and kafka-python (python/group_consumer.py), and
- * @platformatic/kafka in this process. Kafka's Java tools and kcat are proven
- * over such listeners by sasl.test.ts and ssl.test.ts.
+ * and PyPI's) and kafka-python (python/group_consumer.py), kcat (-P, then -G
+ * with librdkafka's auto-commit), and @platformatic/kafka in this process.
+ * Kafka's Java tools are proven over such listeners by sasl.test.ts and
+ * ssl.test.ts (their console consumer reads in a group).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +34,8 @@ import { makeTestPki } from '../../security/certificates.js';
 import { freePort, SPOOL_BIN, startSpool, type SpoolProcess } from '../clients/spool-process.js';
 import { confluentClient, franzClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
 import type { GroupClient } from '../groups/group-scenario.js';
+import { hasCommand } from '../clients/harness.js';
+import { missingToolSkip } from '../clients/scenario.js';
 import { Member, until, type MemberSecurity } from '../groups/members.js';
 
 const USER = 'alice';
@@ -186,6 +189,29 @@ test('the secured listeners refuse a wrong SCRAM password and a client without a
   await connectAdmin(mtls!.bootstrap, { ssl: { ca, cert: readFileSync(join(pki.dir, 'alice.crt'), 'utf8'), key: readFileSync(join(pki.dir, 'alice.key'), 'utf8') } });
 });
 
+/** kcat's librdkafka settings for a listener. */
+function kcatSecurity(security: MemberSecurity): string[] {
+  const settings = security.protocol === 'SSL'
+    ? ['security.protocol=ssl', `ssl.ca.location=${security.caPath}`, `ssl.certificate.location=${security.certPath!}`, `ssl.key.location=${security.keyPath!}`]
+    : ['security.protocol=sasl_ssl', `ssl.ca.location=${security.caPath}`, 'sasl.mechanism=SCRAM-SHA-512', `sasl.username=${security.username!}`, `sasl.password=${security.password!}`];
+  return settings.flatMap((setting) => ['-X', setting]);
+}
+
+/** kcat: produces with -P, then consumes in a group (-G, librdkafka's auto-commit, committed when kcat closes the consumer at -c). */
+async function runKcat(listener: (typeof listeners)[number]): Promise<void> {
+  const topic = topicName('kcat', listener.name);
+  const group = `${topic}-group`;
+  await createTopic(topic);
+  const kcat = promisify(execFile);
+  const common = ['-b', listener.bootstrap, ...kcatSecurity(listener.security)];
+  const producer = kcat('kcat', [...common, '-P', '-t', topic, '-X', 'acks=all'], { timeout: 60_000 });
+  producer.child.stdin!.end(VALUES.map((value) => `${value}\n`).join(''));
+  await producer;
+  const { stdout } = await kcat('kcat', [...common, '-X', 'auto.offset.reset=earliest', '-G', group, '-c', String(VALUES.length), '-q', '-f', '%p %o %s\n', topic], { timeout: 60_000 });
+  assert.deepEqual(stdout.trim().split('\n'), VALUES.map((value, offset) => `0 ${offset} ${value}`));
+  assert.deepEqual(await brokerGroup(group, topic), { type: 'classic', committed: VALUES.length });
+}
+
 /** The classic protocol for each; KIP-848's consumer protocol too where the client has it. */
 const MEMBER_CLIENTS: GroupClient[] = [
   kafkajsClient(),
@@ -201,6 +227,12 @@ const MEMBER_CLIENTS: GroupClient[] = [
 
 test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
   for (const listener of listeners) await t.test(listener.name, () => runPlatformatic(listener));
+});
+
+test('kcat (librdkafka 2.0) over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
+  const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh');
+  if (skip !== undefined) return t.skip(skip);
+  for (const listener of listeners) await t.test(listener.name, () => runKcat(listener));
 });
 
 for (const client of MEMBER_CLIENTS) {
