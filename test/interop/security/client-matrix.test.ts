@@ -17,7 +17,8 @@
  * and PyPI's) and kafka-python (python/group_consumer.py), kcat (-P, then -G
  * with librdkafka's auto-commit), and @platformatic/kafka in this process.
  * Kafka's Java tools are proven over such listeners by sasl.test.ts and
- * ssl.test.ts (their console consumer reads in a group).
+ * ssl.test.ts (their console consumer joins a generated group, committing
+ * nothing).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +32,8 @@ import { Consumer, Producer, stringDeserializers, stringSerializers, type SASLOp
 import type { ConnectionOptions } from 'node:tls';
 import { Admin } from '../../../src/client/admin.js';
 import { makeTestPki } from '../../security/certificates.js';
-import { freePort, SPOOL_BIN, startSpool, type SpoolProcess } from '../clients/spool-process.js';
+import { freePort, SPOOL_BIN, startSpool } from '../clients/spool-process.js';
+import { startKafkaNode } from '../kafka/kafka.js';
 import { confluentClient, franzClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
 import type { GroupClient } from '../groups/group-scenario.js';
 import { hasCommand } from '../clients/harness.js';
@@ -46,33 +48,38 @@ const MEMBER_DEADLINE_MS = 60_000;
 
 const pki = makeTestPki();
 const dataRoot = mkdtempSync(join(tmpdir(), 'spool-client-matrix-'));
-let spool: SpoolProcess | undefined;
+/** The broker under test, and its PLAINTEXT listener (topic creation and the group checks). */
+let broker: { plaintext: string; output(): string; stop(): Promise<unknown> } | undefined;
 const listeners: { name: string; bootstrap: string; security: MemberSecurity }[] = [];
+const SCRAM_USER = `SCRAM-SHA-512=[name=${USER},password=${PASSWORD}]`;
 
+/** Spool, or Kafka 4.4 with SPOOL_SECMATRIX_BROKER=kafka: the same properties, the user's SCRAM credentials formatted in. */
 before(async () => {
   const [port, saslPort, sslPort, controllerPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const listenerList = `listeners=PLAINTEXT://127.0.0.1:${port},SASL_SSL://127.0.0.1:${saslPort},SSL://127.0.0.1:${sslPort},CONTROLLER://127.0.0.1:${controllerPort}`;
-  const voters = `controller.quorum.voters=1@127.0.0.1:${controllerPort}`;
-  const properties = join(dataRoot, 'server.properties');
-  writeFileSync(properties, ['process.roles=broker,controller', 'node.id=1', voters, listenerList, 'controller.listener.names=CONTROLLER', `log.dirs=${join(dataRoot, 'data')}`].join('\n'));
-  await promisify(execFile)(process.execPath, [
-    SPOOL_BIN, 'storage', 'format', '-t', 'MkU3OEVBNTcwNTJENDM2Qk', '-c', properties, '--add-scram', `SCRAM-SHA-512=[name=${USER},password=${PASSWORD}]`,
-  ]);
-  spool = await startSpool({
-    dir: join(dataRoot, 'data'), port, controllerPort,
-    overrides: [
-      listenerList, voters,
-      'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:PLAINTEXT',
-      'sasl.enabled.mechanisms=SCRAM-SHA-512',
-      'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
-      'ssl.keystore.type=PEM',
-      `ssl.keystore.location=${pki.serverPemPath}`,
-      'ssl.truststore.type=PEM',
-      `ssl.truststore.location=${pki.caPemPath}`,
-      // As in Kafka, the unprefixed ssl.client.auth binds the SSL listener only; SASL_SSL authenticates with SCRAM.
-      'ssl.client.auth=required',
-    ],
-  });
+  const properties = [
+    'process.roles=broker,controller', 'node.id=1', `controller.quorum.voters=1@127.0.0.1:${controllerPort}`, 'controller.listener.names=CONTROLLER',
+    `listeners=PLAINTEXT://127.0.0.1:${port},SASL_SSL://127.0.0.1:${saslPort},SSL://127.0.0.1:${sslPort},CONTROLLER://127.0.0.1:${controllerPort}`,
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:PLAINTEXT',
+    'sasl.enabled.mechanisms=SCRAM-SHA-512',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'ssl.keystore.type=PEM',
+    `ssl.keystore.location=${pki.serverPemPath}`,
+    'ssl.truststore.type=PEM',
+    `ssl.truststore.location=${pki.caPemPath}`,
+    // The unprefixed ssl.client.auth binds the SSL listener only: SASL_SSL authenticates with SCRAM.
+    'ssl.client.auth=required',
+    'offsets.topic.replication.factor=1', 'transaction.state.log.replication.factor=1', 'group.initial.rebalance.delay.ms=0',
+  ];
+  if (process.env.SPOOL_SECMATRIX_BROKER === 'kafka') {
+    const kafka = await startKafkaNode({ properties, port, formatArgs: ['--add-scram', SCRAM_USER], dir: dataRoot });
+    broker = { plaintext: `127.0.0.1:${port}`, output: () => '', stop: () => kafka.stop({ keepDir: true }) };
+  } else {
+    const config = join(dataRoot, 'server.properties');
+    writeFileSync(config, [...properties, `log.dirs=${join(dataRoot, 'data')}`].join('\n'));
+    await promisify(execFile)(process.execPath, [SPOOL_BIN, 'storage', 'format', '-t', 'MkU3OEVBNTcwNTJENDM2Qk', '-c', config, '--add-scram', SCRAM_USER]);
+    const spool = await startSpool({ dir: join(dataRoot, 'data'), port, controllerPort, overrides: properties });
+    broker = { plaintext: spool.bootstrap, output: () => spool.output(), stop: () => spool.stop() };
+  }
   listeners.push(
     { name: 'SASL_SSL+SCRAM-SHA-512', bootstrap: `127.0.0.1:${saslPort}`, security: { protocol: 'SASL_SSL', caPath: pki.caPemPath, username: USER, password: PASSWORD } },
     { name: 'mTLS', bootstrap: `127.0.0.1:${sslPort}`, security: { protocol: 'SSL', caPath: pki.caPemPath, certPath: join(pki.dir, 'alice.crt'), keyPath: join(pki.dir, 'alice.key') } },
@@ -80,12 +87,12 @@ before(async () => {
 });
 
 after(async () => {
-  await spool?.stop();
+  await broker?.stop();
   rmSync(dataRoot, { recursive: true, force: true });
   pki.remove();
 });
 
-const plaintextAdmin = () => new kafkajs.Kafka({ brokers: [spool!.bootstrap], logLevel: kafkajs.logLevel.NOTHING }).admin();
+const plaintextAdmin = () => new kafkajs.Kafka({ brokers: [broker!.plaintext], logLevel: kafkajs.logLevel.NOTHING }).admin();
 
 async function createTopic(topic: string): Promise<void> {
   const admin = plaintextAdmin();
@@ -99,7 +106,7 @@ async function createTopic(topic: string): Promise<void> {
 
 /** The group as the broker has it, read over PLAINTEXT: its type and its committed offset of the topic's partition 0. */
 async function brokerGroup(group: string, topic: string): Promise<{ type: string | null | undefined; committed: number | undefined }> {
-  const admin = new Admin({ bootstrapServers: spool!.bootstrap });
+  const admin = new Admin({ bootstrapServers: broker!.plaintext });
   try {
     const listed = await admin.listGroups();
     const offsets = await admin.listConsumerGroupOffsets(group);
@@ -126,7 +133,7 @@ async function runMember(client: GroupClient, listener: (typeof listeners)[numbe
       () => member.deliveries.length >= VALUES.length && member.allCommitted(), [member], MEMBER_DEADLINE_MS);
   } catch (error) {
     await member.stop();
-    throw new Error(`${(error as Error).message}\n${member.describe()}\nbroker:\n${spool!.output().slice(-3000)}`);
+    throw new Error(`${(error as Error).message}\n${member.describe()}\nbroker:\n${broker!.output().slice(-3000)}`);
   }
   assert.equal(await member.stop(), 0, member.describe());
   assert.match(member.client ?? '', client.clientPattern);
