@@ -40,6 +40,8 @@ import { hasCommand } from '../clients/harness.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import { Member, until, type MemberSecurity } from '../groups/members.js';
 
+/** Kafka 4.4 instead of Spool, to compare. */
+const ON_KAFKA = process.env.SPOOL_SECMATRIX_BROKER === 'kafka';
 const USER = 'alice';
 const PASSWORD = 'alice-secret';
 const VALUES = ['one', 'two', 'three'];
@@ -70,7 +72,7 @@ before(async () => {
     'ssl.client.auth=required',
     'offsets.topic.replication.factor=1', 'transaction.state.log.replication.factor=1', 'group.initial.rebalance.delay.ms=0',
   ];
-  if (process.env.SPOOL_SECMATRIX_BROKER === 'kafka') {
+  if (ON_KAFKA) {
     const kafka = await startKafkaNode({ properties, port, formatArgs: ['--add-scram', SCRAM_USER], dir: dataRoot });
     broker = { plaintext: `127.0.0.1:${port}`, output: () => '', stop: () => kafka.stop({ keepDir: true }) };
   } else {
@@ -191,10 +193,25 @@ test('the secured listeners refuse a wrong SCRAM password and a client without a
   const [sasl, mtls] = listeners;
   const ca = [readFileSync(pki.caPemPath, 'utf8')];
   await assert.rejects(connectAdmin(sasl!.bootstrap, { ssl: { ca }, sasl: { mechanism: 'scram-sha-512', username: USER, password: 'wrong' } }), /SASL SCRAM SHA512 authentication failed/);
-  await assert.rejects(connectAdmin(mtls!.bootstrap, { ssl: { ca } }), /certificate required/);
+  // The handshake fails either way; the alerts differ: OpenSSL's TLS 1.3 certificate_required (116) from Spool, the
+  // JVM's bad_certificate (42) from Kafka (docs/SKIPPED.md).
+  await assert.rejects(connectAdmin(mtls!.bootstrap, { ssl: { ca } }), ON_KAFKA ? /bad certificate/ : /certificate required/);
   // The same admin with the certificate is served: the refusal above is the missing certificate's.
   await connectAdmin(mtls!.bootstrap, { ssl: { ca, cert: readFileSync(join(pki.dir, 'alice.crt'), 'utf8'), key: readFileSync(join(pki.dir, 'alice.key'), 'utf8') } });
 });
+
+/** The clients on Debian's librdkafka 2.0.2. */
+const LIBRDKAFKA_2_0 = new Set(['kcat', 'confluent-classic-default']);
+
+/**
+ * librdkafka before 2.6.1 repeats the client nonce in its SCRAM client-final message (librdkafka#4895). Kafka 4.4's
+ * ScramSaslServer requires the nonce to equal the server-first one and refuses it ("invalid credentials"); Spool
+ * accepts a nonce that ends with it (docs/SKIPPED.md), so on Spool these clients authenticate.
+ */
+function scramSkip(client: string, listener: (typeof listeners)[number]): string | undefined {
+  if (!ON_KAFKA || listener.security.protocol !== 'SASL_SSL' || !LIBRDKAFKA_2_0.has(client)) return undefined;
+  return 'Kafka 4.4 refuses the SCRAM client-final message of librdkafka < 2.6.1 (the client nonce sent twice)';
+}
 
 /** kcat's librdkafka settings for a listener. */
 function kcatSecurity(security: MemberSecurity): string[] {
@@ -239,14 +256,14 @@ test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consu
 test('kcat (librdkafka 2.0) over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
   const skip = missingToolSkip(hasCommand('kcat'), 'kcat not installed: run test/interop/kcat/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
-  for (const listener of listeners) await t.test(listener.name, () => runKcat(listener));
+  for (const listener of listeners) await t.test(listener.name, (sub) => (scramSkip('kcat', listener) === undefined ? runKcat(listener) : sub.skip(scramSkip('kcat', listener))));
 });
 
 for (const client of MEMBER_CLIENTS) {
   test(`${client.name} over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit`, { timeout: 150_000 }, async (t) => {
     const skip = client.missing();
     if (skip !== undefined) return t.skip(skip);
-    for (const listener of listeners) await t.test(listener.name, () => runMember(client, listener));
+    for (const listener of listeners) await t.test(listener.name, (sub) => (scramSkip(client.name, listener) === undefined ? runMember(client, listener) : sub.skip(scramSkip(client.name, listener))));
   });
 }
 
