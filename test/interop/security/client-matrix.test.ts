@@ -11,14 +11,13 @@
  * over PLAINTEXT (Spool's own Admin). A wrong SCRAM password and a client
  * without a certificate are refused.
  *
- * The clients: kafkajs, @confluentinc/kafka-javascript (librdkafka) and
- * franz-go as group member processes (test/interop/groups/, with the config's
- * `security` and `produce`), confluent-kafka-python (Debian's librdkafka 2.0
- * and PyPI's) and kafka-python (python/group_consumer.py), kcat (-P, then -G
- * with librdkafka's auto-commit), and @platformatic/kafka in this process.
- * Kafka's Java tools are proven over such listeners by sasl.test.ts and
- * ssl.test.ts (their console consumer joins a generated group, committing
- * nothing).
+ * The clients: kafkajs, @confluentinc/kafka-javascript (librdkafka), franz-go
+ * and the Java client (kafka-clients 4.4.0) as group member processes
+ * (test/interop/groups/, with the config's `security` and `produce`),
+ * confluent-kafka-python (Debian's librdkafka 2.0 and PyPI's) and
+ * kafka-python (python/group_consumer.py), kcat (-P, then -G with
+ * librdkafka's auto-commit), and @platformatic/kafka in this process. Kafka's
+ * Java tools are proven over such listeners by sasl.test.ts and ssl.test.ts.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +33,7 @@ import { Admin } from '../../../src/client/admin.js';
 import { makeTestPki } from '../../security/certificates.js';
 import { freePort, SPOOL_BIN, startSpool } from '../clients/spool-process.js';
 import { startKafkaNode } from '../kafka/kafka.js';
-import { confluentClient, franzClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
+import { confluentClient, franzClient, javaClient, kafkaJavascriptClient, kafkajsClient, kafkaPythonClient } from '../groups/group-clients.js';
 import type { GroupClient } from '../groups/group-scenario.js';
 import { hasCommand } from '../clients/harness.js';
 import { missingToolSkip } from '../clients/scenario.js';
@@ -247,6 +246,8 @@ const MEMBER_CLIENTS: GroupClient[] = [
   kafkaPythonClient(null),
   franzClient('classic', null),
   franzClient('consumer', null),
+  javaClient('classic', null),
+  javaClient('consumer', null),
 ];
 
 test('@platformatic/kafka over SASL_SSL (SCRAM-SHA-512) and mTLS: produce, consume in a group, commit', { timeout: 120_000 }, async (t) => {
