@@ -15,7 +15,7 @@
  * disconnects (closes the consumer, leaving the group) and exits 0.
  */
 import { call, kafka, kafkaJavascriptName, type Config, type Message } from '../kafka-javascript/rdkafka.js';
-import type { MemberConfig } from './members.js';
+import type { MemberConfig, MemberSecurity } from './members.js';
 
 const CONSUME_BATCH = 500;
 /** How long one consume call waits for records: the member re-checks SIGTERM in between. */
@@ -25,8 +25,38 @@ function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
 }
 
+/** librdkafka's settings for a secured listener: SCRAM-SHA-512 over TLS, or mTLS with the certificate's files. */
+function securityConfig(security: MemberSecurity | undefined): Config {
+  if (security === undefined) return {};
+  if (security.protocol === 'SSL') {
+    return { 'security.protocol': 'ssl', 'ssl.ca.location': security.caPath, 'ssl.certificate.location': security.certPath!, 'ssl.key.location': security.keyPath! };
+  }
+  return { 'security.protocol': 'sasl_ssl', 'ssl.ca.location': security.caPath, 'sasl.mechanism': 'SCRAM-SHA-512', 'sasl.username': security.username!, 'sasl.password': security.password! };
+}
+
+/** Produces `values` (no key, acks=all) and waits for every delivery report. */
+async function produce(config: MemberConfig, values: readonly string[]): Promise<void> {
+  const producer = new kafka.Producer({ 'bootstrap.servers': config.bootstrap, 'client.id': config.clientId, acks: -1, dr_cb: true, ...securityConfig(config.security) });
+  let reported = 0;
+  const failures: string[] = [];
+  const delivered = new Promise<void>((resolve) => {
+    producer.on('delivery-report', (error) => {
+      if (error !== null && error !== undefined) failures.push(String(error));
+      if (++reported === values.length) resolve();
+    });
+  });
+  await call((done) => producer.connect({ timeout: 30_000 }, done));
+  producer.setPollInterval(10);
+  for (const value of values) producer.produce(config.topic, null, Buffer.from(value), Buffer.alloc(0), undefined, undefined, []);
+  await call((done) => producer.flush(30_000, (error) => done(error, undefined)));
+  await delivered;
+  await call((done) => producer.disconnect(done));
+  if (failures.length > 0) throw new Error(`delivery failed: ${failures.join('; ')}`);
+}
+
 function consumerConfig(config: MemberConfig): Config {
   const common: Config = {
+    ...securityConfig(config.security),
     'bootstrap.servers': config.bootstrap,
     'group.id': config.group,
     'client.id': config.clientId,
@@ -56,6 +86,10 @@ async function main(): Promise<void> {
   const consumer = new kafka.KafkaConsumer(consumerConfig(config), { 'auto.offset.reset': 'earliest' });
   consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
   emit('started', { client: kafkaJavascriptName() });
+  if (config.produce !== undefined) {
+    await produce(config, config.produce);
+    emit('produced', { count: config.produce.length });
+  }
   await call((done) => consumer.connect({}, done));
   consumer.subscribe([config.topic]);
   let shown: string | undefined;
@@ -74,7 +108,7 @@ async function main(): Promise<void> {
     // fetched before its partition was revoked may arrive after. Not processed nor committed, it goes
     // to the partition's next owner, as in an application that handles only what it holds.
     const held = fetched.filter((message) => assigned.includes(message.partition));
-    for (const message of held) emit('record', { partition: message.partition, offset: message.offset });
+    for (const message of held) emit('record', { partition: message.partition, offset: message.offset, value: message.value?.toString() });
     if (held.length === 0) continue;
     const offsets = nextOffsets(held);
     try {

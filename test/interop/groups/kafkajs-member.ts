@@ -11,13 +11,23 @@
  * committed, commitFailed, closed. SIGTERM disconnects (leaving the group)
  * and exits 0.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import kafkajs from 'kafkajs';
+import kafkajs, { type KafkaConfig } from 'kafkajs';
 import type { MemberConfig } from './members.js';
 
 const { Kafka, logLevel } = kafkajs;
 const require = createRequire(import.meta.url);
 const { version } = require('kafkajs/package.json') as { version: string };
+
+/** kafkajs's TLS and SASL options for a secured listener (SCRAM-SHA-512, or mTLS with the certificate's files). */
+function securityOptions(config: MemberConfig): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const security = config.security;
+  if (security === undefined) return {};
+  const ca = [readFileSync(security.caPath, 'utf8')];
+  if (security.protocol === 'SSL') return { ssl: { ca, cert: readFileSync(security.certPath!, 'utf8'), key: readFileSync(security.keyPath!, 'utf8') } };
+  return { ssl: { ca }, sasl: { mechanism: 'scram-sha-512', username: security.username!, password: security.password! } };
+}
 
 function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
@@ -32,6 +42,7 @@ async function main(): Promise<void> {
     logLevel: logLevel.NOTHING,
     connectionTimeout: 10_000,
     requestTimeout: 30_000,
+    ...securityOptions(config),
   });
   const consumer = kafka.consumer({
     groupId: config.group,
@@ -52,13 +63,20 @@ async function main(): Promise<void> {
     });
   });
   emit('started', { client: `kafkajs ${version}` });
+  if (config.produce !== undefined) {
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: config.topic, acks: -1, messages: config.produce.map((value) => ({ value })) });
+    await producer.disconnect();
+    emit('produced', { count: config.produce.length });
+  }
   await consumer.connect();
   await consumer.subscribe({ topics: [config.topic], fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     eachBatch: async ({ batch }) => {
       if (batch.messages.length === 0) return;
-      for (const message of batch.messages) emit('record', { partition: batch.partition, offset: Number(message.offset) });
+      for (const message of batch.messages) emit('record', { partition: batch.partition, offset: Number(message.offset), value: message.value?.toString() });
       const next = Number(batch.messages[batch.messages.length - 1]!.offset) + 1;
       const offsets = [[batch.partition, next]];
       try {

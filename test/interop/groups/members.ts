@@ -5,7 +5,8 @@
  * go/main.go, kafkajs-member.ts) prints one JSON object per line:
  *   {"event":"started","client":"<name> <version>"}
  *   {"event":"assignment","partitions":[0,3]}     the full set, whenever it changed
- *   {"event":"record","partition":0,"offset":5}   one per record, after the assignment holding it
+ *   {"event":"produced","count":3}               with `produce` in the config: those records acknowledged, before joining
+ *   {"event":"record","partition":0,"offset":5}   one per record, after the assignment holding it ("value" too where the driver prints it)
  *   {"event":"committed","offsets":[[0,6]]}       a successful synchronous commit of the records just printed
  *   {"event":"commitFailed","message":"...","offsets":[[0,6]]}
  *   {"event":"closed"}                            after SIGTERM: consumer closed, group left
@@ -34,6 +35,23 @@ export interface MemberConfig {
   heartbeatIntervalMs: number;
   /** Only the Python driver: which library. */
   library?: 'confluent' | 'kafka-python';
+  /** A secured listener to talk to (test/interop/security/client-matrix.test.ts); absent: PLAINTEXT. */
+  security?: MemberSecurity;
+  /** Values the member produces (acks=all) before it subscribes; it prints "produced" once all are acknowledged. */
+  produce?: string[];
+}
+
+/** How a member authenticates: SCRAM-SHA-512 over TLS, or a client certificate (mTLS). */
+export interface MemberSecurity {
+  protocol: 'SASL_SSL' | 'SSL';
+  /** The CA (PEM file) the broker's certificate is checked against. */
+  caPath: string;
+  /** SSL: the client's certificate and key (PEM files). */
+  certPath?: string;
+  keyPath?: string;
+  /** SASL_SSL: the SCRAM-SHA-512 user. */
+  username?: string;
+  password?: string;
 }
 
 export interface Command {
@@ -49,12 +67,15 @@ export interface Delivery {
   line: number;
   /** The member's assignment when it printed the record. */
   assignment: readonly number[];
+  /** The record's value, where the driver prints it. */
+  value?: string;
 }
 
 type Line =
   | { event: 'started'; client: string }
   | { event: 'assignment'; partitions: number[] }
-  | { event: 'record'; partition: number; offset: number }
+  | { event: 'record'; partition: number; offset: number; value?: string }
+  | { event: 'produced'; count: number }
   | { event: 'committed' | 'commitFailed'; offsets: [number, number][]; message?: string }
   | { event: 'closed' | 'clientError'; message?: string };
 
@@ -69,6 +90,8 @@ export class Member {
   readonly failedCommits: string[] = [];
   readonly errors: string[] = [];
   client: string | undefined;
+  /** Records the member produced (its "produced" line), if it was asked to. */
+  produced: number | undefined;
   assignment: number[] | null = null;
   closed = false;
   /** Set by kill9(): its uncommitted deliveries may be delivered again to others. */
@@ -115,7 +138,8 @@ export class Member {
     switch (line.event) {
       case 'started': this.client = line.client; break;
       case 'assignment': this.assignment = line.partitions; break;
-      case 'record': this.deliveries.push({ partition: line.partition, offset: line.offset, line: index, assignment: this.assignment ?? [] }); break;
+      case 'produced': this.produced = line.count; break;
+      case 'record': this.deliveries.push({ partition: line.partition, offset: line.offset, line: index, assignment: this.assignment ?? [], ...(line.value === undefined ? {} : { value: line.value }) }); break;
       case 'committed': for (const [partition, next] of line.offsets) this.commits.push([index, partition, next]); break;
       case 'commitFailed': this.failedCommits.push(`${line.message} ${JSON.stringify(line.offsets)}`); break;
       case 'closed': this.closed = true; break;

@@ -7,7 +7,11 @@
 // client-side balancer named by assignor, default cooperative-sticky;
 // "consumer": KIP-848 through kgo.ServerSideBalancer, with the sticky
 // balancer (server assignor "uniform") or, for assignor "range", the range
-// balancer), sessionTimeoutMs and heartbeatIntervalMs (classic only).
+// balancer), sessionTimeoutMs and heartbeatIntervalMs (classic only);
+// optionally security (a secured listener: protocol SASL_SSL with
+// SCRAM-SHA-512 username/password, or SSL with the client certificate's
+// certPath/keyPath; caPath for both) and produce (values the member produces
+// with acks=all before it joins, then prints "produced").
 // Auto-commit is off and rebalances are blocked while a poll's records are
 // handled: the member prints one line per record, commits exactly those
 // records (CommitRecords, synchronous), then allows rebalancing again. One
@@ -18,6 +22,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,17 +35,29 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
+type security struct {
+	Protocol string `json:"protocol"`
+	CAPath   string `json:"caPath"`
+	CertPath string `json:"certPath"`
+	KeyPath  string `json:"keyPath"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
 type config struct {
-	Bootstrap           string  `json:"bootstrap"`
-	Group               string  `json:"group"`
-	Topic               string  `json:"topic"`
-	ClientID            string  `json:"clientId"`
-	Protocol            string  `json:"protocol"`
-	Assignor            *string `json:"assignor"`
-	SessionTimeoutMs    int     `json:"sessionTimeoutMs"`
-	HeartbeatIntervalMs int     `json:"heartbeatIntervalMs"`
+	Bootstrap           string    `json:"bootstrap"`
+	Group               string    `json:"group"`
+	Topic               string    `json:"topic"`
+	ClientID            string    `json:"clientId"`
+	Protocol            string    `json:"protocol"`
+	Assignor            *string   `json:"assignor"`
+	SessionTimeoutMs    int       `json:"sessionTimeoutMs"`
+	HeartbeatIntervalMs int       `json:"heartbeatIntervalMs"`
+	Security            *security `json:"security"`
+	Produce             []string  `json:"produce"`
 }
 
 var (
@@ -104,6 +122,50 @@ func balancer(c *config) kgo.GroupBalancer {
 	return nil
 }
 
+// securityOptions dials TLS (with the client's certificate for mTLS) and, for
+// SASL_SSL, authenticates with SCRAM-SHA-512.
+func securityOptions(s *security) []kgo.Opt {
+	if s == nil {
+		return nil
+	}
+	ca, err := os.ReadFile(s.CAPath)
+	if err != nil {
+		fail(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		fail(fmt.Errorf("no certificate in %s", s.CAPath))
+	}
+	config := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	if s.Protocol == "SSL" {
+		certificate, err := tls.LoadX509KeyPair(s.CertPath, s.KeyPath)
+		if err != nil {
+			fail(err)
+		}
+		config.Certificates = []tls.Certificate{certificate}
+		return []kgo.Opt{kgo.DialTLSConfig(config)}
+	}
+	auth := scram.Auth{User: s.Username, Pass: s.Password}
+	return []kgo.Opt{kgo.DialTLSConfig(config), kgo.SASL(auth.AsSha512Mechanism())}
+}
+
+// produce sends the values (acks=all) and waits for every acknowledgement.
+func produce(ctx context.Context, c *config) {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Bootstrap), kgo.ClientID(c.ClientID), kgo.RequiredAcks(kgo.AllISRAcks())}, securityOptions(c.Security)...)
+	producer, err := kgo.NewClient(opts...)
+	if err != nil {
+		fail(err)
+	}
+	defer producer.Close()
+	records := make([]*kgo.Record, 0, len(c.Produce))
+	for _, value := range c.Produce {
+		records = append(records, &kgo.Record{Topic: c.Topic, Value: []byte(value)})
+	}
+	if err := producer.ProduceSync(ctx, records...).FirstErr(); err != nil {
+		fail(err)
+	}
+}
+
 func options(c *config) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Bootstrap),
@@ -118,6 +180,7 @@ func options(c *config) []kgo.Opt {
 		kgo.OnPartitionsRevoked(change(c.Topic, false)),
 		kgo.OnPartitionsLost(change(c.Topic, false)),
 	}
+	opts = append(opts, securityOptions(c.Security)...)
 	if c.Protocol == "consumer" {
 		return append(opts, kgo.ServerSideBalancer())
 	}
@@ -133,11 +196,15 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	emit("started", map[string]any{"client": "franz-go " + franzVersion()})
+	if c.Produce != nil {
+		produce(ctx, &c)
+		emit("produced", map[string]any{"count": len(c.Produce)})
+	}
 	client, err := kgo.NewClient(options(&c)...)
 	if err != nil {
 		fail(err)
 	}
-	emit("started", map[string]any{"client": "franz-go " + franzVersion()})
 	for ctx.Err() == nil {
 		fetches := client.PollFetches(ctx)
 		handle(ctx, client, fetches)
@@ -159,7 +226,7 @@ func handle(ctx context.Context, client *kgo.Client, fetches kgo.Fetches) {
 	}
 	next := map[int32]int64{}
 	for _, r := range records {
-		emit("record", map[string]any{"partition": r.Partition, "offset": r.Offset})
+		emit("record", map[string]any{"partition": r.Partition, "offset": r.Offset, "value": string(r.Value)})
 		if r.Offset+1 > next[r.Partition] {
 			next[r.Partition] = r.Offset + 1
 		}

@@ -7,7 +7,11 @@ The config names the library ("confluent" or "kafka-python"), bootstrap,
 group, topic, clientId, protocol ("classic" or "consumer"), assignor
 (partition.assignment.strategy for classic, group.remote.assignor for
 consumer; null: the client's default), sessionTimeoutMs and
-heartbeatIntervalMs (classic only). Auto-commit is off: after each poll the
+heartbeatIntervalMs (classic only); optionally security (a secured listener:
+protocol SASL_SSL with SCRAM-SHA-512 username/password, or SSL with the client
+certificate's certPath/keyPath; caPath for both) and produce (values the
+member produces with acks=all before it subscribes, then prints "produced").
+Auto-commit is off: after each poll the
 member prints one line per record and then commits exactly those records
 (next offset per partition) synchronously. It prints one JSON object per
 line (see group-scenario.ts): started, assignment (the full set, whenever it
@@ -32,12 +36,39 @@ def on_sigterm(_signum, _frame):
     stopping = True
 
 
+def librdkafka_security(security):
+    """librdkafka's settings for a secured listener (none for PLAINTEXT)."""
+    if security is None:
+        return {}
+    if security["protocol"] == "SSL":
+        return {"security.protocol": "ssl", "ssl.ca.location": security["caPath"],
+                "ssl.certificate.location": security["certPath"], "ssl.key.location": security["keyPath"]}
+    return {"security.protocol": "sasl_ssl", "ssl.ca.location": security["caPath"], "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": security["username"], "sasl.password": security["password"]}
+
+
+def kafka_python_security(security):
+    """kafka-python's options for a secured listener (none for PLAINTEXT)."""
+    if security is None:
+        return {}
+    options = {"security_protocol": security["protocol"], "ssl_cafile": security["caPath"], "ssl_check_hostname": True}
+    if security["protocol"] == "SSL":
+        options.update(ssl_certfile=security["certPath"], ssl_keyfile=security["keyPath"])
+    else:
+        options.update(sasl_mechanism="SCRAM-SHA-512", sasl_plain_username=security["username"],
+                       sasl_plain_password=security["password"])
+    return options
+
+
 class Confluent:
     def __init__(self, config):
         import confluent_kafka
         self.ck = confluent_kafka
         self.topic = config["topic"]
+        self.security = librdkafka_security(config.get("security"))
+        self.bootstrap = config["bootstrap"]
         conf = {
+            **self.security,
             "bootstrap.servers": config["bootstrap"],
             "group.id": config["group"],
             "client.id": config["clientId"],
@@ -56,7 +87,25 @@ class Confluent:
             # librdkafka before 2.4 has no group.protocol (classic is the only one).
             if conf.pop("group.protocol") != "classic":
                 raise RuntimeError("librdkafka %s has no group.protocol=consumer" % self.ck.libversion()[0])
-        self.consumer = self.ck.Consumer(conf)
+        self.conf = conf
+
+    def produce(self, values):
+        failures = []
+
+        def on_delivery(error, _message):
+            if error is not None:
+                failures.append(str(error))
+
+        producer = self.ck.Producer({"bootstrap.servers": self.bootstrap, "acks": "all", **self.security})
+        for value in values:
+            producer.produce(self.topic, value=value.encode(), on_delivery=on_delivery)
+        if producer.flush(30) != 0:
+            raise RuntimeError("flush timed out")
+        if failures:
+            raise RuntimeError("delivery failed: %s" % failures)
+
+    def subscribe(self):
+        self.consumer = self.ck.Consumer(self.conf)
         self.consumer.subscribe([self.topic])
 
     def version(self):
@@ -69,7 +118,8 @@ class Confluent:
             if message.error() is not None:
                 emit("clientError", message=str(message.error()))
                 continue
-            records.append((message.partition(), message.offset()))
+            value = message.value()
+            records.append((message.partition(), message.offset(), None if value is None else value.decode()))
         return records
 
     def assignment(self):
@@ -87,7 +137,10 @@ class KafkaPython:
         import kafka
         self.kafka = kafka
         self.topic = config["topic"]
+        self.security = kafka_python_security(config.get("security"))
+        self.bootstrap = config["bootstrap"]
         options = {
+            **self.security,
             "bootstrap_servers": config["bootstrap"],
             "group_id": config["group"],
             "client_id": config["clientId"],
@@ -103,7 +156,16 @@ class KafkaPython:
             from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
             options["partition_assignment_strategy"] = [
                 {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}[config["assignor"]]]
-        self.consumer = kafka.KafkaConsumer(**options)
+        self.options = options
+
+    def produce(self, values):
+        producer = self.kafka.KafkaProducer(bootstrap_servers=self.bootstrap, acks="all", **self.security)
+        for future in [producer.send(self.topic, value=value.encode()) for value in values]:
+            future.get(timeout=30)
+        producer.close()
+
+    def subscribe(self):
+        self.consumer = self.kafka.KafkaConsumer(**self.options)
         self.consumer.subscribe([self.topic])
 
     def version(self):
@@ -112,7 +174,8 @@ class KafkaPython:
     def poll(self):
         records = []
         for batch in self.consumer.poll(timeout_ms=200).values():
-            records += [(record.partition, record.offset) for record in batch]
+            records += [(record.partition, record.offset, None if record.value is None else record.value.decode())
+                        for record in batch]
         return records
 
     def assignment(self):
@@ -134,6 +197,10 @@ def main():
     signal.signal(signal.SIGTERM, on_sigterm)
     member = (Confluent if config["library"] == "confluent" else KafkaPython)(config)
     emit("started", client=member.version())
+    if config.get("produce") is not None:
+        member.produce(config["produce"])
+        emit("produced", count=len(config["produce"]))
+    member.subscribe()
     shown = None
     while not stopping:
         records = member.poll()
@@ -142,12 +209,12 @@ def main():
         if assigned != shown:
             shown = assigned
             emit("assignment", partitions=assigned)
-        for partition, offset in records:
-            emit("record", partition=partition, offset=offset)
+        for partition, offset, value in records:
+            emit("record", partition=partition, offset=offset, value=value)
         if not records:
             continue
         offsets = {}
-        for partition, offset in records:
+        for partition, offset, _value in records:
             offsets[partition] = max(offsets.get(partition, 0), offset + 1)
         try:
             member.commit(offsets)
