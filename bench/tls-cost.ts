@@ -20,11 +20,19 @@
  * run); per broker and direction the SSL/PLAINTEXT ratio of the medians and
  * the median of each round's own ratio (a pair of runs seconds apart).
  *
- *   node dist/bench/tls-cost.js [--rounds 3] [--records 300000] [--only spool|kafka]
+ *   node dist/bench/tls-cost.js [--rounds 3] [--records 300000] [--only spool|kafka] [--perf]
+ *
+ * `--perf` records each counted run of the broker process with Linux perf
+ * (`perf record -g -p <pid>`, 999 Hz) and prints the shares of the
+ * broker's samples by shared object and the top symbols: where the TLS
+ * work goes (libcrypto's AES-GCM, Node's TLS stream, copies) next to the
+ * rest. V8's own CPU profiler cannot show it: OpenSSL runs in C++ from
+ * libuv's callbacks, outside any JavaScript frame. Meant with --only spool
+ * (a JVM's JIT-compiled frames are unnamed to perf).
  *
  * Benchmark code, not product code: it uses timers and the clock directly.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +50,7 @@ const ARGS = parseArgs({
     rounds: { type: 'string', default: '3' },
     records: { type: 'string', default: '300000' },
     only: { type: 'string' },
+    perf: { type: 'boolean', default: false },
   },
 }).values;
 const ROUNDS = Number(ARGS.rounds);
@@ -131,6 +140,32 @@ async function recordsIn(bootstrap: string, topic: string): Promise<number> {
   });
 }
 
+/** Linux perf on the broker process while `action` runs; prints where its CPU went. */
+async function underPerf<T>(pid: number, label: string, action: () => Promise<T>): Promise<T> {
+  if (!ARGS.perf) return action();
+  const dir = mkdtempSync(join(tmpdir(), 'spool-tls-perf-'));
+  const data = join(dir, 'perf.data');
+  const perf = spawn('perf', ['record', '-F', '999', '-g', '-p', String(pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+  try {
+    return await action();
+  } finally {
+    perf.kill('SIGINT');
+    await exited;
+    const report = (sort: string, limit: string): string[] => {
+      try {
+        return execFileSync('perf', ['report', '-i', data, '--stdio', '--no-children', '-g', 'none', '--sort', sort, '--percent-limit', limit], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 28 })
+          .split('\n').filter((line) => /^\s+\d/.test(line)).map((line) => line.trim().replace(/\s+/g, ' '));
+      } catch (error) {
+        return [`perf report failed: ${String(error)}`];
+      }
+    };
+    console.log(`    perf, ${label}: by shared object: ${report('dso', '2').join('; ')}`);
+    for (const line of report('dso,sym', '1.5').slice(0, 14)) console.log(`      ${line}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 interface Run {
   mibPerS: number;
   cpuMsPerMiB: number;
@@ -145,6 +180,10 @@ function note(results: Results, kind: BrokerKind, protocol: Protocol, direction:
   console.log(`  ${k}: ${run.mibPerS.toFixed(1)} MiB/s, broker ${run.cpuMsPerMiB.toFixed(1)} CPU ms/MiB${extra}`);
 }
 
+function perfUnlessWarmup<T>(node: Node, label: string, roundIndex: number | 'warmup', action: () => Promise<T>): Promise<T> {
+  return roundIndex === 'warmup' ? action() : underPerf(node.broker.pid, `${node.kind} ${label}`, action);
+}
+
 /** One round on one broker: produce over each protocol (in `order`) to its own topic, then consume each topic over the same protocol. */
 async function round(node: Node, order: readonly Protocol[], roundIndex: number | 'warmup', records: number, pki: TestPki, results: Results): Promise<void> {
   const topics = new Map<Protocol, string>();
@@ -153,10 +192,10 @@ async function round(node: Node, order: readonly Protocol[], roundIndex: number 
     await withAdmin(node.broker.bootstrap, (admin) => admin.createTopics([{ name: topic, numPartitions: PARTITIONS, replicationFactor: 1 }]));
     topics.set(protocol, topic);
     const cpuBefore = cpuSeconds(node.broker.pid);
-    const measured = await producerPerformance({
+    const measured = await perfUnlessWarmup(node, `${protocol} produce`, roundIndex, () => producerPerformance({
       bootstrap: node.bootstrap[protocol], topic, recordSizeBytes: RECORD_SIZE, numRecords: records,
       props: { ...PRODUCE_PROPS, ...clientProps(protocol, pki) }, reportingIntervalMs: REPORT_INTERVAL_MS, timeoutS: RUN_TIMEOUT_S,
-    });
+    }));
     const cpu = cpuSeconds(node.broker.pid) - cpuBefore;
     if (measured.figures === null) throw new Error(`${node.kind} ${protocol} produce failed: ${measured.error}\n${measured.command}`);
     const stored = await recordsIn(node.broker.bootstrap, topic);
@@ -168,10 +207,10 @@ async function round(node: Node, order: readonly Protocol[], roundIndex: number 
     const topic = topics.get(protocol)!;
     const stored = await recordsIn(node.broker.bootstrap, topic);
     const cpuBefore = cpuSeconds(node.broker.pid);
-    const measured = await consumerPerformance({
+    const measured = await perfUnlessWarmup(node, `${protocol} consume`, roundIndex, () => consumerPerformance({
       bootstrap: node.bootstrap[protocol], topic, numRecords: stored, timeoutS: RUN_TIMEOUT_S,
       group: `tls-cost-${node.kind}-${roundIndex}-${protocol.toLowerCase()}`, props: clientProps(protocol, pki),
-    });
+    }));
     const cpu = cpuSeconds(node.broker.pid) - cpuBefore;
     if (measured.figures === null) throw new Error(`${node.kind} ${protocol} consume failed: ${measured.error}\n${measured.command}`);
     note(results, node.kind, protocol, 'consume', { mibPerS: measured.figures.fetchMibPerS, cpuMsPerMiB: (cpu * 1000) / measured.figures.mib },
