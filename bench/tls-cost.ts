@@ -55,7 +55,8 @@ const ARGS = parseArgs({
 }).values;
 const ROUNDS = Number(ARGS.rounds);
 const RECORDS = Number(ARGS.records);
-const KINDS: BrokerKind[] = ARGS.only === undefined ? ['spool', 'kafka'] : [ARGS.only as BrokerKind];
+if (ARGS.only !== undefined && ARGS.only !== 'spool' && ARGS.only !== 'kafka') throw new Error(`--only takes spool or kafka, not ${ARGS.only}`);
+const KINDS: BrokerKind[] = ARGS.only === undefined ? ['spool', 'kafka'] : [ARGS.only];
 const PARTITIONS = 8;
 const RECORD_SIZE = 1024;
 const PRODUCE_PROPS = { acks: '1', 'batch.size': '65536', 'linger.ms': '5' };
