@@ -83,7 +83,11 @@ export interface StartOptions {
   cpuProfileDir?: string;
   /** Port to use (default: a free pair). */
   port?: number;
-  /** Spool only: properties over the common ones (metrics.listener, say). */
+  /**
+   * Properties over the common ones (metrics.listener, say, for Spool; for
+   * either broker a second listener: later lines win in both brokers'
+   * properties files, so `listeners` and the protocol map can be replaced).
+   */
   settings?: Record<string, string>;
 }
 
@@ -145,12 +149,13 @@ export async function startKafkaBroker(options: StartOptions): Promise<BrokerUnd
   mkdirSync(options.dir, { recursive: true });
   const port = options.port ?? (await freePortPair());
   const bootstrap = `127.0.0.1:${port}`;
+  const settings = { ...commonBrokerSettings(), ...options.settings };
   const launchedAtMs = uptimeMs();
   const ack = firstAcknowledgedProduce(bootstrap);
   ack.catch(() => undefined);
   let kafka: RunningKafka;
   try {
-    kafka = await startKafka({ port, dir: options.dir, extraConfig: propsLines(commonBrokerSettings()) });
+    kafka = await startKafka({ port, dir: options.dir, extraConfig: propsLines(settings) });
   } catch (error) {
     throw new Error(`Apache Kafka did not start: ${String(error)}`);
   }
@@ -166,7 +171,7 @@ export async function startKafkaBroker(options: StartOptions): Promise<BrokerUnd
     bootstrap,
     pid: kafka.pid,
     dir: options.dir,
-    startCommand: `KAFKA_EXTRA_CONFIG='${propsLines(commonBrokerSettings()).join('\\n')}' test/interop/kafka/kafka.sh start <dir> ${port}`,
+    startCommand: `KAFKA_EXTRA_CONFIG='${propsLines(settings).join('\\n')}' test/interop/kafka/kafka.sh start <dir> ${port}`,
     startup: startupFigures(kafka.pid, launchedAtMs, ackAtMs),
     async stop(stopOptions = {}) {
       await kafka.stop({ keepDir: true });

@@ -172,7 +172,9 @@ export function parseConsumerSummary(stdout: string): ConsumerFigures | null {
   return null;
 }
 
-export async function consumerPerformance(options: { bootstrap: string; topic: string; numRecords: number; timeoutS: number; group: string }): Promise<Measured<ConsumerFigures>> {
+export async function consumerPerformance(options: { bootstrap: string; topic: string; numRecords: number; timeoutS: number; group: string; props?: Record<string, string> }): Promise<Measured<ConsumerFigures>> {
+  // One flag per property: ConsumerPerformance (joptsimple) takes one value per --command-property.
+  const props = Object.entries(options.props ?? {}).flatMap(([k, v]) => ['--command-property', `${k}=${v}`]);
   const args = [
     'tool', CONSUMER_PERFORMANCE,
     '--bootstrap-server', options.bootstrap,
@@ -180,6 +182,7 @@ export async function consumerPerformance(options: { bootstrap: string; topic: s
     '--num-records', String(options.numRecords),
     '--group', options.group,
     '--timeout', '30000',
+    ...props,
   ];
   const result = await runCommand(KAFKA_SH, args, { timeoutMs: options.timeoutS * 1000 });
   const figures = parseConsumerSummary(result.stdout);
