@@ -32,8 +32,9 @@ import { Admin } from '../../src/client/admin.js';
 import { Consumer, type ConsumerRecord } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
-import { ManualClock, SeededRandom, type Env } from '../../src/io/env.js';
+import { ManualClock, SeededRandom, type Clock, type Env } from '../../src/io/env.js';
 import { PauseControl, pausableEnv } from './pausable-env.js';
+import { drawSkew, SkewedClock } from './skewed-clock.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
@@ -42,6 +43,7 @@ import type { Batch } from '../../src/raft/raft-client.js';
 import type { Partition } from '../../src/replication/partition.js';
 import {
   checkAckedPresent,
+  checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
   CommittedLogPrefix,
@@ -85,6 +87,18 @@ export interface SimRunOptions {
   groups?: boolean;
   /** Also run a transactional producer and a read_committed consumer (default true). */
   transactions?: boolean;
+  /**
+   * Each host's wall clock (nodes and clients; not the harness) is off true
+   * time by an offset drawn from [-clockSkewMs, clockSkewMs] and drifts by a
+   * rate drawn from [-clockDriftPpm, clockDriftPpm]; monotonic time and
+   * timers stay shared. Drawn from a generator of its own, so the other
+   * draws of a seed do not move. Defaults 10 000 ms and 1 000 ppm; 0 and 0
+   * give every host true time.
+   */
+  clockSkewMs?: number;
+  clockDriftPpm?: number;
+  /** Simulated ms the consumer group has to become stable once the cluster is whole. Default 60 s. */
+  groupStableBoundMs?: number;
   /** Told of each trace line as it is written (a live trace). */
   onTrace?: (line: string) => void;
 }
@@ -158,6 +172,8 @@ class ClusterSim {
 
   constructor(private readonly options: SimRunOptions) {
     this.random = new SeededRandom(options.seed);
+    // Its own stream (not a fork), so that skewing clocks moves none of the seed's other draws.
+    this.skewRandom = new SeededRandom((options.seed ^ 0x5c3e7c1d) >>> 0);
     this.faultPhaseMs = options.faultPhaseMs ?? 20_000;
     this.healBoundMs = options.healBoundMs ?? 120_000;
     this.nodeLogLevel = LOG_LEVELS[options.nodeLogLevel ?? 'warn'];
@@ -176,7 +192,25 @@ class ClusterSim {
   }
 
   private env(host: string, fs: SimFileSystem): Env {
-    return { clock: this.clock, timers: this.clock, random: this.fork(), fs, net: this.net.host(host) };
+    return { clock: this.wallClockOf(host), timers: this.clock, random: this.fork(), fs, net: this.net.host(host) };
+  }
+
+  /** Each host's skewed wall clock, drawn on the host's first use (the harness keeps true time). */
+  private readonly wallClocks = new Map<string, SkewedClock>();
+  private readonly skewRandom: SeededRandom;
+
+  private wallClockOf(host: string): Clock {
+    const skewMs = this.options.clockSkewMs ?? 10_000;
+    const driftPpm = this.options.clockDriftPpm ?? 1_000;
+    if (host === 'harness' || (skewMs === 0 && driftPpm === 0)) return this.clock;
+    let clock = this.wallClocks.get(host);
+    if (clock === undefined) {
+      clock = new SkewedClock(this.clock, drawSkew(this.skewRandom, skewMs, driftPpm));
+      this.wallClocks.set(host, clock);
+      const { offsetMs, driftPpm: drift } = clock.skew;
+      this.log(`clock of ${host}: ${offsetMs >= 0 ? '+' : ''}${(offsetMs / 1000).toFixed(3)} s, drift ${drift >= 0 ? '+' : ''}${drift} ppm`);
+    }
+    return clock;
   }
 
   async run(): Promise<void> {
@@ -209,6 +243,7 @@ class ClusterSim {
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
     await this.healAndAwaitWhole();
+    if (this.options.groups !== false) await this.awaitGroupStable();
     this.loadRunning = false;
     await this.drive(Promise.all([producer, consumer, group, transactional]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
     await this.finalCheck();
@@ -455,6 +490,9 @@ class ClusterSim {
    * and commit what they read after each poll; every accepted commit is
    * checked against the group's earlier ones.
    */
+  /** The group's member clients, by client id. */
+  private readonly groupMembers = new Map<string, Consumer>();
+
   private async consumeInGroup(): Promise<void> {
     const protocol = this.fork().nextInt(2) === 0 ? 'classic' : 'consumer';
     this.log(`group sim-group: two members, ${protocol} protocol`);
@@ -469,6 +507,7 @@ class ClusterSim {
         heartbeatIntervalMs: 1_000,
       });
       consumer.subscribe([TOPIC]);
+      this.groupMembers.set(name, consumer);
       let failures = 0;
       let commits = 0;
       while (this.loadRunning) {
@@ -765,6 +804,49 @@ class ClusterSim {
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
     this.log('cluster whole: one agreed Raft leader, full ISRs');
+  }
+
+  /**
+   * Once the cluster is whole, the group must become stable within
+   * `groupStableBoundMs` (checkGroupStable): described by its coordinator
+   * every 500 ms while the members go on polling and committing.
+   */
+  private async awaitGroupStable(): Promise<void> {
+    const boundMs = this.options.groupStableBoundMs ?? 60_000;
+    const admin = new Admin(this.clientOptions('group-checker'));
+    const expected = { clients: [...this.groupMembers.keys()], partitions: Array.from({ length: PARTITIONS }, (_, partition) => `${TOPIC}-${partition}`) };
+    const names = (tps: readonly { topic: string; partition: number }[]) => tps.map((tp) => `${tp.topic}-${tp.partition}`);
+    let last = 'not described yet';
+    const startedMs = this.clock.nowMs();
+    const stable = async (): Promise<void> => {
+      for (;;) {
+        try {
+          const [group] = await admin.describeConsumerGroups(['sim-group']);
+          const view = {
+            state: group!.groupState,
+            members: group!.members.map((member) => ({ memberId: member.memberId, clientId: member.clientId, assignment: names(member.assignment), targetAssignment: member.targetAssignment === null ? null : names(member.targetAssignment) })),
+            clientAssignments: new Map([...this.groupMembers].map(([name, consumer]) => [name, names(consumer.assignment())])),
+          };
+          const violation = checkGroupStable(view, expected);
+          if (violation === null) return;
+          last = violation.detail;
+        } catch (error) {
+          last = `describing the group failed: ${(error as Error).message}`;
+        }
+        await this.sleep(500);
+      }
+    };
+    try {
+      await this.drive(stable(), { limitMs: boundMs, what: 'the group to become stable' });
+    } catch (error) {
+      if (error instanceof SimViolation && error.violation.invariant === 'liveness') {
+        throw new SimViolation({ invariant: 'group-stabilises', detail: `group sim-group is not stable ${boundMs} ms after the cluster became whole: ${last}` });
+      }
+      throw error;
+    } finally {
+      void admin.close();
+    }
+    this.log(`group sim-group stable after ${this.clock.nowMs() - startedMs} ms: ${this.groupMembers.size} members, every partition assigned once`);
   }
 
   private whole(): boolean {
