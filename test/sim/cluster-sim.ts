@@ -3,7 +3,8 @@
  * controller, Raft over Kafka's RPCs), Spool's own producer, consumer and
  * admin, all in this process on one seed. Every node has its own simulated
  * disk (src/io/sim-fs.ts) and its own host on one simulated TCP network
- * (src/io/sim-stream-net.ts); one ManualClock is the only time. Nothing runs
+ * (src/io/sim-stream-net.ts); one ManualClock is the only time (each host
+ * reads its wall clock through a seeded skew, skewed-clock.ts). Nothing runs
  * but what the clock's timers and the promises they settle start, so a seed
  * replays exactly, trace and all.
  *
@@ -20,7 +21,7 @@
  * reset, a node paused as by a GC stall or SIGSTOP, a slow link, a disk
  * whose fsyncs fail or that fills up); then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
- * ISRs); the producer flushes; a fresh consumer reads both partitions to
+ * ISRs) and, with the group, the group stable (checkGroupStable); the producer flushes; a fresh consumer reads both partitions to
  * their ends (read_uncommitted and read_committed) and the final invariants
  * are checked. At most one node is faulty at a time (down, cut off, paused
  * or with a failing disk): RF − min.insync.replicas = 1 failure
