@@ -900,15 +900,22 @@ class ClusterSim {
     consumer.assign(partitions);
     consumer.seekToBeginning();
     const stored: StoredRecord[] = [];
+    /** The newest CreateTime of the idempotent producer's records: its skewed clock's, shown in the trace against true time. */
+    let newestProducerStampMs = -1;
     const read = async () => {
       // The position, not the last record: a read_committed consumer skips aborted records and markers.
       const behind = async () => (await Promise.all(partitions.map(async (tp) => (await consumer.position(tp)) < ends.get(tp.partition)!))).some(Boolean);
       while (await behind()) {
-        for (const record of await consumer.poll(500)) stored.push({ partition: `${record.topic}-${record.partition}`, offset: record.offset, value: record.value?.toString() ?? '' });
+        for (const record of await consumer.poll(500)) {
+          const value = record.value?.toString() ?? '';
+          if (transactionOf(value) === null) newestProducerStampMs = Math.max(newestProducerStampMs, record.timestamp);
+          stored.push({ partition: `${record.topic}-${record.partition}`, offset: record.offset, value });
+        }
       }
       await consumer.close();
     };
     await this.drive(read(), { limitMs: 120_000, what: `the final ${isolationLevel} read` });
+    if (newestProducerStampMs >= 0) this.log(`${host}: the producer's newest record is stamped ${newestProducerStampMs - this.clock.nowMs()} ms from true time`);
     return stored;
   }
 

@@ -62,6 +62,13 @@ test('without faults every record is acked and read back', async () => {
   assert.equal(result.consumed, result.acked);
   assert.ok(result.transactions.committed > 10 && result.transactions.aborted > 5, JSON.stringify(result.transactions));
   assert.equal(result.transactions['in-doubt'], 0);
+  // The producer's skewed wall clock stamps its records: the newest one, sent shortly before the final read, is off
+  // true time by the producer's offset (plus at most 10 ms of drift in this run), less its age.
+  const trace = result.trace.join('\n');
+  const skewMs = Number(/clock of producer: ([+-][\d.]+) s/.exec(trace)![1]) * 1000;
+  const stampedMs = Number(/checker: the producer's newest record is stamped (-?\d+) ms from true time/.exec(trace)![1]);
+  assert.ok(Math.abs(skewMs) >= 1000, `seed 7 draws a producer skew of ${skewMs} ms`);
+  assert.ok(stampedMs <= skewMs + 10 && stampedMs > skewMs - 1000, `stamped ${stampedMs} ms, producer skew ${skewMs} ms`);
 });
 
 test('the harness reports group-stabilises when the group is given no time to become stable', async () => {
