@@ -3,7 +3,8 @@
  * controller, Raft over Kafka's RPCs), Spool's own producer, consumer and
  * admin, all in this process on one seed. Every node has its own simulated
  * disk (src/io/sim-fs.ts) and its own host on one simulated TCP network
- * (src/io/sim-stream-net.ts); one ManualClock is the only time. Nothing runs
+ * (src/io/sim-stream-net.ts); one ManualClock is the only time (each host
+ * reads its wall clock through a seeded skew, skewed-clock.ts). Nothing runs
  * but what the clock's timers and the promises they settle start, so a seed
  * replays exactly, trace and all.
  *
@@ -20,7 +21,7 @@
  * reset, a node paused as by a GC stall or SIGSTOP, a slow link, a disk
  * whose fsyncs fail or that fills up); then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
- * ISRs); the producer flushes; a fresh consumer reads both partitions to
+ * ISRs) and, with the group, the group stable (checkGroupStable); the producer flushes; a fresh consumer reads both partitions to
  * their ends (read_uncommitted and read_committed) and the final invariants
  * are checked. At most one node is faulty at a time (down, cut off, paused
  * or with a failing disk): RF − min.insync.replicas = 1 failure
@@ -32,8 +33,9 @@ import { Admin } from '../../src/client/admin.js';
 import { Consumer, type ConsumerRecord } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
-import { ManualClock, SeededRandom, type Env } from '../../src/io/env.js';
+import { ManualClock, SeededRandom, type Clock, type Env } from '../../src/io/env.js';
 import { PauseControl, pausableEnv } from './pausable-env.js';
+import { drawSkew, SkewedClock } from './skewed-clock.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
@@ -42,6 +44,7 @@ import type { Batch } from '../../src/raft/raft-client.js';
 import type { Partition } from '../../src/replication/partition.js';
 import {
   checkAckedPresent,
+  checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
   CommittedLogPrefix,
@@ -85,6 +88,18 @@ export interface SimRunOptions {
   groups?: boolean;
   /** Also run a transactional producer and a read_committed consumer (default true). */
   transactions?: boolean;
+  /**
+   * Each host's wall clock (nodes and clients; not the harness) is off true
+   * time by an offset drawn from [-clockSkewMs, clockSkewMs] and drifts by a
+   * rate drawn from [-clockDriftPpm, clockDriftPpm]; monotonic time and
+   * timers stay shared. Drawn from a generator of its own, so the other
+   * draws of a seed do not move. Defaults 10 000 ms and 1 000 ppm; 0 and 0
+   * give every host true time.
+   */
+  clockSkewMs?: number;
+  clockDriftPpm?: number;
+  /** Simulated ms the consumer group has to become stable once the cluster is whole. Default 60 s. */
+  groupStableBoundMs?: number;
   /** Told of each trace line as it is written (a live trace). */
   onTrace?: (line: string) => void;
 }
@@ -158,6 +173,8 @@ class ClusterSim {
 
   constructor(private readonly options: SimRunOptions) {
     this.random = new SeededRandom(options.seed);
+    // Its own stream (not a fork), so that skewing clocks moves none of the seed's other draws.
+    this.skewRandom = new SeededRandom((options.seed ^ 0x5c3e7c1d) >>> 0);
     this.faultPhaseMs = options.faultPhaseMs ?? 20_000;
     this.healBoundMs = options.healBoundMs ?? 120_000;
     this.nodeLogLevel = LOG_LEVELS[options.nodeLogLevel ?? 'warn'];
@@ -176,7 +193,25 @@ class ClusterSim {
   }
 
   private env(host: string, fs: SimFileSystem): Env {
-    return { clock: this.clock, timers: this.clock, random: this.fork(), fs, net: this.net.host(host) };
+    return { clock: this.wallClockOf(host), timers: this.clock, random: this.fork(), fs, net: this.net.host(host) };
+  }
+
+  /** Each host's skewed wall clock, drawn on the host's first use (the harness keeps true time). */
+  private readonly wallClocks = new Map<string, SkewedClock>();
+  private readonly skewRandom: SeededRandom;
+
+  private wallClockOf(host: string): Clock {
+    const skewMs = this.options.clockSkewMs ?? 10_000;
+    const driftPpm = this.options.clockDriftPpm ?? 1_000;
+    if (host === 'harness' || (skewMs === 0 && driftPpm === 0)) return this.clock;
+    let clock = this.wallClocks.get(host);
+    if (clock === undefined) {
+      clock = new SkewedClock(this.clock, drawSkew(this.skewRandom, skewMs, driftPpm));
+      this.wallClocks.set(host, clock);
+      const { offsetMs, driftPpm: drift } = clock.skew;
+      this.log(`clock of ${host}: ${offsetMs >= 0 ? '+' : ''}${(offsetMs / 1000).toFixed(3)} s, drift ${drift >= 0 ? '+' : ''}${drift} ppm`);
+    }
+    return clock;
   }
 
   async run(): Promise<void> {
@@ -209,6 +244,7 @@ class ClusterSim {
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
     await this.healAndAwaitWhole();
+    if (this.options.groups !== false) await this.awaitGroupStable();
     this.loadRunning = false;
     await this.drive(Promise.all([producer, consumer, group, transactional]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
     await this.finalCheck();
@@ -455,6 +491,9 @@ class ClusterSim {
    * and commit what they read after each poll; every accepted commit is
    * checked against the group's earlier ones.
    */
+  /** The group's member clients, by client id. */
+  private readonly groupMembers = new Map<string, Consumer>();
+
   private async consumeInGroup(): Promise<void> {
     const protocol = this.fork().nextInt(2) === 0 ? 'classic' : 'consumer';
     this.log(`group sim-group: two members, ${protocol} protocol`);
@@ -469,6 +508,7 @@ class ClusterSim {
         heartbeatIntervalMs: 1_000,
       });
       consumer.subscribe([TOPIC]);
+      this.groupMembers.set(name, consumer);
       let failures = 0;
       let commits = 0;
       while (this.loadRunning) {
@@ -767,6 +807,50 @@ class ClusterSim {
     this.log('cluster whole: one agreed Raft leader, full ISRs');
   }
 
+  /**
+   * Once the cluster is whole, the group must become stable within
+   * `groupStableBoundMs` (checkGroupStable): described by its coordinator
+   * every 500 ms while the members go on polling and committing.
+   */
+  private async awaitGroupStable(): Promise<void> {
+    const boundMs = this.options.groupStableBoundMs ?? 60_000;
+    const admin = new Admin(this.clientOptions('group-checker'));
+    const expected = { clients: [...this.groupMembers.keys()], partitions: Array.from({ length: PARTITIONS }, (_, partition) => `${TOPIC}-${partition}`) };
+    const names = (tps: readonly { topic: string; partition: number }[]) => tps.map((tp) => `${tp.topic}-${tp.partition}`);
+    let last = 'not described yet';
+    const startedMs = this.clock.nowMs();
+    const stable = async (): Promise<void> => {
+      for (;;) {
+        try {
+          const [group] = await admin.describeConsumerGroups(['sim-group']);
+          const view = {
+            state: group!.groupState,
+            members: group!.members.map((member) => ({ memberId: member.memberId, clientId: member.clientId, assignment: names(member.assignment), targetAssignment: member.targetAssignment === null ? null : names(member.targetAssignment) })),
+            clientAssignments: new Map([...this.groupMembers].map(([name, consumer]) => [name, names(consumer.assignment())])),
+          };
+          const violation = checkGroupStable(view, expected);
+          if (violation === null) return;
+          last = violation.detail;
+        } catch (error) {
+          last = `describing the group failed: ${(error as Error).message}`;
+        }
+        await this.sleep(500);
+      }
+    };
+    try {
+      await this.drive(stable(), { limitMs: boundMs, what: 'the group to become stable' });
+    } catch (error) {
+      // Only the bound running out is this invariant's failure; time stopping (also 'liveness') stays what it is.
+      if (error instanceof SimViolation && error.violation.invariant === 'liveness' && error.violation.detail.startsWith('the group to become stable')) {
+        throw new SimViolation({ invariant: 'group-stabilises', detail: `group sim-group is not stable ${boundMs} ms after the cluster became whole: ${last}` });
+      }
+      throw error;
+    } finally {
+      void admin.close();
+    }
+    this.log(`group sim-group stable after ${this.clock.nowMs() - startedMs} ms: ${this.groupMembers.size} members, every partition assigned once`);
+  }
+
   private whole(): boolean {
     const nodes = this.cluster!.nodes;
     if (!nodes.every((node) => node.running)) return false;
@@ -817,15 +901,22 @@ class ClusterSim {
     consumer.assign(partitions);
     consumer.seekToBeginning();
     const stored: StoredRecord[] = [];
+    /** The newest CreateTime of the idempotent producer's records: its skewed clock's, shown in the trace against true time. */
+    let newestProducerStampMs = -1;
     const read = async () => {
       // The position, not the last record: a read_committed consumer skips aborted records and markers.
       const behind = async () => (await Promise.all(partitions.map(async (tp) => (await consumer.position(tp)) < ends.get(tp.partition)!))).some(Boolean);
       while (await behind()) {
-        for (const record of await consumer.poll(500)) stored.push({ partition: `${record.topic}-${record.partition}`, offset: record.offset, value: record.value?.toString() ?? '' });
+        for (const record of await consumer.poll(500)) {
+          const value = record.value?.toString() ?? '';
+          if (transactionOf(value) === null) newestProducerStampMs = Math.max(newestProducerStampMs, record.timestamp);
+          stored.push({ partition: `${record.topic}-${record.partition}`, offset: record.offset, value });
+        }
       }
       await consumer.close();
     };
     await this.drive(read(), { limitMs: 120_000, what: `the final ${isolationLevel} read` });
+    if (newestProducerStampMs >= 0) this.log(`${host}: the producer's newest record is stamped ${newestProducerStampMs - this.clock.nowMs()} ms from true time`);
     return stored;
   }
 

@@ -8,12 +8,16 @@
  * below an earlier one; a read_committed consumer given a record of an
  * aborted transaction (read before or after the abort's acknowledgement);
  * a committed transaction missing a record, an aborted one showing one, an
- * in-doubt one showing only some.
+ * in-doubt one showing only some; a group that is not Stable, keeps a stale
+ * member, leaves a member or a partition without an assignment, assigns a
+ * partition twice, or whose member or client has not caught up with the
+ * coordinator's assignment.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkAckedPresent,
+  checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
   CommittedLogPrefix,
@@ -133,4 +137,28 @@ test('transactions-are-atomic: a committed transaction missing a record, an abor
   assert.match(lost!.detail, /transaction t1 \(committed\): read_committed sees 1 of its 2 records/);
   assert.match(checkTransactionsAtomic([t2], [...read, record(4, 't2-0')])!.detail, /t2 \(aborted\): read_committed sees 1 of its 1/);
   assert.match(checkTransactionsAtomic([t3], read.slice(0, 3))!.detail, /t3 \(in-doubt\): read_committed sees 1 of its 2/);
+});
+
+test('group-stabilises: a group not Stable, with a stale member, an idle member, a partition owned twice or by none, or a member behind its target is caught', () => {
+  const expected = { clients: ['member-a', 'member-b'], partitions: ['sim-0', 'sim-1'] };
+  const member = (clientId: string, assignment: string[], targetAssignment: string[] | null = null) => ({ memberId: `${clientId}-id`, clientId, assignment, targetAssignment });
+  const view = (state: string, members: ReturnType<typeof member>[], clientAssignments?: [string, string[]][]) => ({
+    state,
+    members,
+    clientAssignments: new Map(clientAssignments ?? members.map((m): [string, string[]] => [m.clientId, m.assignment])),
+  });
+  const stable = [member('member-a', ['sim-0'], ['sim-0']), member('member-b', ['sim-1'])];
+  assert.equal(checkGroupStable(view('Stable', stable), expected), null);
+  const caught = (v: ReturnType<typeof view>, pattern: RegExp) => {
+    const violation = checkGroupStable(v, expected);
+    assert.equal(violation?.invariant, 'group-stabilises');
+    assert.match(violation!.detail, pattern);
+  };
+  caught(view('PreparingRebalance', stable), /group state PreparingRebalance, not Stable/);
+  caught(view('Stable', [...stable, member('member-a', ['sim-1'])]), /members \[member-a,member-a,member-b\]/);
+  caught(view('Stable', [member('member-a', ['sim-0', 'sim-1']), member('member-b', [])]), /member member-b \(member-b-id\) has no partition/);
+  caught(view('Stable', [member('member-a', ['sim-0']), member('member-b', ['sim-0'])]), /partition sim-0 assigned to 2 members \(member-a, member-b\)/);
+  caught(view('Stable', [member('member-a', ['sim-0']), member('member-b', ['other-0'])]), /partition sim-1 assigned to 0 members/);
+  caught(view('Stable', [member('member-a', ['sim-0'], ['sim-0', 'sim-1']), member('member-b', ['sim-1'], [])]), /member member-a owns \[sim-0\] but is headed for \[sim-0,sim-1\]/);
+  caught(view('Stable', stable, [['member-a', ['sim-0']], ['member-b', []]]), /client member-b owns \[\] but its coordinator assigned it \[sim-1\]/);
 });

@@ -220,3 +220,52 @@ export function checkTransactionsAtomic(transactions: readonly TransactionRun[],
   }
   return null;
 }
+
+/** One member of a consumer group as its coordinator describes it; partitions as `topic-partition`. */
+export interface GroupMemberView {
+  memberId: string;
+  clientId: string;
+  assignment: readonly string[];
+  /** KIP-848 groups: the assignment the member is headed for (null for a classic group). */
+  targetAssignment: readonly string[] | null;
+}
+
+/** A consumer group as its coordinator describes it, with what each member client believes it owns. */
+export interface GroupView {
+  state: string;
+  members: readonly GroupMemberView[];
+  /** Each member client's own assignment, by client id. */
+  clientAssignments: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Liveness of a consumer group: once faults heal, within a bound, the group
+ * is Stable with exactly the expected member clients (no stale member left
+ * from before a fault), every member has partitions, every partition of the
+ * topic is assigned to exactly one member, a KIP-848 member has reached its
+ * target, and each client owns what the coordinator says it owns. The
+ * harness calls this repeatedly until it passes, and reports the last
+ * reason when the bound runs out.
+ */
+export function checkGroupStable(view: GroupView, expected: { clients: readonly string[]; partitions: readonly string[] }): Violation | null {
+  const fail = (detail: string): Violation => ({ invariant: 'group-stabilises', detail });
+  if (view.state !== 'Stable') return fail(`group state ${view.state}, not Stable`);
+  const clients = view.members.map((member) => member.clientId).sort();
+  if (clients.join(',') !== [...expected.clients].sort().join(',')) return fail(`members [${clients.join(',')}], expected one each of [${[...expected.clients].sort().join(',')}]`);
+  const owners = new Map<string, string[]>();
+  for (const member of view.members) {
+    if (member.assignment.length === 0) return fail(`member ${member.clientId} (${member.memberId}) has no partition`);
+    if (member.targetAssignment !== null && [...member.targetAssignment].sort().join(',') !== [...member.assignment].sort().join(',')) {
+      return fail(`member ${member.clientId} owns [${[...member.assignment].sort().join(',')}] but is headed for [${[...member.targetAssignment].sort().join(',')}]`);
+    }
+    for (const partition of member.assignment) owners.set(partition, [...(owners.get(partition) ?? []), member.clientId]);
+    const own = [...(view.clientAssignments.get(member.clientId) ?? [])].sort().join(',');
+    if (own !== [...member.assignment].sort().join(',')) return fail(`client ${member.clientId} owns [${own}] but its coordinator assigned it [${[...member.assignment].sort().join(',')}]`);
+  }
+  for (const partition of expected.partitions) {
+    const owner = owners.get(partition) ?? [];
+    if (owner.length !== 1) return fail(`partition ${partition} assigned to ${owner.length} members${owner.length > 0 ? ` (${owner.join(', ')})` : ''}`);
+  }
+  for (const partition of owners.keys()) if (!expected.partitions.includes(partition)) return fail(`partition ${partition} assigned but not of the subscribed topic`);
+  return null;
+}

@@ -8,6 +8,8 @@
  *   --fault-gap-ms A,B  simulated ms between faults, drawn from [A, B) (default 300,3000; CI's short seeds use 100,1000)
  *   --workers W      runs seeds on W worker threads (default 1; not with --trace): a seed's outcome does not depend on the thread
  *   --faulty-max K   how many nodes may be faulty at once (default 1; 2 takes the quorum away at times)
+ *   --clock-skew-ms MS  each host's wall clock off true time by up to ±MS (default 10000; 0 with --clock-drift-ppm 0: true time)
+ *   --clock-drift-ppm P each host's wall clock drifting by up to ±P ppm (default 1000)
  *   --log-level L    node log lines in the trace from level L (error, warn, info, debug; default warn)
  * Prints the seeds it runs, one line per failing seed (seed, invariant, detail), and a summary; exits 1 when a seed failed.
  */
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     'faulty-max': { type: 'string' },
     'fault-gap-ms': { type: 'string' },
     workers: { type: 'string' },
+    'clock-skew-ms': { type: 'string' },
+    'clock-drift-ppm': { type: 'string' },
   },
 });
 
@@ -41,6 +45,8 @@ const logLevel = values['log-level'] ?? 'warn';
 if (!['error', 'warn', 'info', 'debug'].includes(logLevel)) throw new Error(`--log-level must be error, warn, info or debug`);
 const faultPhaseMs = integer('fault-ms', values['fault-ms'], 20_000);
 const faultyNodesMax = integer('faulty-max', values['faulty-max'], 1);
+const clockSkewMs = integer('clock-skew-ms', values['clock-skew-ms'], 10_000);
+const clockDriftPpm = integer('clock-drift-ppm', values['clock-drift-ppm'], 1_000);
 const from = integer('from', values.from, 1);
 const single = values.seed === undefined ? null : integer('seed', values.seed, 0);
 const minutes = values.minutes === undefined ? null : Number(values.minutes);
@@ -63,7 +69,7 @@ console.log(single !== null ? `seed ${single}` : minutes !== null ? `seeds from 
 let ran = 0;
 let simulatedMs = 0;
 const failed: number[] = [];
-const optionsOf = (seed: number): SimRunOptions => ({ seed, faultPhaseMs, faultyNodesMax, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
+const optionsOf = (seed: number): SimRunOptions => ({ seed, faultPhaseMs, faultyNodesMax, clockSkewMs, clockDriftPpm, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
 const tally = (outcome: Pick<SeedOutcome, 'seed' | 'violation' | 'simulatedMs'>): void => {
   ran++;
   simulatedMs += outcome.simulatedMs;

@@ -5,7 +5,9 @@
  * fsync failures and full disks) break no invariant, some of them with a
  * consumer group committing what it reads; and a few long seeds, with and
  * without the group, break none either. Every run also has a transactional
- * producer committing and aborting, and a read_committed consumer.
+ * producer committing and aborting, and a read_committed consumer, and
+ * every host's wall clock is skewed and drifting (cluster-sim.ts,
+ * clockSkewMs); a run with the group also waits for it to become stable.
  *
  * Short seeds have 1.5 s of faults, one every 0.1 to 1 s, so each draws a
  * few of the eight fault kinds (each equally likely at every draw) and the
@@ -60,6 +62,20 @@ test('without faults every record is acked and read back', async () => {
   assert.equal(result.consumed, result.acked);
   assert.ok(result.transactions.committed > 10 && result.transactions.aborted > 5, JSON.stringify(result.transactions));
   assert.equal(result.transactions['in-doubt'], 0);
+  // The producer's skewed wall clock stamps its records: the newest one, sent shortly before the final read, is off
+  // true time by the producer's offset (plus at most 10 ms of drift in this run), less its age.
+  const trace = result.trace.join('\n');
+  const skewMs = Number(/clock of producer: ([+-][\d.]+) s/.exec(trace)![1]) * 1000;
+  const stampedMs = Number(/checker: the producer's newest record is stamped (-?\d+) ms from true time/.exec(trace)![1]);
+  assert.ok(Math.abs(skewMs) >= 1000, `seed 7 draws a producer skew of ${skewMs} ms`);
+  assert.ok(stampedMs <= skewMs + 10 && stampedMs > skewMs - 1000, `stamped ${stampedMs} ms, producer skew ${skewMs} ms`);
+});
+
+test('the harness reports group-stabilises when the group is given no time to become stable', async () => {
+  // The checker's own cases are in invariants.test.ts; this proves a run reaches it and fails on it.
+  const result = await runSeed({ seed: 7, faults: false, faultPhaseMs: SHORT_FAULT_PHASE_MS, groupStableBoundMs: 0 });
+  assert.equal(result.violation?.invariant, 'group-stabilises', result.trace.join('\n'));
+  assert.match(result.violation!.detail, /group sim-group is not stable 0 ms after the cluster became whole/);
 });
 
 const batchSeeds = CI_SHORT_SEEDS / SHORT_BATCHES;
