@@ -344,7 +344,7 @@ export class SpoolNode {
   private async bindListeners(): Promise<void> {
     const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
     // Keystores load before anything binds, so a bad one stops the start with nothing to undo.
-    const credentials = { scramCredentials: (user: string, mechanism: number) => this.shared.loader.image.scramCredentials.get(user)?.get(mechanism), random: this.env.random, clock: this.env.clock };
+    const credentials = { scramCredentials: (user: string, mechanism: number) => this.shared.loader.image.scramCredentials.get(user)?.get(mechanism), random: this.env.random, clock: this.env.clock, timers: this.env.timers };
     const securities = await Promise.all(this.listenerSpecs.map((spec) => listenerSecurity(this.config, spec, { fs: this.env.fs, credentials })));
     for (const [index, spec] of this.listenerSpecs.entries()) {
       const host = spec.host || '0.0.0.0';

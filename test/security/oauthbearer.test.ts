@@ -115,7 +115,7 @@ test('a listener enables OAUTHBEARER with its OAuthBearerLoginModule entry; anot
   );
   await assert.rejects(
     saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR, 'sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1/jwks' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
-    /only from file: URLs/,
+    /The URL cannot be accessed due to restrictions\. Update the environment variable SPOOL_OAUTHBEARER_ALLOWED_URLS/,
   );
   await assert.rejects(
     saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required;' }), { name: 'SASL_PLAINTEXT' }, sources, fs),

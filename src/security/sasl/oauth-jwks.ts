@@ -2,9 +2,10 @@
  * OAUTHBEARER's secured validation, as Kafka's OAuthBearerValidatorCallbackHandler
  * (ValidatorAccessTokenValidator over jose4j) does it, when a listener sets
  * `listener.name.<l>.oauthbearer.sasl.server.callback.handler.class` to that
- * handler. The keys come from a JWKS file (`sasl.oauthbearer.jwks.endpoint.url`
- * with a `file:` URL, read once at start as Kafka's JwksFileVerificationKeyResolver
- * does). A token is a signed JWS (RS256/384/512 or ES256/384/512, never
+ * handler. The keys come from `sasl.oauthbearer.jwks.endpoint.url`: a `file:`
+ * URL is read once at start (Kafka's JwksFileVerificationKeyResolver); an
+ * http(s) URL is fetched at start and refreshed (jwks-endpoint.ts, Kafka's
+ * RefreshingHttpsJwks). A token is a signed JWS (RS256/384/512 or ES256/384/512, never
  * none) whose key is the JWKS key with its `kid` (or the only key when it
  * names none), with:
  *   exp and iat required; exp and nbf checked with sasl.oauthbearer.clock.skew.seconds (30)
@@ -17,9 +18,13 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type BrokerConfig } from '../../common/config.js';
+import { createLogger, type Logger } from '../../common/logger.js';
+import { realTimers, type Timers } from '../../io/clock.js';
 import type { FileSystem } from '../../io/fs.js';
+import { httpGetJson } from '../../io/http-get.js';
 import { listenerPrefixed } from '../ssl-config.js';
 import { IllegalToken, type TokenValidator } from './oauthbearer.js';
+import { allowedJwksUrls, RefreshingJwks, type JwksFetch } from './jwks-endpoint.js';
 
 export const SECURED_VALIDATOR = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
 const DEFAULT_CLOCK_SKEW_SECONDS = 30;
@@ -37,7 +42,7 @@ export class InvalidAccessToken extends IllegalToken {
   override readonly name = 'InvalidAccessToken';
 }
 
-interface VerificationKey {
+export interface VerificationKey {
   kid: string | null;
   kty: string;
   alg: string | null;
@@ -55,32 +60,85 @@ export function oauthCallbackHandler(config: BrokerConfig, listenerName: string)
   return oauthSetting(config, listenerName, 'sasl.server.callback.handler.class');
 }
 
+/** What an http(s) JWKS endpoint is fetched and refreshed with; production uses the defaults. */
+export interface JwksEndpointIo {
+  timers?: Timers;
+  fetchJson?: JwksFetch;
+  /** The allowed URLs (Kafka's org.apache.kafka.sasl.oauthbearer.allowed.urls); from SPOOL_OAUTHBEARER_ALLOWED_URLS by default. */
+  allowedUrls?: ReadonlySet<string>;
+  log?: Logger;
+  /** Called with the endpoint's key cache once it is built (tests await its refreshes). */
+  onEndpoint?: (jwks: RefreshingJwks) => void;
+}
+
+const JWKS_FETCH_TIMEOUT_MS = 10_000;
+
+/** A non-negative LONG setting of the listener's OAUTHBEARER mechanism. */
+function longSetting(config: BrokerConfig, listenerName: string, name: string, fallback: number): number {
+  const text = (oauthSetting(config, listenerName, name) ?? String(fallback)).trim();
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type LONG`);
+  return value;
+}
+
 /** Builds the secured validator of a listener; throws ConfigError for missing or unreadable settings. */
-export async function securedValidator(config: BrokerConfig, listenerName: string, fs: FileSystem): Promise<TokenValidator> {
+export async function securedValidator(config: BrokerConfig, listenerName: string, fs: FileSystem, io: JwksEndpointIo = {}): Promise<TokenValidator> {
   const url = oauthSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.url');
   if (url === undefined || url.trim() === '') throw new ConfigError(`${SECURED_VALIDATOR} on listener ${listenerName} needs sasl.oauthbearer.jwks.endpoint.url`);
-  if (!url.startsWith('file:')) throw new ConfigError(`sasl.oauthbearer.jwks.endpoint.url ${url}: Spool reads JWKS only from file: URLs, not from an HTTP endpoint`);
+  const skewText = oauthSetting(config, listenerName, 'sasl.oauthbearer.clock.skew.seconds') ?? String(DEFAULT_CLOCK_SKEW_SECONDS);
+  if (!/^\d+$/.test(skewText.trim())) throw new ConfigError(`Invalid value ${skewText} for configuration sasl.oauthbearer.clock.skew.seconds: Not a number of type INT`);
+  const audiences = (oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.audience') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const claims = {
+    clockSkewMs: Number(skewText.trim()) * 1000,
+    expectedIssuer: oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.issuer') ?? null,
+    expectedAudiences: audiences,
+    subClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.sub.claim.name') ?? 'sub',
+    scopeClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.scope.claim.name') ?? 'scope',
+  };
+  if (url.startsWith('http:') || url.startsWith('https:')) {
+    const name = 'sasl.oauthbearer.jwks.endpoint.url';
+    if (!(io.allowedUrls ?? allowedJwksUrls(process.env)).has(url)) {
+      throw new ConfigError(`Invalid value ${url} for configuration ${name}: The URL cannot be accessed due to restrictions. Update the environment variable SPOOL_OAUTHBEARER_ALLOWED_URLS (Kafka's system property 'org.apache.kafka.sasl.oauthbearer.allowed.urls') to allow the URL to be accessed.`);
+    }
+    const refreshMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.refresh.ms', 3_600_000);
+    if (refreshMs <= 0) throw new ConfigError(`Invalid value ${refreshMs} for configuration sasl.oauthbearer.jwks.endpoint.refresh.ms: Value must be at least 1`);
+    const retryBackoffMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', 100);
+    const retryBackoffMaxMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms', 10_000);
+    if (retryBackoffMaxMs < retryBackoffMs) throw new ConfigError(`sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms (${retryBackoffMaxMs}) is less than sasl.oauthbearer.jwks.endpoint.retry.backoff.ms (${retryBackoffMs})`);
+    const fetchJson = io.fetchJson ?? ((target: string) => httpGetJson(target, { timeoutMs: JWKS_FETCH_TIMEOUT_MS }));
+    const jwks = new RefreshingJwks({
+      url,
+      refreshMs,
+      retryBackoffMs,
+      retryBackoffMaxMs,
+      timers: io.timers ?? realTimers,
+      fetchKeys: async () => parseJwksValue(await fetchJson(url)),
+      log: io.log ?? createLogger({ name: `oauthbearer-jwks ${listenerName}` }),
+    });
+    io.onEndpoint?.(jwks);
+    try {
+      await jwks.init();
+    } catch (error) {
+      throw new ConfigError(`Could not refresh JWKS from sasl.oauthbearer.jwks.endpoint.url ${url}: ${(error as Error).message}`);
+    }
+    return jwtValidator({ ...claims, keys: () => jwks.keys, onUnknownKid: (kid, nowMs) => jwks.maybeExpediteRefresh(kid, nowMs), location: url });
+  }
+  if (!url.startsWith('file:')) throw new ConfigError(`sasl.oauthbearer.jwks.endpoint.url ${url}: Spool reads a JWKS from file:, http: and https: URLs only`);
   let keys: VerificationKey[];
   try {
     keys = parseJwks((await fs.readFile(fileURLToPath(url))).toString('utf8'));
   } catch (error) {
     throw new ConfigError(`Cannot read the JWKS of sasl.oauthbearer.jwks.endpoint.url ${url}: ${(error as Error).message}`);
   }
-  const skewText = oauthSetting(config, listenerName, 'sasl.oauthbearer.clock.skew.seconds') ?? String(DEFAULT_CLOCK_SKEW_SECONDS);
-  if (!/^\d+$/.test(skewText.trim())) throw new ConfigError(`Invalid value ${skewText} for configuration sasl.oauthbearer.clock.skew.seconds: Not a number of type INT`);
-  const audiences = (oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.audience') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
-  return jwtValidator({
-    keys,
-    clockSkewMs: Number(skewText.trim()) * 1000,
-    expectedIssuer: oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.issuer') ?? null,
-    expectedAudiences: audiences,
-    subClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.sub.claim.name') ?? 'sub',
-    scopeClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.scope.claim.name') ?? 'scope',
-  });
+  return jwtValidator({ ...claims, keys: () => keys });
 }
 
 function parseJwks(text: string): VerificationKey[] {
-  const jwks = JSON.parse(text) as { keys?: unknown };
+  return parseJwksValue(JSON.parse(text));
+}
+
+function parseJwksValue(value: unknown): VerificationKey[] {
+  const jwks = (value ?? {}) as { keys?: unknown };
   if (!Array.isArray(jwks.keys)) throw new Error('a JWKS is an object with a "keys" array');
   return jwks.keys.map((jwk: Record<string, unknown>) => ({
     kid: typeof jwk.kid === 'string' ? jwk.kid : null,
@@ -108,7 +166,11 @@ function json(part: string): Record<string, unknown> {
 }
 
 export function jwtValidator(options: {
-  keys: readonly VerificationKey[];
+  /** The current keys: read per token, so a refresh swaps them all at once. */
+  keys: () => readonly VerificationKey[];
+  /** Called when a token names a kid no key has (the endpoint's expedited refresh). */
+  onUnknownKid?: (kid: string, nowMs: number) => void;
+  location?: string;
   clockSkewMs: number;
   expectedIssuer: string | null;
   expectedAudiences: readonly string[];
@@ -124,8 +186,12 @@ export function jwtValidator(options: {
       const algorithm = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined;
       if (algorithm === undefined) throw new InvalidAccessToken(`'${String(header.alg)}' is not a permitted algorithm`);
       const kid = typeof header.kid === 'string' ? header.kid : null;
-      const candidates = options.keys.filter((k) => k.kty === algorithm.kty && (k.alg === null || k.alg === header.alg) && (kid === null || k.kid === kid));
-      if (candidates.length !== 1) throw new InvalidAccessToken(`Unable to find a suitable verification key for JWS w/ header ${JSON.stringify(header)}`);
+      const candidates = options.keys().filter((k) => k.kty === algorithm.kty && (k.alg === null || k.alg === header.alg) && (kid === null || k.kid === kid));
+      if (candidates.length !== 1) {
+        if (candidates.length === 0 && kid !== null) options.onUnknownKid?.(kid, nowMs);
+        const from = options.location === undefined ? '' : ` obtained from ${options.location}`;
+        throw new InvalidAccessToken(`Unable to find a suitable verification key for JWS w/ header ${JSON.stringify(header)}${from}`);
+      }
       const signed = Buffer.from(`${headerPart}.${claimsPart}`, 'ascii');
       const signature = base64url(signaturePart);
       const key = candidates[0]!.key;
