@@ -193,12 +193,13 @@ test('a failed fetch is retried with the backoff within retry.backoff.max.ms', a
   }
 });
 
-test('an http JWKS endpoint must be allowed, and its first fetch failing stops the start', async () => {
+test('an http JWKS endpoint must be allowed, its first fetch failing stops the start, and stopping ends its refresh', async () => {
   const endpoint = await JwksServer.start();
   try {
     const fs = new SimFileSystem(new SeededRandom(1));
     const clock = new ManualClock(NOW_MS);
-    const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock, timers: clock };
+    const closers: (() => void)[] = [];
+    const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock, timers: clock, onClose: (close: () => void) => closers.push(close) };
     delete process.env[ALLOWED_URLS_VARIABLE];
     await assert.rejects(
       saslListenerSettings(config(endpoint.url), { name: 'SASL_PLAINTEXT' }, sources, fs),
@@ -215,6 +216,8 @@ test('an http JWKS endpoint must be allowed, and its first fetch failing stops t
     const listener = await saslListenerSettings(config(endpoint.url), { name: 'SASL_PLAINTEXT' }, sources, fs);
     assert.equal(outcome(listener.newServer('OAUTHBEARER'), firstMessage(signed('k1', key.privateKey))), 'principal alice');
     assert.equal(clock.nextDueMs(), NOW_MS + REFRESH_MS, 'the periodic refresh runs on the node timers');
+    for (const close of closers) close();
+    assert.equal(clock.pendingCount, 0, 'the node stopping ends the periodic refresh');
     await assert.rejects(securedValidator(config(endpoint.url, { 'sasl.oauthbearer.jwks.endpoint.refresh.ms': '0' }), 'SASL_PLAINTEXT', fs, { allowedUrls: new Set([endpoint.url]) }), /refresh\.ms: Value must be at least 1/);
   } finally {
     delete process.env[ALLOWED_URLS_VARIABLE];

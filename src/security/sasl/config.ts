@@ -44,6 +44,8 @@ export interface SaslCredentialSources {
   clock: Clock;
   /** The node's timers (an http(s) JWKS endpoint's refresh); real timers when absent. */
   timers?: Timers;
+  /** Registers what stop() ends (an http(s) JWKS endpoint's refresh timer). */
+  onClose?: (close: () => void) => void;
 }
 
 export interface SaslListenerSettings {
@@ -104,7 +106,10 @@ async function oauthSecuredValidator(config: BrokerConfig, listenerName: string,
   const handler = oauthCallbackHandler(config, listenerName);
   if (handler === undefined) return null;
   if (handler !== SECURED_VALIDATOR) throw new ConfigError(`sasl.server.callback.handler.class ${handler} on listener ${listenerName}: Spool's OAUTHBEARER serves only ${SECURED_VALIDATOR} and Kafka's default unsecured validation`);
-  return securedValidator(config, listenerName, fs, sources.timers === undefined ? {} : { timers: sources.timers });
+  return securedValidator(config, listenerName, fs, {
+    ...(sources.timers === undefined ? {} : { timers: sources.timers }),
+    onEndpoint: (jwks) => sources.onClose?.(() => jwks.close()),
+  });
 }
 
 function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string): JaasEntry {
