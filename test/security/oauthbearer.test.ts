@@ -144,7 +144,16 @@ test('OAuthBearerValidatorCallbackHandler with a JWKS file: signed tokens (RS256
     'sasl.oauthbearer.clock.skew.seconds': '10',
   });
   const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock: new ManualClock(NOW_MS) };
-  const listener = await saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs);
+  // As Kafka 4.4, a file: JWKS URL too must be allowed (org.apache.kafka.sasl.oauthbearer.allowed.urls, here SPOOL_OAUTHBEARER_ALLOWED_URLS).
+  delete process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS;
+  await assert.rejects(saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs), /The URL cannot be accessed due to restrictions/);
+  process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS = 'file:///jwks.json';
+  let listener: Awaited<ReturnType<typeof saslListenerSettings>>;
+  try {
+    listener = await saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs);
+  } finally {
+    delete process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS;
+  }
   const signed = (claims: object, header: Record<string, string> = { alg: 'RS256', kid: 'rsa-1' }, key: KeyObject = rsa.privateKey) => {
     const input = `${part(header)}.${part(claims)}`;
     const signature = sign('sha256', Buffer.from(input), header.alg!.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key);

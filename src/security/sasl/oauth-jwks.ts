@@ -83,8 +83,8 @@ function longSetting(config: BrokerConfig, listenerName: string, name: string, f
 
 /** Builds the secured validator of a listener; throws ConfigError for missing or unreadable settings. */
 export async function securedValidator(config: BrokerConfig, listenerName: string, fs: FileSystem, io: JwksEndpointIo = {}): Promise<TokenValidator> {
-  const url = oauthSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.url');
-  if (url === undefined || url.trim() === '') throw new ConfigError(`${SECURED_VALIDATOR} on listener ${listenerName} needs sasl.oauthbearer.jwks.endpoint.url`);
+  const url = oauthSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.url')?.trim();
+  if (url === undefined || url === '') throw new ConfigError(`${SECURED_VALIDATOR} on listener ${listenerName} needs sasl.oauthbearer.jwks.endpoint.url`);
   const skewText = oauthSetting(config, listenerName, 'sasl.oauthbearer.clock.skew.seconds') ?? String(DEFAULT_CLOCK_SKEW_SECONDS);
   if (!/^\d+$/.test(skewText.trim())) throw new ConfigError(`Invalid value ${skewText} for configuration sasl.oauthbearer.clock.skew.seconds: Not a number of type INT`);
   const audiences = (oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.audience') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
@@ -95,11 +95,11 @@ export async function securedValidator(config: BrokerConfig, listenerName: strin
     subClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.sub.claim.name') ?? 'sub',
     scopeClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.scope.claim.name') ?? 'scope',
   };
+  // Kafka 4.4 reads no JWKS URL, file: or http(s), that org.apache.kafka.sasl.oauthbearer.allowed.urls does not list (default: none).
+  if (!(io.allowedUrls ?? allowedJwksUrls(process.env)).has(url)) {
+    throw new ConfigError(`Invalid value ${url} for configuration sasl.oauthbearer.jwks.endpoint.url: The URL cannot be accessed due to restrictions. Update the environment variable SPOOL_OAUTHBEARER_ALLOWED_URLS (Kafka's system property 'org.apache.kafka.sasl.oauthbearer.allowed.urls') to allow the URL to be accessed.`);
+  }
   if (url.startsWith('http:') || url.startsWith('https:')) {
-    const name = 'sasl.oauthbearer.jwks.endpoint.url';
-    if (!(io.allowedUrls ?? allowedJwksUrls(process.env)).has(url)) {
-      throw new ConfigError(`Invalid value ${url} for configuration ${name}: The URL cannot be accessed due to restrictions. Update the environment variable SPOOL_OAUTHBEARER_ALLOWED_URLS (Kafka's system property 'org.apache.kafka.sasl.oauthbearer.allowed.urls') to allow the URL to be accessed.`);
-    }
     const refreshMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.refresh.ms', 3_600_000);
     if (refreshMs <= 0) throw new ConfigError(`Invalid value ${refreshMs} for configuration sasl.oauthbearer.jwks.endpoint.refresh.ms: Value must be at least 1`);
     const retryBackoffMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', 100);

@@ -237,7 +237,9 @@ test(`Kafka 4.4 Java tools with a signed token against OAuthBearerValidatorCallb
   if (endpoint !== null) await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
   const jwksUrl = endpoint === null ? `file://${jwks}` : `https://127.0.0.1:${(endpoint.address() as AddressInfo).port}/jwks`;
   const savedEnv = { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, SPOOL_OAUTHBEARER_ALLOWED_URLS: process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS };
-  if (endpoint !== null) Object.assign(process.env, { NODE_EXTRA_CA_CERTS: pki.caPemPath, SPOOL_OAUTHBEARER_ALLOWED_URLS: jwksUrl });
+  // As Kafka 4.4 (org.apache.kafka.sasl.oauthbearer.allowed.urls), Spool reads only a JWKS URL SPOOL_OAUTHBEARER_ALLOWED_URLS lists.
+  process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS = jwksUrl;
+  if (endpoint !== null) process.env.NODE_EXTRA_CA_CERTS = pki.caPemPath;
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const token = (issuer: string) => {
     const nowS = Math.floor(Date.now() / 1000);
