@@ -9,9 +9,11 @@
  * none) whose key is the JWKS key with its `kid` (or the only key when it
  * names none), with:
  *   exp and iat required; exp and nbf checked with sasl.oauthbearer.clock.skew.seconds (30)
- *   iss equal to sasl.oauthbearer.expected.issuer when set
- *   aud containing one of sasl.oauthbearer.expected.audience when set, and
- *     no aud at all when it is not (jose4j's default audience check)
+ *   iss equal to sasl.oauthbearer.expected.issuer, which must be set unless
+ *     sasl.oauthbearer.allow.unverified.issuer=true (then any or no iss)
+ *   aud containing one of sasl.oauthbearer.expected.audience, which must be
+ *     set unless sasl.oauthbearer.allow.unverified.audience=true (then any
+ *     or no aud); Kafka 4.4's BrokerJwtValidator
  *   the principal from sasl.oauthbearer.sub.claim.name (sub), a non-blank string
  *   scopes from sasl.oauthbearer.scope.claim.name (scope), each non-blank
  */
@@ -81,6 +83,13 @@ function longSetting(config: BrokerConfig, listenerName: string, name: string, f
   return value;
 }
 
+/** A BOOLEAN setting (default false), as Kafka's ConfigDef parses one. */
+function booleanSetting(config: BrokerConfig, listenerName: string, name: string): boolean {
+  const text = (oauthSetting(config, listenerName, name) ?? 'false').trim().toLowerCase();
+  if (text !== 'true' && text !== 'false') throw new ConfigError(`Invalid value ${text} for configuration ${name}: Expected value to be either true or false`);
+  return text === 'true';
+}
+
 /** Builds the secured validator of a listener; throws ConfigError for missing or unreadable settings. */
 export async function securedValidator(config: BrokerConfig, listenerName: string, fs: FileSystem, io: JwksEndpointIo = {}): Promise<TokenValidator> {
   const url = oauthSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.url')?.trim();
@@ -88,9 +97,24 @@ export async function securedValidator(config: BrokerConfig, listenerName: strin
   const skewText = oauthSetting(config, listenerName, 'sasl.oauthbearer.clock.skew.seconds') ?? String(DEFAULT_CLOCK_SKEW_SECONDS);
   if (!/^\d+$/.test(skewText.trim())) throw new ConfigError(`Invalid value ${skewText} for configuration sasl.oauthbearer.clock.skew.seconds: Not a number of type INT`);
   const audiences = (oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.audience') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const issuerText = oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.issuer')?.trim();
+  const expectedIssuer = issuerText === undefined || issuerText === '' ? null : issuerText;
+  const log = io.log ?? createLogger({ name: `oauthbearer-jwks ${listenerName}` });
+  if (audiences.length === 0) {
+    if (!booleanSetting(config, listenerName, 'sasl.oauthbearer.allow.unverified.audience')) {
+      throw new ConfigError('The OAuth validator for the broker requires "sasl.oauthbearer.expected.audience" to be configured so that the token\'s audience ("aud") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.audience" to the audience(s) that identify this cluster, or set "sasl.oauthbearer.allow.unverified.audience" to true to accept tokens regardless of their audience.');
+    }
+    log.warn('The OAuth broker validator is configured with a JWKS endpoint but without "sasl.oauthbearer.expected.audience", and "sasl.oauthbearer.allow.unverified.audience" is set to true, so it will accept a JWT regardless of its "aud" (audience) claim.');
+  }
+  if (expectedIssuer === null) {
+    if (!booleanSetting(config, listenerName, 'sasl.oauthbearer.allow.unverified.issuer')) {
+      throw new ConfigError('The OAuth validator for the broker requires "sasl.oauthbearer.expected.issuer" to be configured so that the token\'s issuer ("iss") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.issuer" to the issuer URL of the OAuth/OIDC provider that signs the tokens, or set "sasl.oauthbearer.allow.unverified.issuer" to true to accept tokens regardless of their issuer.');
+    }
+    log.warn('The OAuth broker validator is configured with a JWKS endpoint but without "sasl.oauthbearer.expected.issuer", and "sasl.oauthbearer.allow.unverified.issuer" is set to true, so it will accept a JWT bearing any (or no) "iss" (issuer) claim.');
+  }
   const claims = {
     clockSkewMs: Number(skewText.trim()) * 1000,
-    expectedIssuer: oauthSetting(config, listenerName, 'sasl.oauthbearer.expected.issuer') ?? null,
+    expectedIssuer,
     expectedAudiences: audiences,
     subClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.sub.claim.name') ?? 'sub',
     scopeClaimName: oauthSetting(config, listenerName, 'sasl.oauthbearer.scope.claim.name') ?? 'scope',
@@ -113,7 +137,7 @@ export async function securedValidator(config: BrokerConfig, listenerName: strin
       retryBackoffMaxMs,
       timers: io.timers ?? realTimers,
       fetchKeys: async () => parseJwksValue(await fetchJson(url)),
-      log: io.log ?? createLogger({ name: `oauthbearer-jwks ${listenerName}` }),
+      log,
     });
     io.onEndpoint?.(jwks);
     try {
@@ -213,9 +237,8 @@ export function jwtValidator(options: {
       if (notBefore !== null && nowMs + options.clockSkewMs < notBefore * 1000) throw new InvalidAccessToken(`The JWT is not yet valid as the evaluation time is before the nbf (nbf=${notBefore})`);
       if (options.expectedIssuer !== null && claims.iss !== options.expectedIssuer) throw new InvalidAccessToken(`Issuer (iss) claim value (${String(claims.iss)}) doesn't match expected value of ${options.expectedIssuer}`);
       const audience = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-      if (options.expectedAudiences.length === 0) {
-        if (claims.aud !== undefined) throw new InvalidAccessToken('Audience (aud) claim present in the JWT but no expected audience value(s) were provided to the JWT Consumer');
-      } else if (!audience.some((a) => typeof a === 'string' && options.expectedAudiences.includes(a))) {
+      // No expected audience: sasl.oauthbearer.allow.unverified.audience=true, jose4j's audience check skipped.
+      if (options.expectedAudiences.length > 0 && !audience.some((a) => typeof a === 'string' && options.expectedAudiences.includes(a))) {
         throw new InvalidAccessToken(`Audience (aud) claim ${JSON.stringify(claims.aud ?? null)} doesn't contain an acceptable identifier`);
       }
       const subject = claims[options.subClaimName];
