@@ -40,7 +40,7 @@ function outcome(sasl: SaslServer, message: Buffer): string {
 /** A JWKS endpoint whose answer the test changes; counts the GETs. */
 class JwksServer {
   status = 200;
-  keys: object[] = [];
+  keys: unknown[] = [];
   requests = 0;
   private constructor(readonly server: Server) {}
 
@@ -95,7 +95,8 @@ test('an http JWKS endpoint: fetched at start, a new kid picked up by the on-dem
     const first = rsaKey('k1');
     const second = rsaKey('k2');
     const third = rsaKey('k3');
-    endpoint.keys = [first.jwk];
+    // A key the broker cannot use is skipped, as jose4j's JsonWebKeySet does.
+    endpoint.keys = [first.jwk, { kty: 'oct', kid: 'secret', k: 'c2VjcmV0' }, { kty: 'XYZ', kid: 'odd' }, null];
     const clock = new ManualClock(NOW_MS);
     const warnings: string[] = [];
     let jwks: RefreshingJwks | undefined;

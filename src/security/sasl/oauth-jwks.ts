@@ -164,12 +164,19 @@ function parseJwks(text: string): VerificationKey[] {
 function parseJwksValue(value: unknown): VerificationKey[] {
   const jwks = (value ?? {}) as { keys?: unknown };
   if (!Array.isArray(jwks.keys)) throw new Error('a JWKS is an object with a "keys" array');
-  return jwks.keys.map((jwk: Record<string, unknown>) => ({
-    kid: typeof jwk.kid === 'string' ? jwk.kid : null,
-    kty: String(jwk.kty),
-    alg: typeof jwk.alg === 'string' ? jwk.alg : null,
-    key: createPublicKey({ key: jwk as never, format: 'jwk' }),
-  }));
+  // As jose4j's JsonWebKeySet, a key that cannot be read (another kty, a secret key, bad parameters) is skipped, not fatal.
+  return jwks.keys.flatMap((jwk: Record<string, unknown>) => {
+    try {
+      return [{
+        kid: typeof jwk?.kid === 'string' ? jwk.kid : null,
+        kty: String(jwk.kty),
+        alg: typeof jwk.alg === 'string' ? jwk.alg : null,
+        key: createPublicKey({ key: jwk as never, format: 'jwk' }),
+      }];
+    } catch {
+      return [];
+    }
+  });
 }
 
 const base64url = (part: string): Buffer => {
