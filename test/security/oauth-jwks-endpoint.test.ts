@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { BrokerConfig } from '../../src/common/config.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { ManualClock, SeededRandom } from '../../src/io/env.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { saslListenerSettings } from '../../src/security/sasl/config.js';
@@ -222,7 +223,13 @@ test('an http JWKS endpoint must be allowed, its first fetch failing stops the s
     assert.equal(clock.nextDueMs(), NOW_MS + REFRESH_MS, 'the periodic refresh runs on the node timers');
     for (const close of closers) close();
     assert.equal(clock.pendingCount, 0, 'the node stopping ends the periodic refresh');
-    await assert.rejects(securedValidator(config(endpoint.url, { 'sasl.oauthbearer.jwks.endpoint.refresh.ms': '0' }), 'SASL_PLAINTEXT', fs, { allowedUrls: new Set([endpoint.url]) }), /refresh\.ms: Value must be at least 1/);
+    await assert.rejects(securedValidator(config(endpoint.url, { 'sasl.oauthbearer.jwks.endpoint.refresh.ms': '0' }), 'SASL_PLAINTEXT', fs, { allowedUrls: new Set([endpoint.url]) }), /retryWaitMs value must be positive/);
+    const refused = async (extra: Record<string, string>, message: RegExp) => assert.rejects(securedValidator(config(endpoint.url, extra), 'SASL_PLAINTEXT', fs, { allowedUrls: new Set([endpoint.url]), log: silentLogger }), message);
+    await refused({ 'sasl.oauthbearer.jwks.endpoint.refresh.ms': '-1' }, /refresh\.ms value must be at least 0/);
+    await refused({ 'sasl.oauthbearer.jwks.endpoint.refresh.ms': 'soon' }, /Invalid value soon for configuration sasl\.oauthbearer\.jwks\.endpoint\.refresh\.ms: Not a number of type LONG/);
+    await refused({ 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms': '-5' }, /retryBackoffMs value \(-5\) must be non-negative/);
+    await refused({ 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms': '500', 'sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms': '100' }, /retryBackoffMaxMs value \(100\) is less than retryBackoffMs value \(500\)/);
+    assert.equal(endpoint.requests, 2, 'a refused setting fetches nothing');
   } finally {
     delete process.env[ALLOWED_URLS_VARIABLE];
     await endpoint.stop();

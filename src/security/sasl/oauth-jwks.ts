@@ -75,11 +75,11 @@ export interface JwksEndpointIo {
 
 const JWKS_FETCH_TIMEOUT_MS = 10_000;
 
-/** A non-negative LONG setting of the listener's OAUTHBEARER mechanism. */
+/** A LONG setting of the listener's OAUTHBEARER mechanism. */
 function longSetting(config: BrokerConfig, listenerName: string, name: string, fallback: number): number {
   const text = (oauthSetting(config, listenerName, name) ?? String(fallback)).trim();
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type LONG`);
+  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(value)) throw new ConfigError(`Invalid value ${text} for configuration ${name}: Not a number of type LONG`);
   return value;
 }
 
@@ -125,10 +125,14 @@ export async function securedValidator(config: BrokerConfig, listenerName: strin
   }
   if (url.startsWith('http:') || url.startsWith('https:')) {
     const refreshMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.refresh.ms', 3_600_000);
-    if (refreshMs <= 0) throw new ConfigError(`Invalid value ${refreshMs} for configuration sasl.oauthbearer.jwks.endpoint.refresh.ms: Value must be at least 1`);
+    // Kafka's messages: ConfigurationUtils.validateLong (min 0), then RefreshingHttpsJwks and Retry.
+    if (refreshMs < 0) throw new ConfigError('The OAuth configuration option sasl.oauthbearer.jwks.endpoint.refresh.ms value must be at least 0');
+    if (refreshMs === 0) throw new ConfigError('JWKS validation key refresh configuration value retryWaitMs value must be positive (sasl.oauthbearer.jwks.endpoint.refresh.ms)');
     const retryBackoffMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', 100);
     const retryBackoffMaxMs = longSetting(config, listenerName, 'sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms', 10_000);
-    if (retryBackoffMaxMs < retryBackoffMs) throw new ConfigError(`sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms (${retryBackoffMaxMs}) is less than sasl.oauthbearer.jwks.endpoint.retry.backoff.ms (${retryBackoffMs})`);
+    if (retryBackoffMs < 0) throw new ConfigError(`retryBackoffMs value (${retryBackoffMs}) must be non-negative (sasl.oauthbearer.jwks.endpoint.retry.backoff.ms)`);
+    if (retryBackoffMaxMs < 0) throw new ConfigError(`retryBackoffMaxMs value (${retryBackoffMaxMs}) must be non-negative (sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms)`);
+    if (retryBackoffMaxMs < retryBackoffMs) throw new ConfigError(`retryBackoffMaxMs value (${retryBackoffMaxMs}) is less than retryBackoffMs value (${retryBackoffMs}) (sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms, .retry.backoff.ms)`);
     const fetchJson = io.fetchJson ?? ((target: string) => httpGetJson(target, { timeoutMs: JWKS_FETCH_TIMEOUT_MS }));
     const jwks = new RefreshingJwks({
       url,
