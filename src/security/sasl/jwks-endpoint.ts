@@ -14,7 +14,8 @@
  *     warning is logged;
  *   - a successful refresh replaces the whole key list at once.
  * HTTPS uses Node's fetch, so the server is trusted through Node's default
- * CAs plus NODE_EXTRA_CA_CERTS (the counterpart of the JVM's truststore).
+ * CAs plus NODE_EXTRA_CA_CERTS (the counterpart of the JVM's default
+ * truststore; the JAAS entry's ssl.* options Kafka also reads are not served).
  * The timers come from the node's env (src/io), so tests drive them.
  */
 import type { Logger } from '../../common/logger.js';
