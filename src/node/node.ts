@@ -99,6 +99,8 @@ export class SpoolNode {
   /** `listeners`, checked at construction: a protocol Spool cannot speak stops the node before anything binds. */
   private readonly listenerSpecs: readonly BrokerListener[];
   private bound: BoundListener[] = [];
+  /** What the listeners' security started and stop() ends (an http(s) JWKS endpoint's refresh timer). */
+  private readonly securityClosers: (() => void)[] = [];
   /** The web console (console.listener), null when off. */
   private consoleHttp: HttpListener | null = null;
   /** GET /metrics (metrics.listener), or null when off. */
@@ -344,8 +346,20 @@ export class SpoolNode {
   private async bindListeners(): Promise<void> {
     const advertised = new Map(parseListeners(this.config.list('advertised.listeners')).map((l) => [l.name, l]));
     // Keystores load before anything binds, so a bad one stops the start with nothing to undo.
-    const credentials = { scramCredentials: (user: string, mechanism: number) => this.shared.loader.image.scramCredentials.get(user)?.get(mechanism), random: this.env.random, clock: this.env.clock };
-    const securities = await Promise.all(this.listenerSpecs.map((spec) => listenerSecurity(this.config, spec, { fs: this.env.fs, credentials })));
+    const credentials = {
+      scramCredentials: (user: string, mechanism: number) => this.shared.loader.image.scramCredentials.get(user)?.get(mechanism),
+      random: this.env.random,
+      clock: this.env.clock,
+      timers: this.env.timers,
+      onClose: (close: () => void) => this.securityClosers.push(close),
+    };
+    let securities: Awaited<ReturnType<typeof listenerSecurity>>[];
+    try {
+      securities = await Promise.all(this.listenerSpecs.map((spec) => listenerSecurity(this.config, spec, { fs: this.env.fs, credentials })));
+    } catch (error) {
+      this.closeSecurity();
+      throw error;
+    }
     for (const [index, spec] of this.listenerSpecs.entries()) {
       const host = spec.host || '0.0.0.0';
       let listener: Awaited<ReturnType<SocketServer['listen']>>;
@@ -354,6 +368,7 @@ export class SpoolNode {
       } catch (error) {
         // The listeners already bound would keep the process alive without serving: close them, and stop, as Kafka's broker exits.
         await this.socketServer.shutdown();
+        this.closeSecurity();
         this.state = 'stopped';
         throw new ListenerBindError(spec.name, `${host}:${spec.port}`, error as Error);
       }
@@ -430,8 +445,13 @@ export class SpoolNode {
     await this.shared.stop();
     // Last, once Raft is closed: a request still waiting on it (a heartbeat waiting for its commit) has failed by now.
     await this.socketServer.shutdown();
+    this.closeSecurity();
     this.log.info('stopped');
     this.state = 'stopped';
+  }
+
+  private closeSecurity(): void {
+    for (const close of this.securityClosers.splice(0)) close();
   }
 
   get running(): boolean {

@@ -114,8 +114,8 @@ test('a listener enables OAUTHBEARER with its OAuthBearerLoginModule entry; anot
     /Spool's OAUTHBEARER serves only org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler/,
   );
   await assert.rejects(
-    saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR, 'sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1/jwks' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
-    /only from file: URLs/,
+    saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR, 'sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1/jwks', 'sasl.oauthbearer.expected.issuer': 'https://issuer.example', 'sasl.oauthbearer.expected.audience': 'kafka' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
+    /The URL cannot be accessed due to restrictions\. Update the environment variable SPOOL_OAUTHBEARER_ALLOWED_URLS/,
   );
   await assert.rejects(
     saslListenerSettings(BrokerConfig.fromObject({ ...settings, 'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required;' }), { name: 'SASL_PLAINTEXT' }, sources, fs),
@@ -144,7 +144,16 @@ test('OAuthBearerValidatorCallbackHandler with a JWKS file: signed tokens (RS256
     'sasl.oauthbearer.clock.skew.seconds': '10',
   });
   const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock: new ManualClock(NOW_MS) };
-  const listener = await saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs);
+  // As Kafka 4.4, a file: JWKS URL too must be allowed (org.apache.kafka.sasl.oauthbearer.allowed.urls, here SPOOL_OAUTHBEARER_ALLOWED_URLS).
+  delete process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS;
+  await assert.rejects(saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs), /The URL cannot be accessed due to restrictions/);
+  process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS = 'file:///jwks.json';
+  let listener: Awaited<ReturnType<typeof saslListenerSettings>>;
+  try {
+    listener = await saslListenerSettings(config, { name: 'SASL_PLAINTEXT' }, sources, fs);
+  } finally {
+    delete process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS;
+  }
   const signed = (claims: object, header: Record<string, string> = { alg: 'RS256', kid: 'rsa-1' }, key: KeyObject = rsa.privateKey) => {
     const input = `${part(header)}.${part(claims)}`;
     const signature = sign('sha256', Buffer.from(input), header.alg!.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key);
@@ -170,4 +179,35 @@ test('OAuthBearerValidatorCallbackHandler with a JWKS file: signed tokens (RS256
     ['a blank subject', signed({ ...good, sub: ' ' })],
   ];
   for (const [why, token] of refused) assert.equal(evaluate(token), invalid, why);
+});
+
+test('OAuthBearerValidatorCallbackHandler needs an expected audience and issuer unless sasl.oauthbearer.allow.unverified.* opt out, which then accept any or none', async () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const fs = new SimFileSystem(new SeededRandom(2));
+  await fs.writeFileAtomic('/jwks.json', Buffer.from(JSON.stringify({ keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] })));
+  const base = {
+    'sasl.enabled.mechanisms': 'OAUTHBEARER',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+    'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class': SECURED_VALIDATOR,
+    'sasl.oauthbearer.jwks.endpoint.url': 'file:///jwks.json',
+  };
+  const sources = { scramCredentials: () => undefined, random: new SeededRandom(1), clock: new ManualClock(NOW_MS) };
+  const settings = (extra: Record<string, string>) => saslListenerSettings(BrokerConfig.fromObject({ ...base, ...extra }), { name: 'SASL_PLAINTEXT' }, sources, fs);
+  process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS = 'file:///jwks.json';
+  try {
+    await assert.rejects(settings({ 'sasl.oauthbearer.expected.issuer': 'https://issuer.example' }), /requires "sasl.oauthbearer.expected.audience" to be configured .* or set "sasl.oauthbearer.allow.unverified.audience" to true/);
+    await assert.rejects(settings({ 'sasl.oauthbearer.expected.audience': 'kafka' }), /requires "sasl.oauthbearer.expected.issuer" to be configured .* or set "sasl.oauthbearer.allow.unverified.issuer" to true/);
+    await assert.rejects(settings({ 'sasl.oauthbearer.expected.audience': 'kafka', 'sasl.oauthbearer.allow.unverified.issuer': 'yes' }), /Invalid value yes for configuration sasl.oauthbearer.allow.unverified.issuer/);
+    const listener = await settings({ 'sasl.oauthbearer.allow.unverified.issuer': 'true', 'sasl.oauthbearer.allow.unverified.audience': 'TRUE' });
+    const signed = (claims: object) => {
+      const input = `${part({ alg: 'RS256', kid: 'k1' })}.${part(claims)}`;
+      return `${input}.${sign('sha256', Buffer.from(input), rsa.privateKey).toString('base64url')}`;
+    };
+    const evaluate = (token: string) => outcome(listener.newServer('OAUTHBEARER'), firstMessage(token));
+    const good = { sub: 'alice', iat: NOW_S - 5, exp: NOW_S + 60 };
+    assert.equal(evaluate(signed(good)), 'principal alice', 'no iss, no aud');
+    assert.equal(evaluate(signed({ ...good, iss: 'https://anyone.example', aud: ['billing'] })), 'principal alice', 'any iss, any aud');
+  } finally {
+    delete process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS;
+  }
 });

@@ -25,7 +25,7 @@ import type { SaslServer } from './mechanism.js';
 import { ScramSaslServer, type ScramCredentialSource } from './scram-server.js';
 import { SCRAM_MECHANISMS, scramMechanismNamed } from '../scram.js';
 import type { Random } from '../../io/random.js';
-import type { Clock } from '../../io/clock.js';
+import type { Clock, Timers } from '../../io/clock.js';
 import { OAUTHBEARER, OAuthBearerSaslServer, unsecuredValidator, unsecuredValidatorOptions, type TokenValidator } from './oauthbearer.js';
 import { oauthCallbackHandler, SECURED_VALIDATOR, securedValidator } from './oauth-jwks.js';
 import type { FileSystem } from '../../io/fs.js';
@@ -42,6 +42,10 @@ export interface SaslCredentialSources {
   scramCredentials: ScramCredentialSource;
   random: Random;
   clock: Clock;
+  /** The node's timers (an http(s) JWKS endpoint's refresh); real timers when absent. */
+  timers?: Timers;
+  /** Registers what stop() ends (an http(s) JWKS endpoint's refresh timer). */
+  onClose?: (close: () => void) => void;
 }
 
 export interface SaslListenerSettings {
@@ -81,7 +85,7 @@ export async function saslListenerSettings(config: BrokerConfig, listener: { nam
   if (unserved.length > 0) {
     throw new ConfigError(`Listener ${listener.name} enables SASL mechanism ${unserved.join(', ')} (sasl.enabled.mechanisms), which Spool does not serve; it serves ${Object.keys(LOGIN_MODULES).join(', ')}`);
   }
-  const secured = mechanisms.includes(OAUTHBEARER) ? await oauthSecuredValidator(config, listener.name, fs) : null;
+  const secured = mechanisms.includes(OAUTHBEARER) ? await oauthSecuredValidator(config, listener.name, fs, sources) : null;
   const servers = new Map(mechanisms.map((mechanism) => [mechanism, serverFactory(mechanism, jaasEntry(config, listener.name, mechanism), sources, secured)]));
   const maxReauthMs = new Map(mechanisms.map((mechanism) => [mechanism, connectionsMaxReauthMs(config, listener.name, mechanism)]));
   return {
@@ -98,11 +102,14 @@ export async function saslListenerSettings(config: BrokerConfig, listener: { nam
  * or its OAuthBearerValidatorCallbackHandler with a JWKS. Any other callback
  * handler stops the start rather than being ignored.
  */
-async function oauthSecuredValidator(config: BrokerConfig, listenerName: string, fs: FileSystem): Promise<TokenValidator | null> {
+async function oauthSecuredValidator(config: BrokerConfig, listenerName: string, fs: FileSystem, sources: SaslCredentialSources): Promise<TokenValidator | null> {
   const handler = oauthCallbackHandler(config, listenerName);
   if (handler === undefined) return null;
   if (handler !== SECURED_VALIDATOR) throw new ConfigError(`sasl.server.callback.handler.class ${handler} on listener ${listenerName}: Spool's OAUTHBEARER serves only ${SECURED_VALIDATOR} and Kafka's default unsecured validation`);
-  return securedValidator(config, listenerName, fs);
+  return securedValidator(config, listenerName, fs, {
+    ...(sources.timers === undefined ? {} : { timers: sources.timers }),
+    onEndpoint: (jwks) => sources.onClose?.(() => jwks.close()),
+  });
 }
 
 function jaasEntry(config: BrokerConfig, listenerName: string, mechanism: string): JaasEntry {

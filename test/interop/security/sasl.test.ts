@@ -22,7 +22,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -222,26 +224,52 @@ test('Kafka 4.4 Java tools over SASL_SSL with OAUTHBEARER (OAuthBearerLoginModul
   }
 });
 
-test('Kafka 4.4 Java tools with a signed token against OAuthBearerValidatorCallbackHandler and a file: JWKS; a token of another issuer is refused', { timeout: 240_000 }, async (t) => {
+for (const source of ['file', 'https'] as const) {
+test(`Kafka 4.4 Java tools with a signed token against OAuthBearerValidatorCallbackHandler and a JWKS from ${source === 'file' ? 'a file: URL' : 'an https endpoint (trusted through NODE_EXTRA_CA_CERTS)'}; a token of another issuer is refused`, { timeout: 240_000 }, async (t) => {
   const skip = missingToolSkip(kafkaLibReady(), 'Kafka 4.4 jars missing: run test/interop/kafka/ci-setup.sh');
   if (skip !== undefined) return t.skip(skip);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwks = join(pki.dir, 'jwks.json');
-  writeFileSync(jwks, JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }] }));
+  const jwksText = JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+  writeFileSync(jwks, jwksText);
+  // The https endpoint serves the JWKS with the test PKI's server certificate; Spool's process trusts its CA through NODE_EXTRA_CA_CERTS.
+  const endpoint = source === 'https' ? createHttpsServer({ key: readFileSync(pki.serverPemPath), cert: readFileSync(pki.serverPemPath) }, (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(jwksText)) : null;
+  if (endpoint !== null) await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const jwksUrl = endpoint === null ? `file://${jwks}` : `https://127.0.0.1:${(endpoint.address() as AddressInfo).port}/jwks`;
+  const savedEnv = { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, SPOOL_OAUTHBEARER_ALLOWED_URLS: process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS };
+  // As Kafka 4.4 (org.apache.kafka.sasl.oauthbearer.allowed.urls), Spool reads only a JWKS URL SPOOL_OAUTHBEARER_ALLOWED_URLS lists.
+  process.env.SPOOL_OAUTHBEARER_ALLOWED_URLS = jwksUrl;
+  if (endpoint !== null) process.env.NODE_EXTRA_CA_CERTS = pki.caPemPath;
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const token = (issuer: string) => {
     const nowS = Math.floor(Date.now() / 1000);
     const input = `${part({ alg: 'RS256', kid: 'k1', typ: 'JWT' })}.${part({ sub: 'alice', iss: issuer, aud: 'kafka', iat: nowS, exp: nowS + 3600, scope: 'kafka' })}`;
     return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
   };
-  const { spool, bootstrap } = await startSecuredSpool('SASL_PLAINTEXT', [
+  const started = startSecuredSpool('SASL_PLAINTEXT', [
     'sasl.enabled.mechanisms=OAUTHBEARER',
     'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
     'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
-    `listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=file://${jwks}`,
+    `listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=${jwksUrl}`,
     'sasl.oauthbearer.expected.issuer=https://issuer.example',
     'sasl.oauthbearer.expected.audience=kafka',
   ]);
+  const restoreEnv = () => {
+    for (const [name, value] of Object.entries(savedEnv)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  let spool: Awaited<typeof started>['spool'];
+  let bootstrap: string;
+  try {
+    ({ spool, bootstrap } = await started);
+  } catch (error) {
+    endpoint?.close();
+    throw error;
+  } finally {
+    restoreEnv();
+  }
   const toolOptions = process.env.KAFKA_TOOL_OPTS;
   try {
     const clientConfig = (name: string, issuer: string) => {
@@ -272,5 +300,8 @@ test('Kafka 4.4 Java tools with a signed token against OAuthBearerValidatorCallb
     if (toolOptions === undefined) delete process.env.KAFKA_TOOL_OPTS;
     else process.env.KAFKA_TOOL_OPTS = toolOptions;
     await spool.stop();
+    endpoint?.closeAllConnections();
+    endpoint?.close();
   }
 });
+}
