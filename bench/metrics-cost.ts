@@ -39,7 +39,7 @@ import { parseArgs } from 'node:util';
 import { Admin } from '../src/client/index.js';
 import { startSpoolBroker, type BrokerUnderTest } from './lib/brokers.js';
 import { nodeProduce } from './lib/generators.js';
-import { freePortPair, loadAverage } from './lib/proc.js';
+import { cpuSeconds, freePortPair, loadAverage } from './lib/proc.js';
 
 const ARGS = parseArgs({
   options: {
@@ -64,15 +64,6 @@ const SCENARIOS = [
 ] as const;
 
 type Variant = 'off' | 'on';
-
-const CLOCK_TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** User + system CPU seconds the process has used. */
-function cpuSeconds(pid: number): number {
-  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-}
 
 interface RunFigures {
   value: number;

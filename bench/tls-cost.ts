@@ -43,7 +43,7 @@ import { makeTestPki, STORE_PASSWORD, type TestPki } from '../test/security/cert
 import { freePort } from '../test/interop/kafka/kafka.js';
 import { startBroker, stopAllBrokers, type BrokerKind, type BrokerUnderTest } from './lib/brokers.js';
 import { consumerPerformance, producerPerformance } from './lib/generators.js';
-import { freePortPair, killRunningCommands, loadAverage } from './lib/proc.js';
+import { cpuSeconds, freePortPair, killRunningCommands, loadAverage } from './lib/proc.js';
 
 const ARGS = parseArgs({
   options: {
@@ -70,14 +70,6 @@ type Protocol = 'PLAINTEXT' | 'SSL';
 type Direction = 'produce' | 'consume';
 const PROTOCOLS: readonly Protocol[] = ['PLAINTEXT', 'SSL'];
 const DIRECTIONS: readonly Direction[] = ['produce', 'consume'];
-
-const CLOCK_TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** User + system CPU seconds the process has used. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-}
 
 interface Node {
   kind: BrokerKind;

@@ -132,6 +132,15 @@ export function processStartMs(pid: number): number | null {
   }
 }
 
+/** User + system CPU seconds a live process has used (/proc/<pid>/stat utime + stime). */
+export function cpuSeconds(pid: number): number {
+  clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+}
+
 function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

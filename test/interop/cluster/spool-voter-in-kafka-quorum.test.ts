@@ -116,19 +116,7 @@ test('a Spool controller added to a Kafka 4.4 quorum with add-controller becomes
     broker = await startKafkaNode({
       port: brokerPort,
       clusterId: CLUSTER_ID,
-      properties: [
-        'process.roles=broker',
-        `node.id=${KAFKA_BROKER_ID}`,
-        `listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
-        'inter.broker.listener.name=PLAINTEXT',
-        'offsets.topic.replication.factor=1',
-        'transaction.state.log.replication.factor=1',
-        'transaction.state.log.min.isr=1',
-        'share.coordinator.state.topic.replication.factor=1',
-        'share.coordinator.state.topic.min.isr=1',
-        'group.initial.rebalance.delay.ms=0',
-        ...quorumLines,
-      ],
+      properties: kafkaBrokerLines(brokerPort, bootstrapServers),
     });
     const first = await until('Kafka\'s controller leads', () => describeQuorum(kafkaControllerPort));
     assert.equal(first.leaderId, KAFKA_CONTROLLER_ID);
