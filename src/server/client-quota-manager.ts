@@ -105,6 +105,42 @@ interface Sensor {
   lastRecordMs: number;
 }
 
+/**
+ * Quota sensors by (user, client-id) tags, each dropped once idle for
+ * SENSOR_IDLE_MS_MAX (Kafka's INACTIVE_SENSOR_EXPIRATION_TIME_SECONDS); the
+ * idle ones are looked for when a new sensor is made, at most once a period.
+ */
+export class QuotaSensors<S extends { readonly userTag: string; readonly clientTag: string; lastRecordMs: number }> {
+  private readonly sensors = new Map<string, S>();
+  private lastExpiryMs = 0;
+
+  get(userTag: string, clientTag: string): S | undefined {
+    return this.sensors.get(`${userTag}\u0000${clientTag}`);
+  }
+
+  /** The tags' sensor, made by `create` (after dropping the idle ones) when there is none. */
+  getOrCreate(userTag: string, clientTag: string, nowMs: number, create: () => S): S {
+    const key = `${userTag}\u0000${clientTag}`;
+    let sensor = this.sensors.get(key);
+    if (sensor === undefined) {
+      this.expireIdle(nowMs);
+      sensor = create();
+      this.sensors.set(key, sensor);
+    }
+    return sensor;
+  }
+
+  values(): IterableIterator<S> {
+    return this.sensors.values();
+  }
+
+  private expireIdle(nowMs: number): void {
+    if (nowMs - this.lastExpiryMs < SENSOR_IDLE_MS_MAX) return;
+    this.lastExpiryMs = nowMs;
+    for (const [key, sensor] of this.sensors) if (nowMs - sensor.lastRecordMs >= SENSOR_IDLE_MS_MAX) this.sensors.delete(key);
+  }
+}
+
 /** A principal's user name, as Kafka's quota entities name users (`User:alice` → `alice`). */
 export function quotaUserOf(principal: string): string {
   const colon = principal.indexOf(':');
@@ -114,8 +150,7 @@ export function quotaUserOf(principal: string): string {
 export class ClientQuotaManager {
   private overrides = new Map<string, number>();
   private enabledTypes = 0;
-  private readonly sensors = new Map<string, Sensor>();
-  private lastExpiryMs = 0;
+  private readonly sensors = new QuotaSensors<Sensor>();
 
   constructor(
     readonly quotaKey: string,
@@ -178,20 +213,7 @@ export class ClientQuotaManager {
   }
 
   private sensorOf(userTag: string, clientTag: string, nowMs: number): Sensor {
-    const key = `${userTag}\u0000${clientTag}`;
-    let sensor = this.sensors.get(key);
-    if (sensor === undefined) {
-      this.expireIdleSensors(nowMs);
-      sensor = { userTag, clientTag, rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs };
-      this.sensors.set(key, sensor);
-    }
-    return sensor;
-  }
-
-  private expireIdleSensors(nowMs: number): void {
-    if (nowMs - this.lastExpiryMs < SENSOR_IDLE_MS_MAX) return;
-    this.lastExpiryMs = nowMs;
-    for (const [key, sensor] of this.sensors) if (nowMs - sensor.lastRecordMs >= SENSOR_IDLE_MS_MAX) this.sensors.delete(key);
+    return this.sensors.getOrCreate(userTag, clientTag, nowMs, () => ({ userTag, clientTag, rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs }));
   }
 
   /**

@@ -25,7 +25,7 @@
  * own for a forwarded request (the Envelope's). Kafka's controller checks
  * the quota of a validateOnly request too, and so does this.
  */
-import { ClientQuotaManager, Rate, SampledAvg, quotaUserOf, type QuotaSensorMetrics } from './client-quota-manager.js';
+import { ClientQuotaManager, QuotaSensors, Rate, SampledAvg, quotaUserOf, type QuotaSensorMetrics } from './client-quota-manager.js';
 import type { ReplicationQuotaConfig } from '../replication/replication-quota.js';
 import type { PartitionChangeQuota } from '../controller/replication-control.js';
 import type { ClientQuotaImage } from '../metadata/client-quotas.js';
@@ -90,14 +90,10 @@ interface BucketSensor {
   lastRecordMs: number;
 }
 
-/** Kafka's INACTIVE_SENSOR_EXPIRATION_TIME_SECONDS. */
-const SENSOR_IDLE_MS_MAX = 3_600_000;
-
 /** The controller's quota manager, kept in step with the metadata image (a publisher on the controller's loader). */
 export class ControllerMutationQuotaManager extends ClientQuotaManager implements MetadataPublisher {
   readonly name = 'ControllerMutationQuotas';
-  private readonly buckets = new Map<string, BucketSensor>();
-  private lastBucketExpiryMs = 0;
+  private readonly buckets = new QuotaSensors<BucketSensor>();
   private published: ReadonlyMap<string, ClientQuotaImage> | null = null;
 
   constructor(config: ReplicationQuotaConfig, nowMs: () => number) {
@@ -152,7 +148,7 @@ export class ControllerMutationQuotaManager extends ClientQuotaManager implement
         return true;
       },
       throttleTimeMs: () => (lastThrottleTimeMs === 0 ? 0 : Math.max(0, lastThrottleTimeMs - (this.nowMs() - lastRecordedTimeMs))),
-      recordThrottle: (throttleTimeMs) => this.buckets.get(`${userTag}\u0000${clientTag}`)?.throttle.record(throttleTimeMs, this.nowMs()),
+      recordThrottle: (throttleTimeMs) => this.buckets.get(userTag, clientTag)?.throttle.record(throttleTimeMs, this.nowMs()),
     };
   }
 
@@ -168,20 +164,9 @@ export class ControllerMutationQuotaManager extends ClientQuotaManager implement
   }
 
   private bucketOf(userTag: string, clientTag: string, burst: number, nowMs: number): BucketSensor {
-    const key = `${userTag}\u0000${clientTag}`;
-    let sensor = this.buckets.get(key);
-    if (sensor === undefined) {
-      this.expireIdleBuckets(nowMs);
-      sensor = { userTag, clientTag, bucket: new TokenBucket(burst, nowMs), rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs };
-      this.buckets.set(key, sensor);
-    }
-    return sensor;
-  }
-
-  private expireIdleBuckets(nowMs: number): void {
-    if (nowMs - this.lastBucketExpiryMs < SENSOR_IDLE_MS_MAX) return;
-    this.lastBucketExpiryMs = nowMs;
-    for (const [key, sensor] of this.buckets) if (nowMs - sensor.lastRecordMs >= SENSOR_IDLE_MS_MAX) this.buckets.delete(key);
+    return this.buckets.getOrCreate(userTag, clientTag, nowMs, () => ({
+      userTag, clientTag, bucket: new TokenBucket(burst, nowMs), rate: new Rate(this.config), throttle: new SampledAvg(this.config), lastRecordMs: nowMs,
+    }));
   }
 }
 
