@@ -15,15 +15,12 @@
  * disconnects (closes the consumer, leaving the group) and exits 0.
  */
 import { call, kafka, kafkaJavascriptName, type Config, type Message } from '../kafka-javascript/rdkafka.js';
+import { emitLine as emit } from './emit-line.js';
 import type { MemberConfig, MemberSecurity } from './members.js';
 
 const CONSUME_BATCH = 500;
 /** How long one consume call waits for records: the member re-checks SIGTERM in between. */
 const CONSUME_WAIT_MS = 200;
-
-function emit(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
-}
 
 /** librdkafka's settings for a secured listener: SCRAM-SHA-512 over TLS, or mTLS with the certificate's files. */
 function securityConfig(security: MemberSecurity | undefined): Config {

@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import kafkajs, { type KafkaConfig } from 'kafkajs';
+import { emitLine as emit } from './emit-line.js';
 import type { MemberConfig } from './members.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -27,10 +28,6 @@ function securityOptions(config: MemberConfig): Pick<KafkaConfig, 'ssl' | 'sasl'
   const ca = [readFileSync(security.caPath, 'utf8')];
   if (security.protocol === 'SSL') return { ssl: { ca, cert: readFileSync(security.certPath!, 'utf8'), key: readFileSync(security.keyPath!, 'utf8') } };
   return { ssl: { ca }, sasl: { mechanism: 'scram-sha-512', username: security.username!, password: security.password! } };
-}
-
-function emit(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
 }
 
 async function main(): Promise<void> {

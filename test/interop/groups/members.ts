@@ -93,6 +93,8 @@ export class Member {
   /** Records the member produced (its "produced" line), if it was asked to. */
   produced: number | undefined;
   assignment: number[] | null = null;
+  /** Every assignment line: [line index, partitions]. */
+  readonly assignments: [number, number[]][] = [];
   closed = false;
   /** Set by kill9(): its uncommitted deliveries may be delivered again to others. */
   killed = false;
@@ -137,7 +139,7 @@ export class Member {
     const index = this.lines++;
     switch (line.event) {
       case 'started': this.client = line.client; break;
-      case 'assignment': this.assignment = line.partitions; break;
+      case 'assignment': this.assignment = line.partitions; this.assignments.push([index, line.partitions]); break;
       case 'produced': this.produced = line.count; break;
       case 'record': this.deliveries.push({ partition: line.partition, offset: line.offset, line: index, assignment: this.assignment ?? [], ...(line.value === undefined ? {} : { value: line.value }) }); break;
       case 'committed': for (const [partition, next] of line.offsets) this.commits.push([index, partition, next]); break;
@@ -183,6 +185,23 @@ export class Member {
     return this.exit!.code;
   }
 
+  /** The deliveries as runs of consecutive offsets per partition, "p: first-last@line", for failure messages. */
+  private deliveredRanges(): string {
+    const runs: { partition: number; first: number; last: number; line: number }[] = [];
+    const open = new Map<number, { partition: number; first: number; last: number; line: number }>();
+    for (const { partition, offset, line } of this.deliveries) {
+      const run = open.get(partition);
+      if (run !== undefined && offset === run.last + 1) {
+        run.last = offset;
+        continue;
+      }
+      const next = { partition, first: offset, last: offset, line };
+      runs.push(next);
+      open.set(partition, next);
+    }
+    return runs.map((r) => `${r.partition}: ${r.first}-${r.last}@${r.line}`).join(', ');
+  }
+
   /** Last lines of stderr and a summary, for failure messages. */
   describe(): string {
     const exit = this.exit === undefined ? 'running' : `exit ${this.exit.code ?? this.exit.signal}`;
@@ -190,6 +209,8 @@ export class Member {
     return `${this.name} (${exit}${this.killed ? ', killed' : ''}): assignment ${JSON.stringify(this.assignment)}, ` +
       `${this.deliveries.length} records, committed ${commits}, failed commits ${this.failedCommits.length}` +
       `${this.errors.length > 0 ? `, errors ${JSON.stringify(this.errors.slice(-3))}` : ''}` +
+      `\n    assignments (line: partitions) ${this.assignments.map(([line, partitions]) => `${line}: ${JSON.stringify(partitions)}`).join(', ')}` +
+      `\n    delivered (partition: offset ranges from line) ${this.deliveredRanges()}` +
       `${this.stderr.trim() === '' ? '' : `\n  stderr: ${this.stderr.trim().slice(-1500)}`}`;
   }
 }
