@@ -42,6 +42,7 @@ import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/re
 import { startCluster, type EmbeddedNode, type RunningCluster } from '../../src/node/cluster.js';
 import type { Batch } from '../../src/raft/raft-client.js';
 import type { Partition } from '../../src/replication/partition.js';
+import type { SpoolNode } from '../../src/node/node.js';
 import {
   checkAckedPresent,
   checkGroupStable,
@@ -168,6 +169,8 @@ class ClusterSim {
   private readonly lastLeader = new Map<number, { leaderId: number | null; epoch: number }>();
   /** What was last observed of each hosted partition (a Partition belongs to one node incarnation). */
   private readonly partitionViews = new WeakMap<Partition, PartitionView>();
+  /** Incarnations seen running at the last check: one that stopped since gets a last high-watermark reading. */
+  private readonly runningAtLastCheck = new Set<SpoolNode>();
   private readonly partitionLeaders = new Map<string, string>();
   private steps = 0;
 
@@ -336,7 +339,16 @@ class ClusterSim {
   private checkContinuous(): void {
     const cluster = this.cluster;
     if (cluster !== null) {
-      for (const node of cluster.nodes) if (node.running) this.observeNode(node);
+      for (const node of cluster.nodes) {
+        if (node.running) {
+          this.observeNode(node);
+          this.runningAtLastCheck.add(node.node);
+        } else if (this.runningAtLastCheck.delete(node.node)) {
+          // It stopped during this step (a disk failure, a kill) perhaps just after its HW moved and a consumer's
+          // waiting fetch was answered below the new HW: that HW was reached all the same.
+          for (const partition of node.node.replicaManager.hostedPartitions()) this.observeHighWatermark(partition);
+        }
+      }
     }
     if (this.pendingViolation !== null) throw new SimViolation(this.pendingViolation);
   }
@@ -355,6 +367,22 @@ class ClusterSim {
     for (const partition of spool.replicaManager.hostedPartitions()) this.observePartition(node.nodeId, incarnation, partition);
   }
 
+  private observeHighWatermark(partition: Partition, view = this.viewOf(partition)): void {
+    const highWatermark = partition.highWatermark;
+    if (highWatermark === view.highWatermark) return;
+    view.highWatermark = highWatermark;
+    this.reads.observeHighWatermark(view.name, highWatermark);
+  }
+
+  private viewOf(partition: Partition): PartitionView {
+    let view = this.partitionViews.get(partition);
+    if (view === undefined) {
+      view = { name: `${partition.topicPartition.topic}-${partition.topicPartition.partition}`, highWatermark: -1, leaderObserved: null, leadership: null };
+      this.partitionViews.set(partition, view);
+    }
+    return view;
+  }
+
   /**
    * One hosted partition after a step. This runs for every partition of
    * every node after every step, so it only calls the checkers and builds
@@ -362,16 +390,9 @@ class ClusterSim {
    * same value is a no-op for each of them.
    */
   private observePartition(nodeId: number, incarnation: number, partition: Partition): void {
-    let view = this.partitionViews.get(partition);
-    if (view === undefined) {
-      view = { name: `${partition.topicPartition.topic}-${partition.topicPartition.partition}`, highWatermark: -1, leaderObserved: null, leadership: null };
-      this.partitionViews.set(partition, view);
-    }
+    const view = this.viewOf(partition);
+    this.observeHighWatermark(partition, view);
     const highWatermark = partition.highWatermark;
-    if (highWatermark !== view.highWatermark) {
-      view.highWatermark = highWatermark;
-      this.reads.observeHighWatermark(view.name, highWatermark);
-    }
     if (!partition.isLeader) {
       view.leaderObserved = null;
       return;
