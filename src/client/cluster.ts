@@ -255,6 +255,13 @@ export class Cluster {
     return refresh;
   }
 
+  /** The cached metadata of `name` when it is there, without error and not stale; else undefined (topic() would refresh it). */
+  freshTopic(name: string): TopicInfo | undefined {
+    const info = this.topics.get(name);
+    if (info === undefined || info.errorCode !== ErrorCode.NONE) return undefined;
+    return this.env.clock.monotonicMs() - this.metadataAtMs > this.metadataMaxAgeMs ? undefined : info;
+  }
+
   /** The leader of a partition from cached metadata, or -1. */
   leaderFor(topic: string, partition: number): number {
     const info = this.topics.get(topic)?.partitions[partition];
@@ -303,15 +310,20 @@ export class Cluster {
     }
   }
 
-  /** Closes every connection, waiting for in-flight requests. */
-  async close(): Promise<void> {
+  /**
+   * Closes every connection, waiting for in-flight requests; with
+   * `abandonInFlight`, at once, failing them (a consumer's long-poll Fetch
+   * is not worth waiting for).
+   */
+  async close(options: { abandonInFlight?: boolean } = {}): Promise<void> {
     this.closed = true;
     const openings = [...this.connections.values()];
     this.connections.clear();
     this.ready.clear();
     await Promise.all(openings.map(async (opening) => {
       const connection = await opening.catch(() => null);
-      await connection?.close();
+      if (options.abandonInFlight === true) connection?.destroy();
+      else await connection?.close();
     }));
   }
 }

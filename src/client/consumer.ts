@@ -17,10 +17,16 @@
  * poll() returns. A partition without one (newly assigned, or after
  * seekToBeginning / seekToEnd or OFFSET_OUT_OF_RANGE) is reset through
  * ListOffsets per `auto.offset.reset` (earliest, latest, or none: an error).
- * poll() returns buffered records first; otherwise it sends a full Fetch
- * (no fetch session, KIP-227 sessions are optional) to every leader of a
- * fetchable partition, long-polling up to `fetch.max.wait.ms` within the
- * poll's timeout. Fetched batches are decoded with decodeRecords; control
+ * poll() returns buffered records first; otherwise it waits, within its
+ * timeout, for the Fetches in flight. A partition with a position, nothing
+ * buffered and no Fetch in flight is fetchable: each leader of fetchable
+ * partitions gets one full Fetch (no fetch session, KIP-227 sessions are
+ * optional) long-polling up to `fetch.max.wait.ms`, at most one per leader
+ * at a time. As in Kafka's consumer, the next Fetches go out before poll()
+ * returns records, so they are answered while the application processes
+ * them; a Fetch's error is thrown by the next poll(), and a response for a
+ * partition whose position moved meanwhile (seek, reset, revocation) is
+ * dropped. Fetched batches are decoded with decodeRecords; control
  * batches are skipped, and under read_committed the batches of aborted
  * transactions are dropped using the response's aborted-transaction list.
  */
@@ -134,6 +140,8 @@ interface PartitionState {
   /** The position after the buffered records (batches may end past the last record). */
   nextFetchOffset: number;
   highWatermark: number;
+  /** The fetch offset of this partition's Fetch in flight, or null. */
+  fetchingOffset: number | null;
 }
 
 type FetchPartitionResponse = ResponseOf<typeof Fetch>['responses'][number]['partitions'][number];
@@ -160,6 +168,14 @@ export class Consumer {
   /** Offset commits not yet answered (close() waits for them; commitAsync keeps their order). */
   private commitChain: Promise<unknown> = Promise.resolve();
   private readonly idle: Signal;
+  /** Fetches in flight, by leader node id: at most one per node. */
+  private readonly fetchesInFlight = new Map<number, Promise<void>>();
+  /** A metadata lookup for fetchable partitions whose leader is unknown or whose metadata is stale. */
+  private leaderLookup: Promise<void> | null = null;
+  /** Notified whenever a Fetch or a leader lookup ends. */
+  private readonly fetchEnded: Signal;
+  /** The first error of a Fetch or lookup since the last poll(), which throws it. */
+  private fetchFailure: Error | null = null;
   private readonly metadataMaxAgeMs: number;
   private patternCheckedAtMs = -Infinity;
 
@@ -181,6 +197,7 @@ export class Consumer {
     this.autoCommit = { enabled: this.group !== null && (options.enableAutoCommit ?? true), intervalMs, nextMs: this.cluster.env.clock.monotonicMs() + intervalMs };
     this.lastPollAtMs = this.cluster.env.clock.monotonicMs();
     this.idle = new Signal(this.cluster.env);
+    this.fetchEnded = new Signal(this.cluster.env);
     this.metadataMaxAgeMs = options.metadataMaxAgeMs ?? 300_000;
   }
 
@@ -250,25 +267,32 @@ export class Consumer {
     const deadlineMs = clock.monotonicMs() + timeoutMs;
     this.lastPollAtMs = clock.monotonicMs();
     for (;;) {
+      this.throwFetchFailure();
       if (this.membership !== null) {
         await this.membership.poll(deadlineMs);
         this.maybeAutoCommit();
       }
       await this.updateFetchPositions();
       const records = this.drainBuffered();
-      if (records.length > 0) return records;
+      if (records.length > 0) {
+        this.sendFetches();
+        return records;
+      }
       const remainingMs = deadlineMs - clock.monotonicMs();
       if (remainingMs <= 0 && timeoutMs > 0) return [];
-      const waitMs = Math.max(0, Math.min(this.settings.fetchMaxWaitMs, remainingMs));
-      if (this.hasFetchable()) await this.fetchOnce(waitMs);
-      else await (this.membership?.changed ?? this.idle).wait(clock.monotonicMs() + waitMs);
+      this.sendFetches();
+      const waitUntilMs = clock.monotonicMs() + Math.max(0, Math.min(this.settings.fetchMaxWaitMs, remainingMs));
+      if (this.fetchesInFlight.size > 0 || this.leaderLookup !== null) await this.fetchEnded.wait(waitUntilMs);
+      else await (this.membership?.changed ?? this.idle).wait(waitUntilMs);
       if (timeoutMs <= 0) return this.drainBuffered();
     }
   }
 
-  private hasFetchable(): boolean {
-    for (const state of this.partitions.values()) if (state.position !== null && state.buffered.length === 0) return true;
-    return false;
+  private throwFetchFailure(): void {
+    const failure = this.fetchFailure;
+    if (failure === null) return;
+    this.fetchFailure = null;
+    throw failure;
   }
 
   /** Leaves the group (committing first with auto-commit) and closes every connection. */
@@ -284,8 +308,9 @@ export class Consumer {
     } finally {
       await this.membership?.close();
       await this.coordinatorLink?.close();
-      await this.cluster.close();
+      await this.cluster.close({ abandonInFlight: true });
       this.idle.notify();
+      this.fetchEnded.notify();
     }
   }
 
@@ -532,36 +557,75 @@ export class Consumer {
     }
   }
 
-  /** One round of Fetch requests, one per leader of a partition with a position and nothing buffered. */
-  private async fetchOnce(maxWaitMs: number): Promise<void> {
-    const fetchable = [...this.partitions.values()].filter((s) => s.position !== null && s.buffered.length === 0);
-    if (fetchable.length === 0) return;
-    for (const topic of new Set(fetchable.map((s) => s.topicPartition.topic))) {
-      await this.cluster.retry(() => this.cluster.topic(topic), { timeoutMs: this.cluster.requestTimeoutMs });
-    }
+  /**
+   * Sends a Fetch to each leader of fetchable partitions that has none in
+   * flight; partitions whose leader is unknown or whose metadata is stale
+   * start a metadata lookup instead, and are fetched once it ends.
+   */
+  private sendFetches(): void {
+    if (this.closed) return;
     const byLeader = new Map<number, PartitionState[]>();
-    for (const state of fetchable) {
-      const leader = this.cluster.leaderFor(state.topicPartition.topic, state.topicPartition.partition);
-      if (leader < 0) continue;
-      byLeader.set(leader, [...(byLeader.get(leader) ?? []), state]);
+    const lookUp = new Set<string>();
+    for (const state of this.partitions.values()) {
+      if (state.position === null || state.buffered.length > 0 || state.fetchingOffset !== null) continue;
+      const { topic, partition } = state.topicPartition;
+      const leader = this.cluster.freshTopic(topic) === undefined ? -1 : this.cluster.leaderFor(topic, partition);
+      if (leader < 0) {
+        lookUp.add(topic);
+        continue;
+      }
+      if (this.fetchesInFlight.has(leader)) continue;
+      const states = byLeader.get(leader);
+      if (states === undefined) byLeader.set(leader, [state]);
+      else states.push(state);
     }
-    if (byLeader.size === 0) {
-      this.cluster.invalidate();
-      await this.cluster.sleep(this.cluster.retryBackoffMs);
-      return;
-    }
-    await Promise.all([...byLeader].map(([nodeId, states]) => this.fetchFrom(nodeId, states, maxWaitMs)));
+    if (lookUp.size > 0 && this.leaderLookup === null) this.lookUpLeaders([...lookUp]);
+    for (const [nodeId, states] of byLeader) this.startFetch(nodeId, states);
   }
 
-  private async fetchFrom(nodeId: number, states: PartitionState[], maxWaitMs: number): Promise<void> {
+  private lookUpLeaders(topics: readonly string[]): void {
+    this.leaderLookup = (async () => {
+      for (const topic of topics) await this.cluster.retry(() => this.cluster.topic(topic), { timeoutMs: this.cluster.requestTimeoutMs });
+      // A partition still without a leader (an election under way): ask again after the backoff.
+      const leaderless = [...this.partitions.values()].some((s) => topics.includes(s.topicPartition.topic) && this.cluster.leaderFor(s.topicPartition.topic, s.topicPartition.partition) < 0);
+      if (leaderless) {
+        this.cluster.invalidate();
+        await this.cluster.sleep(this.cluster.retryBackoffMs);
+      }
+    })()
+      .catch((error: unknown) => this.fetchFailed(error))
+      .finally(() => {
+        this.leaderLookup = null;
+        this.fetchEnded.notify();
+      });
+  }
+
+  private startFetch(nodeId: number, states: readonly PartitionState[]): void {
+    for (const state of states) state.fetchingOffset = state.position;
+    const fetch = this.fetchFrom(nodeId, states)
+      .catch((error: unknown) => this.fetchFailed(error))
+      .finally(() => {
+        for (const state of states) state.fetchingOffset = null;
+        this.fetchesInFlight.delete(nodeId);
+        this.fetchEnded.notify();
+      });
+    this.fetchesInFlight.set(nodeId, fetch);
+  }
+
+  private fetchFailed(error: unknown): void {
+    if (this.closed) return;
+    this.fetchFailure ??= error instanceof Error ? error : new Error(String(error));
+  }
+
+  private async fetchFrom(nodeId: number, states: readonly PartitionState[]): Promise<void> {
     let response: ResponseOf<typeof Fetch>;
     let version: number;
     try {
       const connection = await this.cluster.connection(nodeId);
       const useTopicIds = states.every((s) => this.topicId(s.topicPartition.topic) !== ZERO_UUID);
-      ({ version, response } = await connection.sendVersioned(Fetch, this.fetchRequest(states, maxWaitMs), { versionMax: useTopicIds ? Infinity : 12 }));
+      ({ version, response } = await connection.sendVersioned(Fetch, this.fetchRequest(states), { versionMax: useTopicIds ? Infinity : 12 }));
     } catch (error) {
-      if (!(error instanceof KafkaError) || !error.retriable) throw error;
+      if (!(error instanceof KafkaError) || !error.retriable || this.closed) throw error;
       this.cluster.invalidate();
       await this.cluster.sleep(this.cluster.retryBackoffMs);
       return;
@@ -573,7 +637,9 @@ export class Consumer {
       if (name === undefined) continue;
       for (const partition of topic.partitions) {
         const state = this.partitions.get(topicPartitionKey({ topic: name, partition: partition.partitionIndex }));
-        if (state !== undefined && states.includes(state)) this.onPartitionData(state, partition);
+        // Dropped when the partition was revoked, or its position moved (seek, reset) while the Fetch was out.
+        if (state === undefined || !states.includes(state) || state.position !== state.fetchingOffset || state.buffered.length > 0) continue;
+        this.onPartitionData(state, partition);
       }
     }
   }
@@ -582,12 +648,12 @@ export class Consumer {
     return this.cluster.topics.get(topic)?.topicId ?? ZERO_UUID;
   }
 
-  private fetchRequest(states: readonly PartitionState[], maxWaitMs: number) {
+  private fetchRequest(states: readonly PartitionState[]) {
     const byTopic = new Map<string, PartitionState[]>();
     for (const state of states) byTopic.set(state.topicPartition.topic, [...(byTopic.get(state.topicPartition.topic) ?? []), state]);
     return {
       replicaId: -1,
-      maxWaitMs,
+      maxWaitMs: this.settings.fetchMaxWaitMs,
       minBytes: this.settings.fetchMinBytes,
       maxBytes: this.settings.fetchMaxBytes,
       isolationLevel: IsolationLevel[this.settings.isolationLevel],
@@ -679,6 +745,7 @@ function newPartitionState(tp: TopicPartition, fetchCommitted: boolean): Partiti
     buffered: [],
     nextFetchOffset: -1,
     highWatermark: -1,
+    fetchingOffset: null,
   };
 }
 
