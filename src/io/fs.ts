@@ -157,8 +157,15 @@ export const realFileSystem: FileSystem = {
  * (startCluster({ durable: false })); Kafka's quorum needs its fsyncs.
  */
 export function unsyncedFileSystem(base: FileSystem): FileSystem {
+  // Each call names its method on `base`: a class's methods (SimFileSystem's) do not spread.
   return {
-    ...base,
+    readFile: (path) => base.readFile(path),
+    rename: (from, to) => base.rename(from, to),
+    unlink: (path) => base.unlink(path),
+    removeTree: (path) => base.removeTree(path),
+    mkdir: (path) => base.mkdir(path),
+    readdir: (path) => base.readdir(path),
+    stat: (path) => base.stat(path),
     async open(path, mode) {
       const file = await base.open(path, mode);
       return {
