@@ -1,23 +1,26 @@
 /**
  * Ready time of embedded clusters (src/node/cluster.ts): from
  * startCluster() to every node serving, median of several runs, for one
- * combined node, three combined nodes and 1 controller + 3 brokers. The
+ * combined node, three combined nodes (also without fsyncs, `durable: false`)
+ * and 1 controller + 3 brokers. The
  * issue's target: three combined nodes ready in under 200 ms. Each run also
  * reports the CPU time the process spent starting (all nodes share it), the
  * figure a loaded machine distorts least.
  *
- * Run: npx tsc -p . && node dist/bench/cluster-bench.js [--runs N]
+ * Run: npx tsc -p . && node dist/bench/cluster-bench.js [--runs N] [--shape NAME]
+ * (--shape: only the shapes whose name contains NAME, e.g. "3 combined", for a profile).
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startCluster, type StartClusterOptions } from '../src/node/cluster.js';
 
-const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
+const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '7' }, shape: { type: 'string' } } });
 const RUNS = Number(flags.runs);
 
 const SHAPES: readonly { name: string; options: StartClusterOptions }[] = [
   { name: '1 combined node', options: { combined: 1 } },
   { name: '3 combined nodes', options: { combined: 3 } },
+  { name: '3 combined nodes, durable: false', options: { combined: 3, durable: false } },
   { name: '1 controller + 3 brokers', options: { controllers: 1, brokers: 3 } },
 ];
 
@@ -34,7 +37,7 @@ async function ready(options: StartClusterOptions): Promise<{ wallMs: number; cp
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-for (const shape of SHAPES) {
+for (const shape of SHAPES.filter((s) => flags.shape === undefined || s.name.includes(flags.shape))) {
   const runs: { wallMs: number; cpuMs: number }[] = [];
   try {
     for (let run = 0; run < RUNS; run++) runs.push(await ready(shape.options));

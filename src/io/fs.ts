@@ -148,3 +148,47 @@ export const realFileSystem: FileSystem = {
     }
   },
 };
+
+/**
+ * `base` without fsync: sync and syncDir return at once, and writeFileAtomic
+ * still replaces the file by a rename, unsynced. Data reaches the page cache
+ * only, so it survives the process (a kill) but not the machine (a power
+ * cut). For embedded test clusters that opt out of durability
+ * (startCluster({ durable: false })); Kafka's quorum needs its fsyncs.
+ */
+export function unsyncedFileSystem(base: FileSystem): FileSystem {
+  // Each call names its method on `base`: a class's methods (SimFileSystem's) do not spread.
+  return {
+    readFile: (path) => base.readFile(path),
+    rename: (from, to) => base.rename(from, to),
+    unlink: (path) => base.unlink(path),
+    removeTree: (path) => base.removeTree(path),
+    mkdir: (path) => base.mkdir(path),
+    readdir: (path) => base.readdir(path),
+    stat: (path) => base.stat(path),
+    async open(path, mode) {
+      const file = await base.open(path, mode);
+      return {
+        path: file.path,
+        read: (buffer, position) => file.read(buffer, position),
+        write: (chunks, position) => file.write(chunks, position),
+        truncate: (size) => file.truncate(size),
+        sync: async () => undefined,
+        size: () => file.size(),
+        close: () => file.close(),
+      };
+    },
+    async writeFileAtomic(path, data) {
+      const temporary = `${path}.tmp`;
+      const file = await base.open(temporary, 'readWrite');
+      try {
+        await file.truncate(0);
+        await file.write([data], 0);
+      } finally {
+        await file.close();
+      }
+      await base.rename(temporary, path);
+    },
+    syncDir: async () => undefined,
+  };
+}

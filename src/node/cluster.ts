@@ -17,9 +17,13 @@
  * over Kafka's wire, except a lone combined node (in-process).
  *
  * Settings differ from Kafka's defaults only where a test cluster wants it:
- * controller.quorum.election.timeout.ms is 100 ms (Kafka: 1 s, randomised
- * up to twice that), so a new quorum elects its first leader at once and
- * a killed leader's successor is found soon after the fetch timeout;
+ * controller.quorum.election.timeout.ms is 50 ms (Kafka: 1 s, randomised
+ * up to twice that), so a new quorum elects its first leader soon after the
+ * nodes start (the voters wait for it before the first pre-vote: most of a
+ * three-node cluster's start once was this wait) and a killed leader's
+ * successor is found soon after the fetch timeout; still well above a vote's
+ * round trip, fsyncs included, on a loaded machine (20 ms was not: votes
+ * answered after the candidate's timeout, and elections went on for seconds);
  * group.initial.rebalance.delay.ms is 0; the internal topics' replication
  * factor is capped by the brokers there are. `config` overrides any.
  */
@@ -28,6 +32,7 @@ import { posix } from 'node:path';
 import { BrokerConfig } from '../common/config.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import { realEnv, type Env, type FileSystem } from '../io/env.js';
+import { unsyncedFileSystem } from '../io/fs.js';
 import { randomUuid } from '../metadata/meta-properties.js';
 import type { ListenerRole } from '../server/handler.js';
 import { formatStorage, type InitialVoters } from './formatter.js';
@@ -39,7 +44,7 @@ const CONTROLLER_ID_BASE = 3000;
 /** Kafka's default replication factor of the internal topics, capped by the brokers there are. */
 const INTERNAL_TOPIC_REPLICATION_FACTOR = 3;
 /** controller.quorum.election.timeout.ms of an embedded cluster: fast first elections. */
-const ELECTION_TIMEOUT_MS = 100;
+const ELECTION_TIMEOUT_MS = 50;
 /** How often the directories' removal is tried when a killed node's last write races it. */
 const REMOVE_ATTEMPTS_MAX = 5;
 /** Kafka's default min ISR of __transaction_state (and of __share_group_state), capped likewise. */
@@ -72,6 +77,14 @@ export interface StartClusterOptions {
   nodeEnv?: (nodeId: number) => Env;
   /** Each node's logger; default silent. */
   logger?: (nodeId: number) => Logger;
+  /**
+   * false: no fsync at all (the metadata quorum's, the partition logs', the
+   * checkpoints'), for tests that start many clusters. Everything written
+   * still reaches the page cache, so a kill() or a crash of this process loses
+   * nothing; a power cut or an OS crash may lose what the quorum acknowledged,
+   * which Kafka's KRaft does not allow. Default true: every fsync Kafka does.
+   */
+  durable?: boolean;
 }
 
 interface NodePlan {
@@ -184,8 +197,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   const addNode = async (plan: NodePlan, initialVoters: InitialVoters): Promise<EmbeddedNode> => {
     const overrides = { ...options.config, ...options.nodeConfig?.(plan.nodeId) };
     const config = nodeConfig(plan, initialControllers, { brokers, overrides, dynamic });
-    const nodeEnv = options.nodeEnv?.(plan.nodeId) ?? env;
-    fileSystems.add(nodeEnv.fs);
+    const ownEnv = options.nodeEnv?.(plan.nodeId) ?? env;
+    fileSystems.add(ownEnv.fs);
+    const nodeEnv = withDurability(ownEnv, options.durable ?? true);
     await formatStorage(nodeEnv, config, { clusterId, initialVoters, ignoreFormatted: false, ...(options.features !== undefined ? { features: options.features } : {}) });
     const node = new EmbeddedNode(plan.nodeId, plan.roles, config, { env: nodeEnv, logger: options.logger?.(plan.nodeId) ?? silentLogger });
     nodes.push(node);
@@ -241,6 +255,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
     throw error;
   }
   return cluster;
+}
+
+function withDurability(env: Env, durable: boolean): Env {
+  return durable ? env : { ...env, fs: unsyncedFileSystem(env.fs) };
 }
 
 /** Like fs.rm's maxRetries: a killed node's last call, already in the kernel, may still create a file in a directory being removed. */

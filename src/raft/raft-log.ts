@@ -169,16 +169,25 @@ export class RaftLog {
   }
 
   /**
-   * Truncates after a divergence (Kafka's truncateToEndOffset): to the
-   * leader's end of the epoch, or this log's own end of it when that comes
-   * first. Committed entries are never truncated.
+   * Truncates after a divergence (Kafka's ReplicatedLog.truncateToEndOffset):
+   * to the leader's end of the epoch, or this log's own end of it when that
+   * comes first; when this log ends the epoch at another one (it never had
+   * the leader's epoch: the bootstrap snapshot, or an epoch it led alone),
+   * to where this log says that epoch ends. Epoch 0 (nothing but the
+   * bootstrap snapshot) is cut at the leader's offset. Committed entries are
+   * never truncated.
    */
   async truncateToEndOffset(end: OffsetAndEpoch): Promise<number> {
     if (end.offset < this.log.highWatermark) throw new Error(`${this.dir}: truncation to ${end.offset} is below the high watermark ${this.log.highWatermark}`);
-    const local = this.endOffsetForEpoch(end.epoch);
-    const offset = local.epoch === end.epoch ? Math.min(local.offset, end.offset) : end.offset;
+    const offset = this.truncationOffset(end);
     await this.log.truncateTo(offset);
     return offset;
+  }
+
+  private truncationOffset(end: OffsetAndEpoch): number {
+    if (end.epoch === 0) return Math.min(end.offset, this.logEndOffset);
+    const local = this.endOffsetForEpoch(end.epoch);
+    return local.epoch === end.epoch ? Math.min(local.offset, end.offset) : local.offset;
   }
 
   /** A snapshot copied from the leader replaces the log: the log restarts at its end offset. */

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
+import { realEnv } from '../../src/io/env.js';
 import { startCluster, type RunningCluster } from '../../src/node/cluster.js';
 
 async function produce(bootstrapServers: string, topic: string, values: readonly string[], partition?: number): Promise<void> {
@@ -61,6 +62,27 @@ test('one combined node: records survive a kill and restart, and a clean stop an
     await cluster.stop();
   }
   assert.equal(existsSync(node.node.config.logDirs[0]!), false);
+});
+
+test('durable: false: no node ever fsyncs, and what it wrote survives a kill and restart (the page cache outlives the process)', async () => {
+  let syncs = 0;
+  const counted = { ...realEnv.fs };
+  counted.syncDir = (path) => (syncs++, realEnv.fs.syncDir(path));
+  counted.writeFileAtomic = (path, data) => (syncs++, realEnv.fs.writeFileAtomic(path, data));
+  counted.open = async (path, mode) => {
+    const file = await realEnv.fs.open(path, mode);
+    return { ...file, path: file.path, read: (b, p) => file.read(b, p), write: (c, p) => file.write(c, p), truncate: (n) => file.truncate(n), size: () => file.size(), close: () => file.close(), sync: () => (syncs++, file.sync()) };
+  };
+  const cluster = await startCluster({ durable: false, env: { ...realEnv, fs: counted }, config: { 'log.flush.interval.messages': 1, ...QUICK_SESSIONS } });
+  try {
+    await produce(cluster.bootstrapServers, 'orders', ['a', 'b']);
+    await cluster.node(0).kill();
+    await cluster.node(0).restart();
+    assert.equal(await latestOffset(cluster.bootstrapServers, 'orders'), 2);
+  } finally {
+    await cluster.stop();
+  }
+  assert.equal(syncs, 0);
 });
 
 test('a cluster needs a controller and a broker', async () => {

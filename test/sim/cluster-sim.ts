@@ -231,7 +231,8 @@ class ClusterSim {
           return pausableEnv(this.env(`node-${nodeId}`, disk), pause);
         },
         logger: (nodeId) => this.nodeLogger(nodeId),
-        config: { 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500, 'offsets.topic.num.partitions': 3, 'transaction.state.log.num.partitions': 3 },
+        // The election timeout its seeds were found with (startCluster's own default is shorter since): same seed, same trace.
+        config: { 'controller.quorum.election.timeout.ms': 100, 'broker.session.timeout.ms': 3000, 'broker.heartbeat.interval.ms': 500, 'offsets.topic.num.partitions': 3, 'transaction.state.log.num.partitions': 3 },
       }),
       { limitMs: 60_000, what: 'the cluster to start' },
     );
