@@ -162,3 +162,16 @@ export async function renderRegistry(registry: Registry): Promise<string> {
   }
   return `${parts.join('\n\n')}\n`;
 }
+
+/** A gauge without labels holding one number (0 until set), as an unlabelled prom-client Gauge is. */
+export class ValueGauge {
+  private value = 0;
+
+  constructor(registry: Registry, options: { name: string; help: string }) {
+    new MetricFamily(registry, { ...options, type: 'gauge', collect: (writer) => writer.sample(NO_LABELS, this.value) });
+  }
+
+  set(value: number): void {
+    this.value = value;
+  }
+}

@@ -24,7 +24,8 @@
  */
 import { createRequire } from 'node:module';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { ValueGauge } from './exposition.js';
 import { EventLoopMetrics } from './event-loop-metrics.js';
 import { GcMetrics } from './gc-metrics.js';
 
@@ -46,8 +47,8 @@ function registerDefaultCollectorsKept(registry: Registry): void {
 
 export class RuntimeMetrics {
   private lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
-  private readonly utilization: Gauge;
-  private readonly networkIdle: Gauge;
+  private readonly utilization: ValueGauge;
+  private readonly networkIdle: ValueGauge;
   private readonly gc: GcMetrics;
   private readonly eventLoop: EventLoopMetrics;
 
@@ -55,12 +56,10 @@ export class RuntimeMetrics {
     registerDefaultCollectorsKept(registry);
     this.eventLoop = new EventLoopMetrics(registry);
     this.gc = new GcMetrics(registry);
-    const registers = [registry];
-    this.utilization = new Gauge({ name: 'nodejs_eventloop_utilization', help: 'Share of the time since the previous scrape the event loop was busy (performance.eventLoopUtilization)', registers });
-    this.networkIdle = new Gauge({
+    this.utilization = new ValueGauge(registry, { name: 'nodejs_eventloop_utilization', help: 'Share of the time since the previous scrape the event loop was busy (performance.eventLoopUtilization)' });
+    this.networkIdle = new ValueGauge(registry, {
       name: 'kafka_network_socketserver_networkprocessoravgidle_percent',
       help: 'Idle share (0..1) of the event loop, which does network I/O and request handling, since the previous scrape (NetworkProcessorAvgIdlePercent)',
-      registers,
     });
   }
 
