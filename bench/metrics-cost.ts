@@ -131,6 +131,16 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * Frames only a scrape runs: NodeMetrics.renderNow, and prom-client's text
+ * building, which resumes after an await (so renderNow is no longer on its
+ * stack).
+ */
+const SCRAPE_FRAMES = [
+  ['renderNow', '/src/insight/metrics.js'],
+  ['getMetricsAsString', '/prom-client/lib/registry.js'],
+] as const;
+
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
@@ -165,14 +175,14 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
     inMetrics.set(id, answer);
     return answer;
   };
-  /** Whether the sample was taken while a scrape rendered (NodeMetrics.renderNow on the stack): the fixed cost per scrape. */
+  /** Whether the sample was taken while a scrape rendered (one of SCRAPE_FRAMES on the stack): the fixed cost per scrape. */
   const inScrape = new Map<number, boolean>();
   const isScrape = (id: number): boolean => {
     const known = inScrape.get(id);
     if (known !== undefined) return known;
     const frame = byId.get(id)!.callFrame;
     const parent = parentOf.get(id);
-    const answer = (frame.functionName === 'renderNow' && frame.url.endsWith('/src/insight/metrics.js')) || (parent !== undefined && isScrape(parent));
+    const answer = SCRAPE_FRAMES.some(([name, url]) => frame.functionName === name && frame.url.endsWith(url)) || (parent !== undefined && isScrape(parent));
     inScrape.set(id, answer);
     return answer;
   };

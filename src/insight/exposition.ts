@@ -155,12 +155,12 @@ export class MetricFamily {
  * this module's families rendered directly.
  */
 export async function renderRegistry(registry: Registry): Promise<string> {
-  const parts: string[] = [];
-  for (const metric of registry.getMetricsAsArray()) {
+  // Every family collects now, in order (prom-client's get() runs its collect before its first await), as in registry.metrics().
+  const parts = registry.getMetricsAsArray().map((metric) => {
     const family = (metric as { [FAMILY]?: MetricFamily })[FAMILY];
-    parts.push(family !== undefined ? family.render() : await registry.getSingleMetricAsString(metric.name));
-  }
-  return `${parts.join('\n\n')}\n`;
+    return family !== undefined ? family.render() : registry.getSingleMetricAsString(metric.name);
+  });
+  return `${(await Promise.all(parts)).join('\n\n')}\n`;
 }
 
 /** A gauge without labels holding one number (0 until set), as an unlabelled prom-client Gauge is. */
@@ -173,5 +173,31 @@ export class ValueGauge {
 
   set(value: number): void {
     this.value = value;
+  }
+}
+
+/**
+ * Labels by a key, for series that come and go with the node's state (a
+ * group's offsets, a followed partition): kept while refreshes ask for
+ * them, so the cache is bounded by the series that exist.
+ */
+export class LabelsCache {
+  /** Asked for by the previous refresh. */
+  private previous = new Map<string, Labels>();
+  /** Asked for by the current one. */
+  private current = new Map<string, Labels>();
+
+  /** Starts a refresh: what the previous one did not ask for is dropped. */
+  rotate(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  get(key: string, values: () => Record<string, string>): Labels {
+    let labels = this.current.get(key);
+    if (labels !== undefined) return labels;
+    labels = this.previous.get(key) ?? new Labels(values());
+    this.current.set(key, labels);
+    return labels;
   }
 }

@@ -37,7 +37,7 @@
 import type { Registry } from 'prom-client';
 import type { TopicPartition } from '../protocol/topic-partition.js';
 import type { Partition } from '../replication/partition.js';
-import { Labels, MetricFamily, NO_LABELS, type SampleWriter } from './exposition.js';
+import { Labels, LabelsCache, MetricFamily, NO_LABELS, type SampleWriter } from './exposition.js';
 
 interface PurgatoryCounts {
   readonly delayedCount: number;
@@ -101,7 +101,7 @@ const FETCH_OPERATION = new Labels({ delayedoperation: 'Fetch' });
 export class ReplicaMetrics {
   private readonly labelsOf = new WeakMap<Partition, PartitionLabels>();
   /** Fetcher-lag labels by client id, topic and partition, kept while the partition is followed. */
-  private fetcherLagLabels = new Map<string, Labels>();
+  private readonly fetcherLagLabels = new LabelsCache();
   private snapshot: Snapshot = {
     broker: { partitionCount: 0, leaderCount: 0, underReplicated: 0, underMinIsr: 0, atMinIsr: 0, offlineReplicas: 0 },
     partitions: [],
@@ -174,16 +174,13 @@ export class ReplicaMetrics {
   }
 
   private readFetcherLags(): { labels: Labels; value: number }[] {
-    const previous = this.fetcherLagLabels;
-    const next = new Map<string, Labels>();
+    const cache = this.fetcherLagLabels;
+    cache.rotate();
     const lags: { labels: Labels; value: number }[] = [];
     for (const { clientId, topicPartition, lag } of this.sources.replicaFetcherManager.fetcherLags()) {
-      const key = `${clientId}\n${topicPartition.topic}\n${topicPartition.partition}`;
-      const labels = previous.get(key) ?? new Labels({ clientid: clientId, topic: topicPartition.topic, partition: String(topicPartition.partition) });
-      next.set(key, labels);
-      lags.push({ labels, value: lag });
+      const { topic, partition } = topicPartition;
+      lags.push({ labels: cache.get(`${clientId}\n${topic}\n${partition}`, () => ({ clientid: clientId, topic, partition: String(partition) })), value: lag });
     }
-    this.fetcherLagLabels = next;
     return lags;
   }
 
