@@ -167,7 +167,7 @@ interface MetricsShare {
 
 /**
  * Shares of the profile's non-idle time: inside the metrics code, and the
- * total non-idle ms; the metrics frames by self time. With `windowUs`,
+ * total non-idle ms; the metrics frames by samples. With `windowUs`,
  * only the samples taken while the produce load ran: the broker's start
  * (loading prom-client, registering the collectors) and stop are not the
  * produce path's cost.
@@ -209,7 +209,7 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
   let metricsUs = 0;
   let scrapeUs = 0;
   const samples = { nonIdle: 0, metrics: 0, scrape: 0 };
-  /** Self time of the metrics samples by the nearest metrics frame (where the metrics code was, or what it called). */
+  /** Samples of the metrics code by the nearest metrics frame (where the metrics code was, or what it called). */
   const byEntry = new Map<string, number>();
   const entryOf = (id: number): string => {
     let at: number | undefined = id;
@@ -234,9 +234,9 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
       samples.scrape++;
     }
     const entry = entryOf(id);
-    byEntry.set(entry, (byEntry.get(entry) ?? 0) + us);
+    byEntry.set(entry, (byEntry.get(entry) ?? 0) + 1);
   });
-  const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, us]) => `${((us / nonIdleUs) * 100).toFixed(2)}% ${entry}`);
+  const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, count]) => `${((count / samples.nonIdle) * 100).toFixed(2)}% of samples ${entry}`);
   return {
     percent: (metricsUs / nonIdleUs) * 100,
     scrapePercent: (scrapeUs / nonIdleUs) * 100,
