@@ -131,6 +131,16 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * Frames only a scrape runs: NodeMetrics.renderNow, and prom-client's text
+ * building, which resumes after an await (so renderNow is no longer on its
+ * stack).
+ */
+const SCRAPE_FRAMES = [
+  ['renderNow', '/src/insight/metrics.js'],
+  ['getMetricsAsString', '/prom-client/lib/registry.js'],
+] as const;
+
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
@@ -144,14 +154,33 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+interface MetricsShare {
+  percent: number;
+  scrapePercent: number;
+  nonIdleMs: number;
+  scrapeMs: number;
+  /** The same shares counted in samples rather than sampled time (see metricsShare). */
+  samplePercent: number;
+  sampleScrapePercent: number;
+  top: string[];
+}
+
 /**
  * Shares of the profile's non-idle time: inside the metrics code, and the
- * total non-idle ms; the metrics frames by self time. With `windowUs`,
+ * total non-idle ms; the metrics frames by samples. With `windowUs`,
  * only the samples taken while the produce load ran: the broker's start
  * (loading prom-client, registering the collectors) and stop are not the
  * produce path's cost.
+ *
+ * Also counted in samples, each sample one: V8 samples on a wall-clock
+ * tick, so when the broker's thread was descheduled (the machine busy with
+ * other work) the next sample carries the whole gap as its time delta, and
+ * that sample is often at a system call (a scrape reads /proc, calls
+ * getrusage). On a loaded machine the time-weighted share then charges
+ * other processes' work to whatever code made a system call; the sample
+ * count is closer to the CPU the code used.
  */
-function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: number } | null): { percent: number; scrapePercent: number; nonIdleMs: number; scrapeMs: number; top: string[] } {
+function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: number } | null): MetricsShare {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -165,21 +194,22 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
     inMetrics.set(id, answer);
     return answer;
   };
-  /** Whether the sample was taken while a scrape rendered (NodeMetrics.renderNow on the stack): the fixed cost per scrape. */
+  /** Whether the sample was taken while a scrape rendered (one of SCRAPE_FRAMES on the stack): the fixed cost per scrape. */
   const inScrape = new Map<number, boolean>();
   const isScrape = (id: number): boolean => {
     const known = inScrape.get(id);
     if (known !== undefined) return known;
     const frame = byId.get(id)!.callFrame;
     const parent = parentOf.get(id);
-    const answer = (frame.functionName === 'renderNow' && frame.url.endsWith('/src/insight/metrics.js')) || (parent !== undefined && isScrape(parent));
+    const answer = SCRAPE_FRAMES.some(([name, url]) => frame.functionName === name && frame.url.endsWith(url)) || (parent !== undefined && isScrape(parent));
     inScrape.set(id, answer);
     return answer;
   };
   let nonIdleUs = 0;
   let metricsUs = 0;
   let scrapeUs = 0;
-  /** Self time of the metrics samples by the nearest metrics frame (where the metrics code was, or what it called). */
+  const samples = { nonIdle: 0, metrics: 0, scrape: 0 };
+  /** Samples of the metrics code by the nearest metrics frame (where the metrics code was, or what it called). */
   const byEntry = new Map<string, number>();
   const entryOf = (id: number): string => {
     let at: number | undefined = id;
@@ -195,14 +225,27 @@ function metricsShare(profile: CpuProfile, windowUs: { startUs: number; endUs: n
     if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') return;
     const us = profile.timeDeltas[index + 1] ?? 0;
     nonIdleUs += us;
+    samples.nonIdle++;
     if (!isMetrics(id)) return;
     metricsUs += us;
-    if (isScrape(id)) scrapeUs += us;
+    samples.metrics++;
+    if (isScrape(id)) {
+      scrapeUs += us;
+      samples.scrape++;
+    }
     const entry = entryOf(id);
-    byEntry.set(entry, (byEntry.get(entry) ?? 0) + us);
+    byEntry.set(entry, (byEntry.get(entry) ?? 0) + 1);
   });
-  const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, us]) => `${((us / nonIdleUs) * 100).toFixed(2)}% ${entry}`);
-  return { percent: (metricsUs / nonIdleUs) * 100, scrapePercent: (scrapeUs / nonIdleUs) * 100, nonIdleMs: nonIdleUs / 1000, scrapeMs: scrapeUs / 1000, top };
+  const top = [...byEntry].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([entry, count]) => `${((count / samples.nonIdle) * 100).toFixed(2)}% of samples ${entry}`);
+  return {
+    percent: (metricsUs / nonIdleUs) * 100,
+    scrapePercent: (scrapeUs / nonIdleUs) * 100,
+    nonIdleMs: nonIdleUs / 1000,
+    scrapeMs: scrapeUs / 1000,
+    samplePercent: (samples.metrics / samples.nonIdle) * 100,
+    sampleScrapePercent: (samples.scrape / samples.nonIdle) * 100,
+    top,
+  };
 }
 
 async function profileShares(): Promise<void> {
@@ -218,6 +261,7 @@ async function profileShares(): Promise<void> {
         console.log(`${scenario.name}: metrics code ${share.percent.toFixed(2)}% of the broker's ${(share.nonIdleMs / 1000).toFixed(1)} s non-idle CPU while the load ran; ${whole.percent.toFixed(2)}% of ${(whole.nonIdleMs / 1000).toFixed(1)} s over the whole process, start and stop included (${file})`);
         const perScrapeMs = scrapes > 0 ? share.scrapeMs / scrapes : 0;
         console.log(`    of which ${share.scrapePercent.toFixed(2)}% rendering ${scrapes} scrapes (${perScrapeMs.toFixed(1)} ms each), ${(share.percent - share.scrapePercent).toFixed(2)}% per request, batch and event`);
+        console.log(`    counted in samples: ${share.samplePercent.toFixed(2)}%, of which ${share.sampleScrapePercent.toFixed(2)}% rendering`);
         for (const line of share.top) console.log(`    ${line}`);
       }
     } finally {

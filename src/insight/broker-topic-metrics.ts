@@ -4,9 +4,9 @@
  *
  * The hot path only adds to plain numbers: one counters object per topic,
  * found by one map lookup per batch or per fetched partition, plus the
- * all-topics one. prom-client sees the totals only when scraped (each
- * counter's `collect` copies them in), so producing costs no label hashing
- * and no string building. Only topics in the metadata get counters, and
+ * all-topics one. A scrape writes the totals with each topic's label text,
+ * made once with its counters (exposition.ts), so producing costs no label
+ * hashing and no string building. Only topics in the metadata get counters, and
  * deleted ones lose theirs at the next scrape (as Kafka's removeMetrics
  * drops them), so the map is bounded by the topics that exist.
  *
@@ -19,12 +19,16 @@
  * appends are not counted as bytes in, a follower's fetches not as bytes
  * out.
  */
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Clock } from '../io/clock.js';
 import type { IsrUpdate, ReplicationStats } from '../replication/replication-stats.js';
+import { Labels, MetricFamily, NO_LABELS } from './exposition.js';
 import { LatencyHistogram, registerKafkaHistogram } from './summaries.js';
 
 class TopicCounters {
+  /** `{topic}`, or none for the all-topics counters and a topic the metadata does not know. */
+  constructor(readonly labels: Labels) {}
+
   totalProduceRequests = 0;
   bytesIn = 0;
   messagesIn = 0;
@@ -47,7 +51,7 @@ const TOPIC_METERS = [
 
 export class BrokerTopicMetrics implements ReplicationStats {
   private readonly byTopic = new Map<string, TopicCounters>();
-  private readonly allTopics = new TopicCounters();
+  private readonly allTopics = new TopicCounters(NO_LABELS);
   private replicationBytesOut = 0;
   private replicationBytesInTotal = 0;
   private isrShrinks = 0;
@@ -70,8 +74,7 @@ export class BrokerTopicMetrics implements ReplicationStats {
     registerKafkaHistogram(registry, {
       name: 'kafka_log_logflushstats_logflushrateandtimems',
       help: 'Time of log flushes that fsynced data, in ms (LogFlushRateAndTimeMs)',
-      labelNames: [],
-      histograms: () => [{ labels: {}, histogram: logFlush }],
+      histograms: () => [{ labels: NO_LABELS, histogram: logFlush }],
     });
   }
 
@@ -79,8 +82,9 @@ export class BrokerTopicMetrics implements ReplicationStats {
   private topic(name: string): TopicCounters {
     let counters = this.byTopic.get(name);
     if (counters !== undefined) return counters;
-    counters = new TopicCounters();
-    if (this.topicExists(name)) this.byTopic.set(name, counters);
+    if (!this.topicExists(name)) return new TopicCounters(NO_LABELS);
+    counters = new TopicCounters(new Labels({ topic: name }));
+    this.byTopic.set(name, counters);
     return counters;
   }
 
@@ -134,31 +138,20 @@ export class BrokerTopicMetrics implements ReplicationStats {
   }
 
   private registerTopicMeter(registry: Registry, meter: (typeof TOPIC_METERS)[number]): void {
-    const metrics = this;
-    new Counter({
+    new MetricFamily(registry, {
       name: `kafka_server_brokertopicmetrics_${meter.name}_total`,
       help: `${meter.help}; without the topic label for all topics`,
-      labelNames: ['topic'],
-      registers: [registry],
-      collect() {
-        metrics.dropDeletedTopics();
-        this.reset();
-        this.inc(metrics.allTopics[meter.field]);
-        for (const [topic, counters] of metrics.byTopic) this.inc({ topic }, counters[meter.field]);
+      type: 'counter',
+      collect: (writer) => {
+        this.dropDeletedTopics();
+        writer.sample(NO_LABELS, this.allTopics[meter.field]);
+        for (const counters of this.byTopic.values()) writer.sample(counters.labels, counters[meter.field]);
       },
     });
   }
 
   private registerCounter(registry: Registry, name: string, help: string, value: () => number): void {
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(value());
-      },
-    });
+    new MetricFamily(registry, { name, help, type: 'counter', collect: (writer) => writer.sample(NO_LABELS, value()) });
   }
 
   private dropDeletedTopics(): void {

@@ -8,7 +8,8 @@
  * (leader is not the first replica), ActiveBrokerCount and
  * FencedBrokerCount → `kafka_controller_kafkacontroller_<name>`.
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { ValueGauge } from './exposition.js';
 import type { MetadataImage } from '../metadata/image.js';
 
 export interface ControllerMetricsSources {
@@ -21,13 +22,13 @@ const NAMES = ['activecontrollercount', 'globaltopiccount', 'globalpartitioncoun
 type Name = (typeof NAMES)[number];
 
 export class ControllerMetrics {
-  private readonly gauges = new Map<Name, Gauge>();
+  private readonly gauges = new Map<Name, ValueGauge>();
 
   constructor(
     registry: Registry,
     private readonly sources: ControllerMetricsSources,
   ) {
-    for (const name of NAMES) this.gauges.set(name, new Gauge({ name: `kafka_controller_kafkacontroller_${name}`, help: `KafkaController ${name}`, registers: [registry] }));
+    for (const name of NAMES) this.gauges.set(name, new ValueGauge(registry, { name: `kafka_controller_kafkacontroller_${name}`, help: `KafkaController ${name}` }));
   }
 
   refresh(): void {

@@ -8,14 +8,16 @@
  * many young-generation collections, and under the 100-byte produce
  * benchmark that bookkeeping was the largest single cost of the metrics
  * (0.7% of the broker's CPU, docs/PERFORMANCE.md). Here a collection costs
- * a bucket search and three additions in per-kind arrays; the labels and
- * the cumulative buckets are built at a scrape. Every entry of a batch the
+ * a bucket search and three additions in per-kind arrays; the cumulative
+ * buckets are summed at a scrape, and written with label text made once
+ * per kind (exposition.ts). Every entry of a batch the
  * observer delivers is counted (prom-client's reads only the first).
  *
  * One observer per node; it is disconnected when the node stops.
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
+import { Labels, MetricFamily, type SampleWriter } from './exposition.js';
 
 export const GC_METRIC_NAME = 'nodejs_gc_duration_seconds';
 /** prom-client's default GC buckets, in seconds. */
@@ -30,17 +32,12 @@ const KIND_NAMES = new Map<number, string>([
 
 /** One kind's collections: how many fell in each bucket (not cumulative; the last slot is +Inf), their count and total seconds. */
 interface KindCounts {
-  readonly kind: string;
+  /** `{kind}`, and `{le, kind}` for each bucket (prom-client's label order), +Inf last. */
+  readonly labels: Labels;
+  readonly bucketLabels: readonly Labels[];
   readonly inBucket: number[];
   count: number;
   sumS: number;
-}
-
-/** A sample of prom-client's exposition: what Registry.metrics() renders from a metric's get(). */
-interface ExposedValue {
-  value: number;
-  labels: Record<string, string | number>;
-  metricName: string;
 }
 
 export class GcMetrics {
@@ -52,24 +49,21 @@ export class GcMetrics {
       for (const entry of list.getEntries()) this.record(entry);
     });
     this.observer.observe({ entryTypes: ['gc'] });
-    const metrics = this;
-    // A metric of prom-client's shape (name, help, type, get, reset), rendered by the registry like its own histograms.
-    const metric = {
+    new MetricFamily(registry, {
       name: GC_METRIC_NAME,
       help: 'Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
       type: 'histogram',
-      aggregator: 'sum',
-      get: async () => ({ name: GC_METRIC_NAME, help: metric.help, type: 'histogram', aggregator: 'sum', values: metrics.exposed() }),
-      reset: () => metrics.kinds.clear(),
-    };
-    registry.registerMetric(metric as never);
+      collect: (writer) => this.write(writer),
+    });
   }
 
   private record(entry: PerformanceEntry): void {
     const kindCode = (entry as { detail?: { kind?: number } }).detail?.kind ?? -1;
     let counts = this.kinds.get(kindCode);
     if (counts === undefined) {
-      counts = { kind: KIND_NAMES.get(kindCode) ?? 'unknown', inBucket: new Array<number>(BUCKETS_S.length + 1).fill(0), count: 0, sumS: 0 };
+      const kind = KIND_NAMES.get(kindCode) ?? 'unknown';
+      const bucketLabels = [...BUCKETS_S.map(String), '+Inf'].map((le) => new Labels({ le, kind }));
+      counts = { labels: new Labels({ kind }), bucketLabels, inBucket: new Array<number>(BUCKETS_S.length + 1).fill(0), count: 0, sumS: 0 };
       this.kinds.set(kindCode, counts);
     }
     const seconds = entry.duration / 1000;
@@ -81,19 +75,17 @@ export class GcMetrics {
   }
 
   /** The `_bucket` (cumulative, `le`), `_sum` and `_count` samples per kind, as prom-client exposes a histogram. */
-  private exposed(): ExposedValue[] {
-    const values: ExposedValue[] = [];
+  private write(writer: SampleWriter): void {
     for (const counts of this.kinds.values()) {
       let cumulative = 0;
-      BUCKETS_S.forEach((bound, index) => {
+      BUCKETS_S.forEach((_, index) => {
         cumulative += counts.inBucket[index]!;
-        values.push({ value: cumulative, labels: { le: bound, kind: counts.kind }, metricName: `${GC_METRIC_NAME}_bucket` });
+        writer.sample(counts.bucketLabels[index]!, cumulative, '_bucket');
       });
-      values.push({ value: counts.count, labels: { le: '+Inf', kind: counts.kind }, metricName: `${GC_METRIC_NAME}_bucket` });
-      values.push({ value: counts.sumS, labels: { kind: counts.kind }, metricName: `${GC_METRIC_NAME}_sum` });
-      values.push({ value: counts.count, labels: { kind: counts.kind }, metricName: `${GC_METRIC_NAME}_count` });
+      writer.sample(counts.bucketLabels[BUCKETS_S.length]!, counts.count, '_bucket');
+      writer.sample(counts.labels, counts.sumS, '_sum');
+      writer.sample(counts.labels, counts.count, '_count');
     }
-    return values;
   }
 
   stop(): void {

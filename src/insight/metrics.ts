@@ -20,7 +20,8 @@
  * on the request and produce paths are plain numbers bumped per request or
  * per batch; gauges are computed when scraped from the state the node
  * already keeps. Concurrent scrapes share one rendering, so a scrape never
- * sees gauges another one is resetting.
+ * sees gauges another one is resetting. The families a scrape spends most
+ * on write their own text (exposition.ts); prom-client renders the rest.
  */
 import { Registry } from 'prom-client';
 import type { BrokerConfig } from '../common/config.js';
@@ -33,6 +34,7 @@ import { Partition } from '../replication/partition.js';
 import type { RequestObserver } from '../server/socket-server.js';
 import { BrokerTopicMetrics } from './broker-topic-metrics.js';
 import { ControllerMetrics } from './controller-metrics.js';
+import { renderRegistry } from './exposition.js';
 import { GroupMetrics } from './group-metrics.js';
 import { RaftMetrics, type RaftMetricsSources } from './raft-metrics.js';
 import { QuotaMetrics, type QuotaMetricsSources } from './quota-metrics.js';
@@ -114,7 +116,7 @@ export class NodeMetrics {
 
   private async renderNow(): Promise<string> {
     for (const collector of this.refreshables) collector.refresh();
-    return this.registry.metrics();
+    return renderRegistry(this.registry);
   }
 
   /** Serves GET /metrics on `address` through the node's HTTP (port 0 picks a free port: the listener says which). */

@@ -12,7 +12,8 @@
  * sensors (commit-latency, election-latency, append-records-rate,
  * fetch-records-rate, poll-idle-ratio).
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Labels, MetricFamily, ValueGauge } from './exposition.js';
 
 /** What the gauges read of a Raft client. */
 export interface RaftView {
@@ -46,32 +47,46 @@ function kafkaState(raft: RaftView, nodeId: number): string {
 }
 
 export class RaftMetrics {
-  private readonly leader: Gauge;
-  private readonly epoch: Gauge;
-  private readonly highWatermark: Gauge;
-  private readonly logEndOffset: Gauge;
-  private readonly state: Gauge<'state'>;
+  private readonly leader: ValueGauge;
+  private readonly epoch: ValueGauge;
+  private readonly highWatermark: ValueGauge;
+  private readonly logEndOffset: ValueGauge;
+  /** The `{state}` of the latest refresh, null while the Raft client is not open. */
+  private state: Labels | null = null;
+  private readonly stateLabels = new Map<string, Labels>();
 
   constructor(
     registry: Registry,
     private readonly sources: RaftMetricsSources,
   ) {
-    const registers = [registry];
-    this.leader = new Gauge({ name: `${PREFIX}_current_leader`, help: "The current quorum leader's id; -1 indicates unknown", registers });
-    this.epoch = new Gauge({ name: `${PREFIX}_current_epoch`, help: 'The current quorum epoch', registers });
-    this.highWatermark = new Gauge({ name: `${PREFIX}_high_watermark`, help: 'The high watermark maintained on this member; -1 if it is unknown', registers });
-    this.logEndOffset = new Gauge({ name: `${PREFIX}_log_end_offset`, help: 'The current raft log end offset', registers });
-    this.state = new Gauge({ name: `${PREFIX}_current_state`, help: "The current state of this member (1 for the state it is in; Kafka's current-state string as a label)", labelNames: ['state'], registers });
+    this.leader = new ValueGauge(registry, { name: `${PREFIX}_current_leader`, help: "The current quorum leader's id; -1 indicates unknown" });
+    this.epoch = new ValueGauge(registry, { name: `${PREFIX}_current_epoch`, help: 'The current quorum epoch' });
+    this.highWatermark = new ValueGauge(registry, { name: `${PREFIX}_high_watermark`, help: 'The high watermark maintained on this member; -1 if it is unknown' });
+    this.logEndOffset = new ValueGauge(registry, { name: `${PREFIX}_log_end_offset`, help: 'The current raft log end offset' });
+    new MetricFamily(registry, {
+      name: `${PREFIX}_current_state`,
+      help: "The current state of this member (1 for the state it is in; Kafka's current-state string as a label)",
+      type: 'gauge',
+      collect: (writer) => {
+        if (this.state !== null) writer.sample(this.state, 1);
+      },
+    });
   }
 
   refresh(): void {
     const raft = this.sources.raft();
-    this.state.reset();
+    this.state = null;
     if (raft === null) return;
     this.leader.set(raft.leaderAndEpoch.leaderId ?? -1);
     this.epoch.set(raft.leaderAndEpoch.epoch);
     this.highWatermark.set(raft.highWatermark ?? -1);
     this.logEndOffset.set(raft.logEndOffset);
-    this.state.set({ state: kafkaState(raft, this.sources.nodeId) }, 1);
+    const state = kafkaState(raft, this.sources.nodeId);
+    let labels = this.stateLabels.get(state);
+    if (labels === undefined) {
+      labels = new Labels({ state });
+      this.stateLabels.set(state, labels);
+    }
+    this.state = labels;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Gauges of the partitions this broker hosts, read from the replica manager
- * at each scrape (nothing is kept between scrapes, nothing is added to the
- * produce or fetch path):
+ * at each scrape in one walk of the partitions (nothing is added to the
+ * produce or fetch path; what is kept between scrapes is each partition's
+ * label text, made once per Partition object, see exposition.ts):
  *
  * - kafka.server ReplicaManager: PartitionCount, LeaderCount,
  *   UnderReplicatedPartitions, UnderMinIsrPartitionCount,
@@ -33,9 +34,10 @@
  * (omitted while a follower has not fetched in this leader epoch), so a
  * lagging follower can be named.
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { TopicPartition } from '../protocol/topic-partition.js';
 import type { Partition } from '../replication/partition.js';
+import { Labels, LabelsCache, MetricFamily, NO_LABELS, type SampleWriter } from './exposition.js';
 
 interface PurgatoryCounts {
   readonly delayedCount: number;
@@ -74,77 +76,134 @@ const PARTITION_GAUGES = {
 
 type BrokerGauge = keyof typeof BROKER_GAUGES;
 type PartitionGauge = keyof typeof PARTITION_GAUGES;
+const PARTITION_GAUGE_NAMES = Object.keys(PARTITION_GAUGES) as PartitionGauge[];
+
+/** A partition's series labels, made once per hosted Partition object. */
+interface PartitionLabels {
+  readonly partition: Labels;
+  /** By replica id, for spool_partition_replica_logendoffset. */
+  readonly replicas: Map<number, Labels>;
+}
+
+/** What the latest refresh read, which the families write at the scrape that follows it. */
+interface Snapshot {
+  broker: Record<BrokerGauge, number>;
+  /** Per online hosted partition: its labels and each PARTITION_GAUGES value, in PARTITION_GAUGE_NAMES' order. */
+  partitions: { labels: Labels; values: number[] }[];
+  replicaLogEndOffsets: { labels: Labels; value: number }[];
+  purgatory: { produce: PurgatoryCounts; fetch: PurgatoryCounts };
+  fetcherLags: { labels: Labels; value: number }[];
+}
+
+const PRODUCE_OPERATION = new Labels({ delayedoperation: 'Produce' });
+const FETCH_OPERATION = new Labels({ delayedoperation: 'Fetch' });
 
 export class ReplicaMetrics {
-  private readonly broker: Record<BrokerGauge, Gauge>;
-  private readonly partition: Record<PartitionGauge, Gauge<'topic' | 'partition'>>;
-  private readonly replicaLogEndOffset: Gauge<'topic' | 'partition' | 'replica'>;
-  private readonly delayedOperations: Gauge<'delayedoperation'>;
-  private readonly purgatorySize: Gauge<'delayedoperation'>;
-  private readonly fetcherLag: Gauge<'clientid' | 'topic' | 'partition'>;
+  private readonly labelsOf = new WeakMap<Partition, PartitionLabels>();
+  /** Fetcher-lag labels by client id, topic and partition, kept while the partition is followed. */
+  private readonly fetcherLagLabels = new LabelsCache();
+  private snapshot: Snapshot = {
+    broker: { partitionCount: 0, leaderCount: 0, underReplicated: 0, underMinIsr: 0, atMinIsr: 0, offlineReplicas: 0 },
+    partitions: [],
+    replicaLogEndOffsets: [],
+    purgatory: { produce: { delayedCount: 0, watchedCount: 0 }, fetch: { delayedCount: 0, watchedCount: 0 } },
+    fetcherLags: [],
+  };
 
   constructor(
     registry: Registry,
     private readonly sources: ReplicaMetricsSources,
   ) {
-    this.broker = mapValues(BROKER_GAUGES, ([name, help]) => new Gauge({ name, help, registers: [registry] }));
-    this.partition = mapValues(PARTITION_GAUGES, ([name, help]) => new Gauge({ name, help, labelNames: ['topic', 'partition'] as const, registers: [registry] }));
-    this.replicaLogEndOffset = new Gauge({
-      name: 'spool_partition_replica_logendoffset',
-      help: 'On the leader: each replica\'s log end offset as the leader knows it (its own, and each follower\'s last fetch offset)',
-      labelNames: ['topic', 'partition', 'replica'],
-      registers: [registry],
+    const gauge = (name: string, help: string, collect: (writer: SampleWriter) => void) => new MetricFamily(registry, { name, help, type: 'gauge', collect });
+    for (const [key, [name, help]] of Object.entries(BROKER_GAUGES)) gauge(name, help, (writer) => writer.sample(NO_LABELS, this.snapshot.broker[key as BrokerGauge]));
+    PARTITION_GAUGE_NAMES.forEach((key, index) => {
+      const [name, help] = PARTITION_GAUGES[key];
+      gauge(name, help, (writer) => {
+        for (const row of this.snapshot.partitions) writer.sample(row.labels, row.values[index]!);
+      });
     });
-    this.delayedOperations = new Gauge({
-      name: 'kafka_server_delayedoperationpurgatory_numdelayedoperations',
-      help: 'Requests waiting in a purgatory: Produce for acks=all, Fetch for fetch.min.bytes (NumDelayedOperations)',
-      labelNames: ['delayedoperation'],
-      registers: [registry],
+    const writeAll = (rows: () => readonly { labels: Labels; value: number }[]) => (writer: SampleWriter) => {
+      for (const row of rows()) writer.sample(row.labels, row.value);
+    };
+    gauge(
+      'spool_partition_replica_logendoffset',
+      'On the leader: each replica\'s log end offset as the leader knows it (its own, and each follower\'s last fetch offset)',
+      writeAll(() => this.snapshot.replicaLogEndOffsets),
+    );
+    gauge('kafka_server_delayedoperationpurgatory_numdelayedoperations', 'Requests waiting in a purgatory: Produce for acks=all, Fetch for fetch.min.bytes (NumDelayedOperations)', (writer) => {
+      writer.sample(PRODUCE_OPERATION, this.snapshot.purgatory.produce.delayedCount);
+      writer.sample(FETCH_OPERATION, this.snapshot.purgatory.fetch.delayedCount);
     });
-    this.purgatorySize = new Gauge({
-      name: 'kafka_server_delayedoperationpurgatory_purgatorysize',
-      help: 'Watch entries in a purgatory: a waiting request counts once per partition it waits on (PurgatorySize)',
-      labelNames: ['delayedoperation'],
-      registers: [registry],
+    gauge('kafka_server_delayedoperationpurgatory_purgatorysize', 'Watch entries in a purgatory: a waiting request counts once per partition it waits on (PurgatorySize)', (writer) => {
+      writer.sample(PRODUCE_OPERATION, this.snapshot.purgatory.produce.watchedCount);
+      writer.sample(FETCH_OPERATION, this.snapshot.purgatory.fetch.watchedCount);
     });
-    this.fetcherLag = new Gauge({
-      name: 'kafka_server_fetcherlagmetrics_consumerlag',
-      help: 'Per followed partition: leader high watermark at the last fetch answer minus the follower\'s next fetch offset (FetcherLagMetrics ConsumerLag)',
-      labelNames: ['clientid', 'topic', 'partition'],
-      registers: [registry],
-    });
+    gauge(
+      'kafka_server_fetcherlagmetrics_consumerlag',
+      'Per followed partition: leader high watermark at the last fetch answer minus the follower\'s next fetch offset (FetcherLagMetrics ConsumerLag)',
+      writeAll(() => this.snapshot.fetcherLags),
+    );
   }
 
-  /** Sets every gauge from the partitions as they are now. */
+  /** Reads every gauge from the partitions as they are now. */
   refresh(): void {
-    for (const gauge of Object.values(this.partition)) gauge.reset();
-    this.replicaLogEndOffset.reset();
-    const counts: Record<BrokerGauge, number> = { partitionCount: 0, leaderCount: 0, underReplicated: 0, underMinIsr: 0, atMinIsr: 0, offlineReplicas: 0 };
+    const snapshot: Snapshot = {
+      broker: { partitionCount: 0, leaderCount: 0, underReplicated: 0, underMinIsr: 0, atMinIsr: 0, offlineReplicas: 0 },
+      partitions: [],
+      replicaLogEndOffsets: [],
+      purgatory: {
+        produce: { delayedCount: this.sources.producePurgatory.delayedCount, watchedCount: this.sources.producePurgatory.watchedCount },
+        fetch: { delayedCount: this.sources.fetchPurgatory.delayedCount, watchedCount: this.sources.fetchPurgatory.watchedCount },
+      },
+      fetcherLags: this.readFetcherLags(),
+    };
+    const counts = snapshot.broker;
     for (const partition of this.sources.hostedPartitions()) {
       counts.partitionCount++;
       if (partition.log.isOffline) {
         counts.offlineReplicas++;
         continue;
       }
-      const state = this.refreshPartition(partition);
+      const state = this.readPartition(partition, snapshot);
       if (partition.isLeader) counts.leaderCount++;
       if (state.underReplicated) counts.underReplicated++;
       if (state.underMinIsr) counts.underMinIsr++;
       if (state.atMinIsr) counts.atMinIsr++;
     }
-    for (const [gauge, value] of Object.entries(counts)) this.broker[gauge as BrokerGauge].set(value);
-    this.delayedOperations.set({ delayedoperation: 'Produce' }, this.sources.producePurgatory.delayedCount);
-    this.delayedOperations.set({ delayedoperation: 'Fetch' }, this.sources.fetchPurgatory.delayedCount);
-    this.purgatorySize.set({ delayedoperation: 'Produce' }, this.sources.producePurgatory.watchedCount);
-    this.purgatorySize.set({ delayedoperation: 'Fetch' }, this.sources.fetchPurgatory.watchedCount);
-    this.fetcherLag.reset();
-    for (const { clientId, topicPartition, lag } of this.sources.replicaFetcherManager.fetcherLags()) {
-      this.fetcherLag.set({ clientid: clientId, topic: topicPartition.topic, partition: String(topicPartition.partition) }, lag);
-    }
+    this.snapshot = snapshot;
   }
 
-  private refreshPartition(partition: Partition): { underReplicated: boolean; underMinIsr: boolean; atMinIsr: boolean } {
-    const labels = { topic: partition.topicPartition.topic, partition: String(partition.topicPartition.partition) };
+  private readFetcherLags(): { labels: Labels; value: number }[] {
+    const cache = this.fetcherLagLabels;
+    cache.rotate();
+    const lags: { labels: Labels; value: number }[] = [];
+    for (const { clientId, topicPartition, lag } of this.sources.replicaFetcherManager.fetcherLags()) {
+      const { topic, partition } = topicPartition;
+      lags.push({ labels: cache.get(`${clientId}\n${topic}\n${partition}`, () => ({ clientid: clientId, topic, partition: String(partition) })), value: lag });
+    }
+    return lags;
+  }
+
+  private partitionLabels(partition: Partition): PartitionLabels {
+    let labels = this.labelsOf.get(partition);
+    if (labels === undefined) {
+      labels = { partition: new Labels({ topic: partition.topicPartition.topic, partition: String(partition.topicPartition.partition) }), replicas: new Map() };
+      this.labelsOf.set(partition, labels);
+    }
+    return labels;
+  }
+
+  private replicaLabels(labels: PartitionLabels, replicaId: number): Labels {
+    let replica = labels.replicas.get(replicaId);
+    if (replica === undefined) {
+      replica = labels.partition.with('replica', String(replicaId));
+      labels.replicas.set(replicaId, replica);
+    }
+    return replica;
+  }
+
+  private readPartition(partition: Partition, snapshot: Snapshot): { underReplicated: boolean; underMinIsr: boolean; atMinIsr: boolean } {
+    const labels = this.partitionLabels(partition);
     const log = partition.log;
     const leader = partition.isLeader;
     const isrSize = partition.isr.size;
@@ -154,28 +213,26 @@ export class ReplicaMetrics {
       underMinIsr: leader && isrSize < minIsr,
       atMinIsr: leader && isrSize === minIsr,
     };
-    const gauges = this.partition;
-    gauges.underReplicated.set(labels, state.underReplicated ? 1 : 0);
-    gauges.underMinIsr.set(labels, state.underMinIsr ? 1 : 0);
-    gauges.atMinIsr.set(labels, state.atMinIsr ? 1 : 0);
-    gauges.inSyncReplicas.set(labels, leader ? isrSize : 0);
-    gauges.replicas.set(labels, leader ? partition.replicas.length : 0);
-    gauges.lastStableOffsetLag.set(labels, leader ? log.highWatermark - partition.lastStableOffset() : 0);
-    gauges.logStartOffset.set(labels, log.logStartOffset);
-    gauges.logEndOffset.set(labels, log.logEndOffset);
-    gauges.size.set(labels, log.sizeBytes);
-    gauges.numLogSegments.set(labels, log.logSegments.length);
-    gauges.highWatermark.set(labels, log.highWatermark);
+    const values: Record<PartitionGauge, number> = {
+      underReplicated: state.underReplicated ? 1 : 0,
+      underMinIsr: state.underMinIsr ? 1 : 0,
+      atMinIsr: state.atMinIsr ? 1 : 0,
+      inSyncReplicas: leader ? isrSize : 0,
+      replicas: leader ? partition.replicas.length : 0,
+      lastStableOffsetLag: leader ? log.highWatermark - partition.lastStableOffset() : 0,
+      logStartOffset: log.logStartOffset,
+      logEndOffset: log.logEndOffset,
+      size: log.sizeBytes,
+      numLogSegments: log.logSegments.length,
+      highWatermark: log.highWatermark,
+    };
+    snapshot.partitions.push({ labels: labels.partition, values: PARTITION_GAUGE_NAMES.map((key) => values[key]) });
     if (leader) {
-      this.replicaLogEndOffset.set({ ...labels, replica: String(partition.leaderId) }, log.logEndOffset);
+      snapshot.replicaLogEndOffsets.push({ labels: this.replicaLabels(labels, partition.leaderId), value: log.logEndOffset });
       for (const remote of partition.remoteReplicas.values()) {
-        if (remote.logEndOffset >= 0) this.replicaLogEndOffset.set({ ...labels, replica: String(remote.brokerId) }, remote.logEndOffset);
+        if (remote.logEndOffset >= 0) snapshot.replicaLogEndOffsets.push({ labels: this.replicaLabels(labels, remote.brokerId), value: remote.logEndOffset });
       }
     }
     return state;
   }
-}
-
-function mapValues<K extends string, V, W>(record: Readonly<Record<K, V>>, map: (value: V) => W): Record<K, W> {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value as V)])) as Record<K, W>;
 }

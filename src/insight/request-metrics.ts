@@ -19,15 +19,16 @@
  * Per request the hot path does one map lookup for the (API, version)
  * counter, which also holds the API's latency histogram, a walk of the
  * response for its error codes with one lookup per distinct code, and no
- * allocation once every counter exists; prom-client reads the plain
- * numbers at a scrape. The maps are bounded by the API keys, versions and
+ * allocation once every counter exists; a scrape writes the plain numbers
+ * with label text made when the counter was (exposition.ts). The maps are bounded by the API keys, versions and
  * error codes that exist.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { apiByKey } from '../protocol/apis.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
 import type { RequestObserver } from '../server/socket-server.js';
 import type { Clock } from '../io/clock.js';
+import { Labels, MetricFamily, NO_LABELS, type SampleWriter } from './exposition.js';
 import { LatencyHistogram, registerKafkaHistogram } from './summaries.js';
 
 const FETCH_KEY = 1;
@@ -35,7 +36,7 @@ const FETCH_KEY = 1;
 const KEY_STRIDE = 1024;
 
 interface LabelledCount {
-  readonly labels: Record<string, string>;
+  readonly labels: Labels;
   count: number;
 }
 
@@ -55,45 +56,38 @@ export class RequestMetrics implements RequestObserver {
   private readonly requests = new Map<number, RequestCount>();
   private readonly errors = new Map<number, LabelledCount>();
   /** By request name. */
-  private readonly totalTimes = new Map<string, LatencyHistogram>();
+  private readonly totalTimes = new Map<string, { labels: Labels; histogram: LatencyHistogram }>();
   /** Error codes of the response being counted, reused between requests. */
   private readonly seen = new Map<number, number>();
   private readonly clock: Clock;
 
   constructor(registry: Registry, sources: RequestMetricsSources) {
     this.clock = sources.clock;
-    const metrics = this;
-    new Counter({
+    const writeCounts = (counts: ReadonlyMap<number, LabelledCount>) => (writer: SampleWriter) => {
+      for (const entry of counts.values()) writer.sample(entry.labels, entry.count);
+    };
+    new MetricFamily(registry, {
       name: 'kafka_network_requestmetrics_requests_total',
       help: 'Requests served, by API and version (RequestsPerSec)',
-      labelNames: ['request', 'version'],
-      registers: [registry],
-      collect() {
-        metrics.copyInto(this, metrics.requests);
-      },
+      type: 'counter',
+      collect: writeCounts(this.requests),
     });
-    new Counter({
+    new MetricFamily(registry, {
       name: 'kafka_network_requestmetrics_errors_total',
       help: 'Error codes in responses, NONE included, by API and error (ErrorsPerSec)',
-      labelNames: ['request', 'error'],
-      registers: [registry],
-      collect() {
-        metrics.copyInto(this, metrics.errors);
-      },
+      type: 'counter',
+      collect: writeCounts(this.errors),
     });
     registerKafkaHistogram(registry, {
       name: 'kafka_network_requestmetrics_totaltimems',
       help: 'Time from reading a request to handing its response to the socket, in ms (TotalTimeMs)',
-      labelNames: ['request'],
-      histograms: () => [...this.totalTimes].map(([request, histogram]) => ({ labels: { request }, histogram })),
+      histograms: () => this.totalTimes.values(),
     });
-    new Gauge({
+    new MetricFamily(registry, {
       name: 'kafka_network_requestchannel_requestqueuesize',
       help: 'Requests read and waiting to be handled, across connections (RequestQueueSize)',
-      registers: [registry],
-      collect() {
-        this.set(sources.queuedRequestCount());
-      },
+      type: 'gauge',
+      collect: (writer) => writer.sample(NO_LABELS, sources.queuedRequestCount()),
     });
   }
 
@@ -118,30 +112,25 @@ export class RequestMetrics implements RequestObserver {
 
   private errorCount(apiKey: number, code: number): LabelledCount {
     const key = apiKey * KEY_STRIDE + code + 1;
-    return this.errors.get(key) ?? this.newCount(this.errors, key, { request: apiName(apiKey), error: errorName(code) });
+    return this.errors.get(key) ?? this.newCount(this.errors, key, new Labels({ request: apiName(apiKey), error: errorName(code) }));
   }
 
   private newRequestCount(key: number, request: { apiKey: number; version: number; fromFollower: boolean }): RequestCount {
     const name = request.apiKey !== FETCH_KEY ? apiName(request.apiKey) : request.fromFollower ? 'FetchFollower' : 'FetchConsumer';
     let totalTime = this.totalTimes.get(name);
     if (totalTime === undefined) {
-      totalTime = new LatencyHistogram(() => this.clock.monotonicMs());
+      totalTime = { labels: new Labels({ request: name }), histogram: new LatencyHistogram(() => this.clock.monotonicMs()) };
       this.totalTimes.set(name, totalTime);
     }
-    const entry = { labels: { request: name, version: String(request.version) }, count: 0, totalTime };
+    const entry = { labels: new Labels({ request: name, version: String(request.version) }), count: 0, totalTime: totalTime.histogram };
     this.requests.set(key, entry);
     return entry;
   }
 
-  private newCount(counts: Map<number, LabelledCount>, key: number, labels: Record<string, string>): LabelledCount {
+  private newCount(counts: Map<number, LabelledCount>, key: number, labels: Labels): LabelledCount {
     const entry = { labels, count: 0 };
     counts.set(key, entry);
     return entry;
-  }
-
-  private copyInto(counter: Counter<string>, counts: ReadonlyMap<number, LabelledCount>): void {
-    counter.reset();
-    for (const entry of counts.values()) counter.inc(entry.labels, entry.count);
   }
 }
 

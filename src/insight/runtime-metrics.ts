@@ -1,11 +1,12 @@
 /**
  * The Node.js process under the node: prom-client's default metrics
- * (`process_*`, `nodejs_eventloop_lag_*` from monitorEventLoopDelay, heap
- * spaces) registered into this node's registry, GC durations by kind under
- * prom-client's name but counted by gc-metrics.ts (prom-client's GC
- * collector is the one default collector with a cost per event, and it
- * cannot be left out of collectDefaultMetrics, so the others are registered
- * one by one), plus event-loop utilisation, which they lack.
+ * (`process_*`, heap spaces) registered into this node's registry, two
+ * under prom-client's names but counted here (GC durations by kind in
+ * gc-metrics.ts: prom-client's GC collector is the one default collector
+ * with a cost per event; `nodejs_eventloop_lag_*` in event-loop-metrics.ts,
+ * without prom-client's costly standard deviation), so the other default
+ * collectors are registered one by one, plus event-loop utilisation, which
+ * they lack.
  *
  * Utilisation is `performance.eventLoopUtilization()` over the time since
  * this node's previous scrape (since its start for the first): the share of
@@ -23,42 +24,42 @@
  */
 import { createRequire } from 'node:module';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { ValueGauge } from './exposition.js';
+import { EventLoopMetrics } from './event-loop-metrics.js';
 import { GcMetrics } from './gc-metrics.js';
 
-/** prom-client's default collectors (lib/defaultMetrics.js) but `gc`, each a module registering its metrics. */
-const DEFAULT_COLLECTORS_BUT_GC = [
-  'processCpuTotal', 'processStartTime', 'osMemoryHeap', 'processOpenFileDescriptors', 'processMaxFileDescriptors', 'eventLoopLag',
+/** prom-client's default collectors (lib/defaultMetrics.js) but `gc` and `eventLoopLag`, each a module registering its metrics. */
+const DEFAULT_COLLECTORS_KEPT = [
+  'processCpuTotal', 'processStartTime', 'osMemoryHeap', 'processOpenFileDescriptors', 'processMaxFileDescriptors',
   'processResources', 'processHandles', 'processRequests', 'heapSizeAndUsed', 'heapSpacesSizeAndUsed', 'version',
 ] as const;
-/** prom-client's default sampling resolution of monitorEventLoopDelay, in ms. */
-const EVENT_LOOP_MONITORING_PRECISION_MS = 10;
 
-type DefaultCollector = (registry: Registry, config: { eventLoopMonitoringPrecision: number }) => void;
+type DefaultCollector = (registry: Registry, config: Record<string, never>) => void;
 const requireHere = createRequire(import.meta.url);
 
-function registerDefaultCollectorsButGc(registry: Registry): void {
-  for (const name of DEFAULT_COLLECTORS_BUT_GC) {
+function registerDefaultCollectorsKept(registry: Registry): void {
+  for (const name of DEFAULT_COLLECTORS_KEPT) {
     const collector = requireHere(`prom-client/lib/metrics/${name}`) as DefaultCollector;
-    collector(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS });
+    collector(registry, {});
   }
 }
 
 export class RuntimeMetrics {
   private lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
-  private readonly utilization: Gauge;
-  private readonly networkIdle: Gauge;
+  private readonly utilization: ValueGauge;
+  private readonly networkIdle: ValueGauge;
   private readonly gc: GcMetrics;
+  private readonly eventLoop: EventLoopMetrics;
 
   constructor(registry: Registry) {
-    registerDefaultCollectorsButGc(registry);
+    registerDefaultCollectorsKept(registry);
+    this.eventLoop = new EventLoopMetrics(registry);
     this.gc = new GcMetrics(registry);
-    const registers = [registry];
-    this.utilization = new Gauge({ name: 'nodejs_eventloop_utilization', help: 'Share of the time since the previous scrape the event loop was busy (performance.eventLoopUtilization)', registers });
-    this.networkIdle = new Gauge({
+    this.utilization = new ValueGauge(registry, { name: 'nodejs_eventloop_utilization', help: 'Share of the time since the previous scrape the event loop was busy (performance.eventLoopUtilization)' });
+    this.networkIdle = new ValueGauge(registry, {
       name: 'kafka_network_socketserver_networkprocessoravgidle_percent',
       help: 'Idle share (0..1) of the event loop, which does network I/O and request handling, since the previous scrape (NetworkProcessorAvgIdlePercent)',
-      registers,
     });
   }
 
@@ -70,8 +71,9 @@ export class RuntimeMetrics {
     this.networkIdle.set(1 - window.utilization);
   }
 
-  /** Stops observing garbage collections (the node stopped). */
+  /** Stops observing garbage collections and event-loop delay (the node stopped). */
   stop(): void {
     this.gc.stop();
+    this.eventLoop.stop();
   }
 }

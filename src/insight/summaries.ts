@@ -15,7 +15,8 @@
  * WINDOW_MS, rotated when a scrape finds the current one older than that,
  * and quantiles read both (the last 2.5 to 5 minutes while scraped).
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { MetricFamily, type Labels } from './exposition.js';
 
 /** Kafka's histogram percentiles, as the JMX exporter's `quantile: "0.$N"` spells them. */
 export const KAFKA_QUANTILES = [
@@ -87,36 +88,48 @@ export class LatencyHistogram {
   }
 }
 
+/** The quantile label sets of each series' labels, made once (KAFKA_QUANTILES' order). */
+const quantileLabels = new WeakMap<Labels, Labels[]>();
+
+function withQuantiles(labels: Labels): Labels[] {
+  let sets = quantileLabels.get(labels);
+  if (sets === undefined) {
+    sets = KAFKA_QUANTILES.map((q) => labels.with('quantile', q.label));
+    quantileLabels.set(labels, sets);
+  }
+  return sets;
+}
+
+const WANTED_QUANTILES = KAFKA_QUANTILES.map((q) => q.quantile);
+
 /**
  * Registers `<name>{...labels, quantile}` (gauge) and `<name>_count{...labels}`
  * (counter) read from the histograms `histograms()` lists when scraped.
+ * Each histogram's `labels` should be kept with it: its quantile label sets
+ * are made once per Labels object.
  */
-export function registerKafkaHistogram<L extends string>(
+export function registerKafkaHistogram(
   registry: Registry,
-  options: { name: string; help: string; labelNames: readonly L[]; histograms: () => Iterable<{ labels: Record<L, string>; histogram: LatencyHistogram }> },
+  options: { name: string; help: string; histograms: () => Iterable<{ labels: Labels; histogram: LatencyHistogram }> },
 ): void {
-  const { name, help, labelNames, histograms } = options;
-  new Gauge({
+  const { name, help, histograms } = options;
+  new MetricFamily(registry, {
     name,
     help: `${help}: percentiles of the last 2.5 to 5 minutes`,
-    labelNames: [...labelNames, 'quantile'],
-    registers: [registry],
-    collect() {
-      this.reset();
+    type: 'gauge',
+    collect(writer) {
       for (const { labels, histogram } of histograms()) {
-        const values = histogram.quantiles(KAFKA_QUANTILES.map((q) => q.quantile));
-        KAFKA_QUANTILES.forEach((q, index) => this.set({ ...labels, quantile: q.label } as Record<L | 'quantile', string>, values[index]!));
+        const values = histogram.quantiles(WANTED_QUANTILES);
+        withQuantiles(labels).forEach((quantile, index) => writer.sample(quantile, values[index]!));
       }
     },
   });
-  new Counter({
+  new MetricFamily(registry, {
     name: `${name}_count`,
     help: `${help}: how many were recorded`,
-    labelNames: [...labelNames],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, histogram } of histograms()) this.inc(labels as Record<L, string>, histogram.count);
+    type: 'counter',
+    collect(writer) {
+      for (const { labels, histogram } of histograms()) writer.sample(labels, histogram.count);
     },
   });
 }
