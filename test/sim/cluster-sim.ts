@@ -35,7 +35,7 @@ import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
 import { ManualClock, SeededRandom, type Clock, type Env } from '../../src/io/env.js';
 import { PauseControl, pausableEnv } from './pausable-env.js';
-import { drawSkew, SkewedClock } from './skewed-clock.js';
+import { drawSkew, drawStep, SkewedClock } from './skewed-clock.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
@@ -62,7 +62,12 @@ import {
 const START_MS = 1_700_000_000_000;
 const TOPIC = 'sim';
 const PARTITIONS = 2;
-const NODES = 3;
+/** Brokers (combined nodes in the combined shape): the topic's replication factor. */
+const BROKERS = 3;
+/** Controller-only nodes of the split shape (node ids from 3000, as KafkaClusterTestKit names them). */
+const CONTROLLERS = 3;
+/** One fault draw in this many also steps a host's wall clock (clockStepMs). */
+const CLOCK_STEP_ODDS = 6;
 /** A run that has not settled after this many steps is stuck (a bug in the simulator or a busy loop in a node). */
 const STEPS_MAX = 5_000_000;
 /** The transactional producer's transactional.id. */
@@ -70,8 +75,17 @@ const TRANSACTIONAL_ID = 'sim-txn';
 /** transaction.timeout.ms of the transactional producer: short, so that what an abandoned producer left open is aborted within the run. */
 const TRANSACTION_TIMEOUT_MS = 15_000;
 
+/**
+ * The cluster's shape: three combined nodes (broker and controller), or
+ * split, three controller-only nodes (the Raft voters) and three
+ * broker-only nodes (observers of the metadata log).
+ */
+export type SimShape = 'combined' | 'split';
+
 export interface SimRunOptions {
   seed: number;
+  /** Default 'combined'. */
+  shape?: SimShape;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
   /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
@@ -98,6 +112,13 @@ export interface SimRunOptions {
    */
   clockSkewMs?: number;
   clockDriftPpm?: number;
+  /**
+   * During the faults, an NTP step of one host's wall clock (a node's or a
+   * client's) forward or back by 128 ms to this bound comes at one fault
+   * draw in CLOCK_STEP_ODDS. Drawn from a generator of its own, like the
+   * skews. Default 30 000; 0 steps no clock.
+   */
+  clockStepMs?: number;
   /** Simulated ms the consumer group has to become stable once the cluster is whole. Default 60 s. */
   groupStableBoundMs?: number;
   /** Told of each trace line as it is written (a live trace). */
@@ -175,6 +196,7 @@ class ClusterSim {
     this.random = new SeededRandom(options.seed);
     // Its own stream (not a fork), so that skewing clocks moves none of the seed's other draws.
     this.skewRandom = new SeededRandom((options.seed ^ 0x5c3e7c1d) >>> 0);
+    this.stepRandom = new SeededRandom((options.seed ^ 0x2b7f4e95) >>> 0);
     this.faultPhaseMs = options.faultPhaseMs ?? 20_000;
     this.healBoundMs = options.healBoundMs ?? 120_000;
     this.nodeLogLevel = LOG_LEVELS[options.nodeLogLevel ?? 'warn'];
@@ -199,6 +221,23 @@ class ClusterSim {
   /** Each host's skewed wall clock, drawn on the host's first use (the harness keeps true time). */
   private readonly wallClocks = new Map<string, SkewedClock>();
   private readonly skewRandom: SeededRandom;
+  /** The clock steps' own stream, so that stepping clocks moves none of the seed's other draws. */
+  private readonly stepRandom: SeededRandom;
+
+  /** At one fault draw in CLOCK_STEP_ODDS, an NTP step of a skewed host's wall clock, forward or back (the timers keep true time). */
+  private maybeStepClock(): void {
+    const maxMs = this.options.clockStepMs ?? 30_000;
+    if (maxMs === 0 || this.wallClocks.size === 0 || this.stepRandom.nextInt(CLOCK_STEP_ODDS) !== 0) return;
+    // Half the time a node's (its transaction coordinator, Raft and log stamp with it), else any host's, a client's included.
+    const all = [...this.wallClocks.keys()];
+    const nodes = all.filter((host) => host.startsWith('node-'));
+    const hosts = nodes.length > 0 && this.stepRandom.nextInt(2) === 0 ? nodes : all;
+    const host = hosts[this.stepRandom.nextInt(hosts.length)]!;
+    const stepMs = drawStep(this.stepRandom, maxMs);
+    const clock = this.wallClocks.get(host)!;
+    clock.step(stepMs);
+    this.log(`FAULT clock of ${host} stepped ${stepMs >= 0 ? 'forward' : 'back'} ${(Math.abs(stepMs) / 1000).toFixed(3)} s (an NTP step; ${(clock.stepsMs / 1000).toFixed(3)} s in all)`);
+  }
 
   private wallClockOf(host: string): Clock {
     const skewMs = this.options.clockSkewMs ?? 10_000;
@@ -215,10 +254,12 @@ class ClusterSim {
   }
 
   async run(): Promise<void> {
-    this.log(`seed ${this.options.seed}: ${NODES} combined nodes, topic ${TOPIC} (${PARTITIONS} partitions, RF=3, min.insync.replicas=2)`);
+    const split = this.options.shape === 'split';
+    const shape = split ? `${CONTROLLERS} controllers and ${BROKERS} brokers` : `${BROKERS} combined nodes`;
+    this.log(`seed ${this.options.seed}: ${shape}, topic ${TOPIC} (${PARTITIONS} partitions, RF=${BROKERS}, min.insync.replicas=2)`);
     const cluster = await this.drive(
       startCluster({
-        combined: NODES,
+        ...(split ? { controllers: CONTROLLERS, brokers: BROKERS } : { combined: BROKERS }),
         env: this.env('harness', new SimFileSystem(this.fork(), this.clock)),
         nodeEnv: (nodeId) => {
           const disk = new SimFileSystem(this.fork(), this.clock);
@@ -352,7 +393,7 @@ class ClusterSim {
       this.lastLeader.set(node.nodeId, { leaderId, epoch });
       this.log(`node-${node.nodeId} raft: epoch ${epoch}, leader ${leaderId ?? 'unknown'} (${raft.role})`);
     }
-    for (const partition of spool.replicaManager.hostedPartitions()) this.observePartition(node.nodeId, incarnation, partition);
+    for (const partition of hostedPartitions(node)) this.observePartition(node.nodeId, incarnation, partition);
   }
 
   /**
@@ -404,7 +445,7 @@ class ClusterSim {
   private async createTopic(): Promise<void> {
     const admin = new Admin(this.clientOptions('admin'));
     try {
-      await this.drive(admin.createTopics([{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: NODES, configs: { 'min.insync.replicas': '2' } }]), {
+      await this.drive(admin.createTopics([{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: BROKERS, configs: { 'min.insync.replicas': '2' } }]), {
         limitMs: 60_000,
         what: 'the topic to be created',
       });
@@ -421,7 +462,7 @@ class ClusterSim {
     const led = new Set<number>();
     for (const node of this.cluster!.nodes) {
       if (!node.running) continue;
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
+      for (const partition of hostedPartitions(node)) {
         if (partition.isLeader && partition.topicPartition.topic === topic) led.add(partition.topicPartition.partition);
       }
     }
@@ -645,6 +686,7 @@ class ClusterSim {
     const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
       await this.runFor(gap.min + random.nextInt(gap.max - gap.min));
+      this.maybeStepClock();
       const nodes = this.cluster!.nodes;
       for (const [nodeId, kind] of faulty) if (kind === 'starting' && !this.starting.has(nodeId)) faulty.delete(nodeId);
       const recoverable = [...faulty].filter(([, kind]) => kind !== 'starting');
@@ -652,9 +694,9 @@ class ClusterSim {
       if (recoverable.length > 0 && (faulty.size >= faultyNodesMax || powerCut || random.nextInt(2) === 0)) {
         const [nodeId, kind] = recoverable[0]!;
         // A restart runs on while faults go on (a start may wait on a cut that only a later step heals).
-        if (kind === 'down') this.restartInBackground(nodes[nodeId]!);
+        if (kind === 'down') this.restartInBackground(this.cluster!.node(nodeId));
         else if (kind === 'paused') this.resume(nodeId);
-        else if (kind === 'disk') await this.replaceFailedDisk(nodes[nodeId]!);
+        else if (kind === 'disk') await this.replaceFailedDisk(this.cluster!.node(nodeId));
         else this.net.heal();
         if (kind === 'down' || (kind === 'disk' && this.starting.has(nodeId))) faulty.set(nodeId, 'starting');
         else faulty.delete(nodeId);
@@ -800,7 +842,7 @@ class ClusterSim {
     this.net.heal();
     this.net.clearLinkFaults();
     for (const [nodeId, pause] of this.pauses) if (pause.paused) this.resume(nodeId);
-    for (const nodeId of [...this.diskFaults.keys()]) await this.replaceFailedDisk(this.cluster!.nodes[nodeId]!);
+    for (const nodeId of [...this.diskFaults.keys()]) await this.replaceFailedDisk(this.cluster!.node(nodeId));
     for (const node of this.cluster!.nodes) if (!node.running && !this.starting.has(node.nodeId)) await this.restart(node);
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
@@ -858,8 +900,8 @@ class ClusterSim {
     if (leaders.size !== 1 || nodes.every((node) => !node.node.shared.raft.isLeader)) return false;
     let fullIsrs = 0;
     for (const node of nodes) {
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
-        if (partition.isLeader && partition.topicPartition.topic === TOPIC && partition.isr.size === NODES) fullIsrs++;
+      for (const partition of hostedPartitions(node)) {
+        if (partition.isLeader && partition.topicPartition.topic === TOPIC && partition.isr.size === BROKERS) fullIsrs++;
       }
     }
     return fullIsrs === PARTITIONS;
@@ -870,8 +912,7 @@ class ClusterSim {
       .map((node) => {
         if (!node.running) return `node-${node.nodeId} down (${raftState(node)})`;
         const raft = node.node.shared.raft;
-        const partitions = node.node.replicaManager
-          .hostedPartitions()
+        const partitions = hostedPartitions(node)
           .filter((partition) => partition.topicPartition.topic === TOPIC)
           .map((p) => `${p.topicPartition.partition}:${p.isLeader ? `leader isr [${[...p.isr].join(',')}]` : `follower of ${p.leaderId}`}`);
         return `node-${node.nodeId} raft ${raft.role} epoch ${raft.leaderAndEpoch.epoch} leader ${raft.leaderAndEpoch.leaderId}; ${partitions.join(' ')}`;
@@ -924,7 +965,7 @@ class ClusterSim {
   private endOffsets(): Map<number, number> {
     const ends = new Map<number, number>();
     for (const node of this.cluster!.nodes) {
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
+      for (const partition of hostedPartitions(node)) {
         if (partition.isLeader && partition.topicPartition.topic === TOPIC) ends.set(partition.topicPartition.partition, partition.highWatermark);
       }
     }
@@ -943,6 +984,11 @@ class ClusterSim {
       }
     }
   }
+}
+
+/** The partitions a node hosts (none on a controller-only node). */
+function hostedPartitions(node: EmbeddedNode): readonly Partition[] {
+  return node.roles.includes('broker') ? node.node.replicaManager.hostedPartitions() : [];
 }
 
 /** What a node's Raft client says of itself, while it may still be starting. */
