@@ -38,6 +38,11 @@ import { PauseControl, pausableEnv } from './pausable-env.js';
 import { drawSkew, drawStep, SkewedClock } from './skewed-clock.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
+import { BrokerConnection } from '../../src/client/connection.js';
+import { KafkaError } from '../../src/client/errors.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { AddRaftVoter } from '../../src/protocol/schemas/80-add-raft-voter.js';
+import { RemoveRaftVoter } from '../../src/protocol/schemas/81-remove-raft-voter.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
 import { startCluster, type EmbeddedNode, type RunningCluster } from '../../src/node/cluster.js';
 import type { Batch } from '../../src/raft/raft-client.js';
@@ -47,7 +52,9 @@ import {
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
+  checkVoterChangesHold,
   CommittedLogPrefix,
+  CommittedVoterSetsAgree,
   CommittedOffsetsMonotonic,
   HighWatermarkMonotonic,
   ReadCommittedSeesNoAborted,
@@ -66,6 +73,14 @@ const PARTITIONS = 2;
 const BROKERS = 3;
 /** Controller-only nodes of the split shape (node ids from 3000, as KafkaClusterTestKit names them). */
 const CONTROLLERS = 3;
+/** The voter changes' schedule: one every VOTER_CHANGE_GAP_MS, drawn uniformly. */
+const VOTER_CHANGE_GAP_MS = { min: 200, max: 1_500 };
+/** New controllers the operator adds in one run (removed ones may be added again beyond that). */
+const CONTROLLERS_ADDED_MAX = 2;
+/** TimeoutMs of an AddRaftVoter, and request.timeout.ms of the operator's connection. */
+const VOTER_CHANGE_TIMEOUT_MS = 10_000;
+/** Simulated ms the voter sets have to agree everywhere once the cluster is whole. */
+const VOTERS_AGREE_BOUND_MS = 30_000;
 /** One fault draw in this many also steps a host's wall clock (clockStepMs). */
 const CLOCK_STEP_ODDS = 6;
 /** A run that has not settled after this many steps is stuck (a bug in the simulator or a busy loop in a node). */
@@ -86,6 +101,13 @@ export interface SimRunOptions {
   seed: number;
   /** Default 'combined'. */
   shape?: SimShape;
+  /**
+   * A dynamic quorum (KIP-853, kraft.version 1): during the faults an
+   * operator adds controllers (new controller-only nodes, or removed ones
+   * again) with AddRaftVoter and removes voters with RemoveRaftVoter, one
+   * change at a time. Default false (static voters).
+   */
+  dynamicQuorum?: boolean;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
   /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
@@ -255,11 +277,13 @@ class ClusterSim {
 
   async run(): Promise<void> {
     const split = this.options.shape === 'split';
+    const dynamicQuorum = this.options.dynamicQuorum === true;
     const shape = split ? `${CONTROLLERS} controllers and ${BROKERS} brokers` : `${BROKERS} combined nodes`;
-    this.log(`seed ${this.options.seed}: ${shape}, topic ${TOPIC} (${PARTITIONS} partitions, RF=${BROKERS}, min.insync.replicas=2)`);
+    this.log(`seed ${this.options.seed}: ${shape}${dynamicQuorum ? ' (a dynamic quorum: voters added and removed)' : ''}, topic ${TOPIC} (${PARTITIONS} partitions, RF=${BROKERS}, min.insync.replicas=2)`);
     const cluster = await this.drive(
       startCluster({
         ...(split ? { controllers: CONTROLLERS, brokers: BROKERS } : { combined: BROKERS }),
+        dynamicQuorum,
         env: this.env('harness', new SimFileSystem(this.fork(), this.clock)),
         nodeEnv: (nodeId) => {
           const disk = new SimFileSystem(this.fork(), this.clock);
@@ -282,9 +306,14 @@ class ClusterSim {
     const consumer = this.consume();
     const group = this.options.groups === false ? Promise.resolve() : this.consumeInGroup();
     const transactional = this.options.transactions === false ? Promise.resolve() : Promise.all([this.produceTransactions(), this.consumeCommitted()]);
+    this.changingVoters = dynamicQuorum && this.options.faults !== false;
+    const voterChanges = this.changingVoters ? this.changeVoters() : Promise.resolve();
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
+    this.changingVoters = false;
+    await this.drive(voterChanges, { limitMs: 2 * VOTER_CHANGE_TIMEOUT_MS + 10_000, what: 'the last voter change' });
     await this.healAndAwaitWhole();
+    if (dynamicQuorum) await this.awaitVotersAgreed();
     if (this.options.groups !== false) await this.awaitGroupStable();
     this.loadRunning = false;
     await this.drive(Promise.all([producer, consumer, group, transactional]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
@@ -393,6 +422,7 @@ class ClusterSim {
       this.lastLeader.set(node.nodeId, { leaderId, epoch });
       this.log(`node-${node.nodeId} raft: epoch ${epoch}, leader ${leaderId ?? 'unknown'} (${raft.role})`);
     }
+    this.observeVoterSets(node, incarnation);
     for (const partition of hostedPartitions(node)) this.observePartition(node.nodeId, incarnation, partition);
   }
 
@@ -974,16 +1004,152 @@ class ClusterSim {
 
   /** Every directory on every disk made durable once the cluster is formatted and started (an operator's disks exist before a run). */
   private async makeDirectoriesDurable(): Promise<void> {
-    for (const node of this.cluster!.nodes) {
-      const disk = this.disks.get(node.nodeId)!;
-      for (const dir of node.node.config.logDirs) {
-        for (let path = dir; ; path = path.slice(0, Math.max(1, path.lastIndexOf('/')))) {
-          await disk.syncDir(path);
-          if (path === '/') break;
-        }
+    for (const node of this.cluster!.nodes) await syncTree(this.disks.get(node.nodeId)!, '/');
+  }
+
+  // ---- the dynamic quorum (KIP-853)
+
+  /** True while the operator goes on changing voters (the fault phase of a dynamic quorum). */
+  private changingVoters = false;
+  private readonly voterCheck = new CommittedVoterSetsAgree();
+  /** What each node incarnation's committed voter history was last seen as, by a key of its shape. */
+  private readonly voterViews = new Map<string, string>();
+  /** The voter set the last acknowledged change left, or null while a failed change leaves it in doubt (or none was made). */
+  private expectedVoters: string | null = null;
+  private controllersAdded = 0;
+  private quorumAdmin: Env | null = null;
+
+  /** Feeds a node's committed voter history to the checker when it changed since the last step. */
+  private observeVoterSets(node: EmbeddedNode, incarnation: number): void {
+    const history = node.node.shared.raft.committedVoterSets;
+    const key = `${node.nodeId}/${incarnation}`;
+    const shape = `${history.length}/${history[0]?.offset}/${history.at(-1)?.offset}`;
+    if (this.voterViews.get(key) === shape) return;
+    this.voterViews.set(key, shape);
+    const committed = history.map((entry) => ({ offset: entry.offset, fromSnapshot: entry.fromSnapshot, voters: votersOf(entry.voters) }));
+    this.report(this.voterCheck.observeCommitted(node.nodeId, incarnation, committed));
+    const last = committed.at(-1);
+    if (last !== undefined) this.log(`node-${node.nodeId} committed voters [${idsOf(last.voters)}] (offset ${last.offset}${last.fromSnapshot ? ', from a snapshot' : ''})`);
+  }
+
+  /**
+   * The operator: while the faults run, one voter change at a time, every
+   * VOTER_CHANGE_GAP_MS. With the initial number of voters it adds a
+   * controller that is not a voter (one removed before, or a new one, up to
+   * CONTROLLERS_ADDED_MAX); with more it removes a voter, the active
+   * controller as likely as any other. A change that fails is tried again
+   * later, as an operator would; its outcome is in doubt meanwhile.
+   */
+  private async changeVoters(): Promise<void> {
+    const random = this.fork();
+    const initialVoters = this.cluster!.nodes.filter((node) => node.roles.includes('controller')).length;
+    while (this.changingVoters) {
+      await this.sleep(VOTER_CHANGE_GAP_MS.min + random.nextInt(VOTER_CHANGE_GAP_MS.max - VOTER_CHANGE_GAP_MS.min));
+      if (!this.changingVoters) break;
+      const active = this.cluster!.activeController();
+      if (active === null) continue;
+      const voters = active.node.shared.raft.voterSet;
+      if (voters.ids.length > initialVoters) {
+        const removed = voters.voters[random.nextInt(voters.ids.length)]!;
+        const rest = voters.voters.filter((voter) => voter.id !== removed.id);
+        await this.voterChange(active, `remove voter ${removed.id}`, (c) => c.send(RemoveRaftVoter, { clusterId: null, voterId: removed.id, voterDirectoryId: removed.directoryId }), rest.map(voterName));
+        continue;
       }
+      let joining = this.cluster!.nodes.find((node) => node.roles.includes('controller') && !voters.ids.includes(node.nodeId) && node.running);
+      if (joining === undefined) {
+        if (this.controllersAdded >= CONTROLLERS_ADDED_MAX || this.starting.size > 0) continue;
+        this.controllersAdded++;
+        const node = await this.cluster!.addController({ start: false });
+        // A new machine's formatted directories are on its disk before it starts, as the first ones' are.
+        await syncTree(this.disks.get(node.nodeId)!, '/');
+        this.log(`VOTERS new controller node-${node.nodeId} formatted (--no-initial-controllers)`);
+        this.restartInBackground(node);
+        continue;
+      }
+      const directoryId = joining.node.shared.logDirIds[0]!;
+      const endpoint = controllerEndpoint(joining);
+      const after = [...voters.voters.map(voterName), `${joining.nodeId}:${directoryId}`].sort();
+      const request = { clusterId: null, timeoutMs: VOTER_CHANGE_TIMEOUT_MS, voterId: joining.nodeId, voterDirectoryId: directoryId, listeners: [{ name: 'CONTROLLER', ...endpoint }], ackWhenCommitted: true };
+      await this.voterChange(active, `add voter ${joining.nodeId}`, (c) => c.send(AddRaftVoter, request), after);
     }
   }
+
+  /** Sends one voter change to the active controller's CONTROLLER listener; an acknowledgement settles the voters at `after`. */
+  private async voterChange(active: EmbeddedNode, what: string, send: (connection: BrokerConnection) => Promise<{ errorCode: number; errorMessage: string | null }>, after: string[]): Promise<void> {
+    this.quorumAdmin ??= this.env('quorum-admin', new SimFileSystem(this.fork(), this.clock));
+    this.log(`VOTERS ${what} (to node-${active.nodeId})`);
+    try {
+      const connection = await BrokerConnection.connect({ ...controllerEndpoint(active), env: this.quorumAdmin, clientId: 'quorum-admin', requestTimeoutMs: VOTER_CHANGE_TIMEOUT_MS + 5_000 });
+      try {
+        const response = await send(connection);
+        if (response.errorCode !== ErrorCode.NONE) throw new KafkaError(response.errorCode, response.errorMessage);
+      } finally {
+        await connection.close();
+      }
+      this.expectedVoters = after.sort().join(',');
+      this.log(`VOTERS ${what}: acknowledged, voters [${idsOf(this.expectedVoters)}]`);
+    } catch (error) {
+      this.expectedVoters = null;
+      this.log(`VOTERS ${what}: failed (in doubt): ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * After the heal every node must come to hold one voter set, committed
+   * (its last committed VotersRecord and its log's last agree), within
+   * VOTERS_AGREE_BOUND_MS; and if the last change was acknowledged, that set
+   * is the one it left (checkVoterChangesHold).
+   */
+  private async awaitVotersAgreed(): Promise<void> {
+    const viewOf = (node: EmbeddedNode) => {
+      const raft = node.node.shared.raft;
+      const committed = raft.committedVoterSets.at(-1);
+      return committed === undefined ? null : { committed: votersOf(committed.voters), last: votersOf(raft.voterSet) };
+    };
+    const agreed = () => {
+      const views = this.cluster!.nodes.map(viewOf);
+      return views.every((view) => view !== null && view.committed === view.last && view.last === views[0]!.last) ? views[0]!.last : null;
+    };
+    if (!(await this.runUntil(() => agreed() !== null, VOTERS_AGREE_BOUND_MS))) {
+      const views = this.cluster!.nodes.map((node) => `node-${node.nodeId} ${JSON.stringify(viewOf(node))}`).join('; ');
+      throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the voter sets do not agree ${VOTERS_AGREE_BOUND_MS} ms after the cluster became whole: ${views}` });
+    }
+    const voters = agreed()!;
+    const violation = checkVoterChangesHold(this.expectedVoters, voters);
+    if (violation !== null) throw new SimViolation(violation);
+    this.log(`voters agreed everywhere: [${idsOf(voters)}]${this.expectedVoters === null ? ' (the last change was in doubt)' : ', as the last acknowledged change left them'}`);
+  }
+}
+
+/** A voter as the checkers name it: `id:directoryId`. */
+function voterName(voter: { id: number; directoryId: string }): string {
+  return `${voter.id}:${voter.directoryId}`;
+}
+
+/** The ids of voters named `id:directoryId,...`, for the trace. */
+function idsOf(voters: string): string {
+  return voters.split(',').map((voter) => voter.slice(0, voter.indexOf(':'))).join(',');
+}
+
+function votersOf(voters: { voters: readonly { id: number; directoryId: string }[] }): string {
+  return voters.voters.map(voterName).sort().join(',');
+}
+
+/** A controller's CONTROLLER listener. */
+function controllerEndpoint(node: EmbeddedNode): { host: string; port: number } {
+  const listener = node.node.config.list('listeners').find((l) => l.startsWith('CONTROLLER://'))!;
+  const address = listener.slice('CONTROLLER://'.length);
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon), port: Number(address.slice(colon + 1)) };
+}
+
+/** Makes every directory under `path` durable on a simulated disk (its entries, then its own). */
+async function syncTree(disk: SimFileSystem, path: string): Promise<void> {
+  for (const name of await disk.readdir(path)) {
+    const child = path === '/' ? `/${name}` : `${path}/${name}`;
+    if ((await disk.stat(child))?.isDirectory === true) await syncTree(disk, child);
+  }
+  await disk.syncDir(path);
 }
 
 /** The partitions a node hosts (none on a controller-only node). */

@@ -2,7 +2,10 @@
  * Each invariant of the cluster simulator catches a planted violation (a
  * checker that cannot fail proves nothing), and accepts the same history
  * without it: two leaders in one epoch; two nodes committing different
- * batches at one offset, or a node skipping offsets; a leader's HW moving
+ * batches at one offset, or a node skipping offsets; two nodes committing
+ * different voter sets at one offset, a snapshot whose voters are not the
+ * log's, a node losing a committed voter set, voters after the heal other
+ * than the last acknowledged change left; a leader's HW moving
  * back within its epoch; a consumer reading at the HW; an acked record
  * missing or replaced; a value stored twice; a group's accepted commit
  * below an earlier one; a read_committed consumer given a record of an
@@ -20,8 +23,10 @@ import {
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
+  checkVoterChangesHold,
   CommittedLogPrefix,
   CommittedOffsetsMonotonic,
+  CommittedVoterSetsAgree,
   HighWatermarkMonotonic,
   ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
@@ -161,4 +166,32 @@ test('group-stabilises: a group not Stable, with a stale member, an idle member,
   caught(view('Stable', [member('member-a', ['sim-0']), member('member-b', ['other-0'])]), /partition sim-1 assigned to 0 members/);
   caught(view('Stable', [member('member-a', ['sim-0'], ['sim-0', 'sim-1']), member('member-b', ['sim-1'], [])]), /member member-a owns \[sim-0\] but is headed for \[sim-0,sim-1\]/);
   caught(view('Stable', stable, [['member-a', ['sim-0']], ['member-b', []]]), /client member-b owns \[\] but its coordinator assigned it \[sim-1\]/);
+});
+
+test('committed-voter-sets-agree: different voters at one offset, a snapshot with other voters, or a lost voter set are caught', () => {
+  const log = (offset: number, voters: string) => ({ offset, fromSnapshot: false, voters });
+  const snapshot = (offset: number, voters: string) => ({ offset, fromSnapshot: true, voters });
+  const checker = new CommittedVoterSetsAgree();
+  assert.equal(checker.observeCommitted(3000, 1, [log(2, 'a,b,c')]), null);
+  assert.equal(checker.observeCommitted(3000, 1, [log(2, 'a,b,c'), log(40, 'a,b,c,d')]), null);
+  assert.equal(checker.observeCommitted(3001, 1, [log(2, 'a,b,c')]), null);
+  // A restart from a snapshot below offset 100 holds the voters in force there: the set of offset 40.
+  assert.equal(checker.observeCommitted(3001, 2, [snapshot(99, 'a,b,c,d')]), null);
+  // A running node that loads a snapshot keeps nothing below it.
+  assert.equal(checker.observeCommitted(3000, 1, [snapshot(99, 'a,b,c,d'), log(120, 'b,c,d')]), null);
+  const divergent = checker.observeCommitted(0, 1, [log(2, 'a,b,c'), log(40, 'a,b,c,e')]);
+  assert.equal(divergent?.invariant, 'committed-voter-sets-agree');
+  assert.match(divergent!.detail, /offset 40: node 3000 committed voters \[a,b,c,d\], node 0 \[a,b,c,e\]/);
+  const badSnapshot = checker.observeCommitted(1, 1, [snapshot(60, 'a,b,c')]);
+  assert.match(badSnapshot!.detail, /node 1's snapshot below offset 61 holds voters \[a,b,c\], the log had \[a,b,c,d\] \(offset 40\)/);
+  const lost = checker.observeCommitted(3000, 1, [snapshot(99, 'a,b,c,d')]);
+  assert.match(lost!.detail, /node 3000 lost its committed voter set \[b,c,d\] at offset 120/);
+});
+
+test('acknowledged-voter-changes-hold: voters other than the last acknowledged change left are caught; an in-doubt change allows any', () => {
+  assert.equal(checkVoterChangesHold('1:a,2:b,3:c,4:d', '1:a,2:b,3:c,4:d'), null);
+  assert.equal(checkVoterChangesHold(null, '1:a,2:b,3:c'), null);
+  const violation = checkVoterChangesHold('1:a,2:b,3:c,4:d', '1:a,2:b,3:c');
+  assert.equal(violation?.invariant, 'acknowledged-voter-changes-hold');
+  assert.match(violation!.detail, /left \[1:a,2:b,3:c,4:d\], the nodes agree on \[1:a,2:b,3:c\]/);
 });
