@@ -49,6 +49,7 @@ import type { Batch } from '../../src/raft/raft-client.js';
 import type { Partition } from '../../src/replication/partition.js';
 import {
   checkAckedPresent,
+  checkAdminOutcomes,
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
@@ -60,6 +61,8 @@ import {
   ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
+  type AdminTopicExpectation,
+  type AdminTopicObserved,
   type StoredRecord,
   type TransactionOutcome,
   type TransactionRun,
@@ -81,6 +84,12 @@ const CONTROLLERS_ADDED_MAX = 2;
 const VOTER_CHANGE_TIMEOUT_MS = 10_000;
 /** Simulated ms the voter sets have to agree everywhere once the cluster is whole. */
 const VOTERS_AGREE_BOUND_MS = 30_000;
+/** The admin operations' schedule: one every ADMIN_OP_GAP_MS, drawn uniformly. */
+const ADMIN_OP_GAP_MS = { min: 100, max: 600 };
+/** Replication factor of the operator's topics: RF 2 can be created while one of the three brokers is down. */
+const ADMIN_TOPIC_REPLICATION_FACTOR = 2;
+/** Simulated ms the acknowledged admin outcomes have to show once the cluster is whole. */
+const ADMIN_OUTCOMES_BOUND_MS = 30_000;
 /** One fault draw in this many also steps a host's wall clock (clockStepMs). */
 const CLOCK_STEP_ODDS = 6;
 /** A run that has not settled after this many steps is stuck (a bug in the simulator or a busy loop in a node). */
@@ -108,6 +117,13 @@ export interface SimRunOptions {
    * change at a time. Default false (static voters).
    */
   dynamicQuorum?: boolean;
+  /**
+   * During the faults an operator's admin client creates and deletes
+   * topics, creates partitions and alters retention.ms, one operation at a
+   * time; after the heal what was acknowledged must hold
+   * (checkAdminOutcomes). Default false.
+   */
+  adminOps?: boolean;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
   /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
@@ -308,12 +324,17 @@ class ClusterSim {
     const transactional = this.options.transactions === false ? Promise.resolve() : Promise.all([this.produceTransactions(), this.consumeCommitted()]);
     this.changingVoters = dynamicQuorum && this.options.faults !== false;
     const voterChanges = this.changingVoters ? this.changeVoters() : Promise.resolve();
+    this.administering = this.options.adminOps === true && this.options.faults !== false;
+    const administration = this.administering ? this.administer() : Promise.resolve();
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
     this.changingVoters = false;
+    this.administering = false;
     await this.drive(voterChanges, { limitMs: 2 * VOTER_CHANGE_TIMEOUT_MS + 10_000, what: 'the last voter change' });
+    await this.drive(administration, { limitMs: 180_000, what: 'the last admin operation' });
     await this.healAndAwaitWhole();
     if (dynamicQuorum) await this.awaitVotersAgreed();
+    if (this.options.adminOps === true) await this.awaitAdminOutcomes();
     if (this.options.groups !== false) await this.awaitGroupStable();
     this.loadRunning = false;
     await this.drive(Promise.all([producer, consumer, group, transactional]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
@@ -1005,6 +1026,108 @@ class ClusterSim {
   /** Every directory on every disk made durable once the cluster is formatted and started (an operator's disks exist before a run). */
   private async makeDirectoriesDurable(): Promise<void> {
     for (const node of this.cluster!.nodes) await syncTree(this.disks.get(node.nodeId)!, '/');
+  }
+
+  // ---- admin operations
+
+  /** True while the operator's admin client goes on (the fault phase, with adminOps). */
+  private administering = false;
+  /** The operator's topics, by name: what their acknowledged operations left (null: in doubt). */
+  private readonly adminTopics = new Map<string, AdminTopicExpectation>();
+
+  /**
+   * The operator: one admin operation at a time while the faults run. With
+   * no topic of its own whose state is settled, or one time in four, it
+   * creates one (1 or 2 partitions, RF 2, a retention.ms); else, on a
+   * settled topic, it deletes it, adds a partition or sets retention.ms. An
+   * acknowledgement settles what the operation did; a failure leaves it in
+   * doubt, and the topic is left alone from then on.
+   */
+  private async administer(): Promise<void> {
+    const random = this.fork();
+    const admin = new Admin({ ...this.clientOptions('operator'), requestTimeoutMs: 10_000 });
+    let created = 0;
+    let failed = 0;
+    while (this.administering) {
+      await this.sleep(ADMIN_OP_GAP_MS.min + random.nextInt(ADMIN_OP_GAP_MS.max - ADMIN_OP_GAP_MS.min));
+      if (!this.administering) break;
+      const settled = [...this.adminTopics].filter(([, t]) => t.exists === true && t.partitions !== null && t.retentionMs !== null);
+      const action = settled.length === 0 ? 0 : random.nextInt(4);
+      const retentionMs = String(60_000 * (1 + random.nextInt(1_000)));
+      let what: string;
+      let operation: () => Promise<unknown>;
+      let settle: (acknowledged: boolean) => void;
+      if (action === 0) {
+        const name = `adm-${created++}`;
+        const partitions = 1 + random.nextInt(2);
+        what = `create topic ${name} (${partitions} partitions, retention.ms ${retentionMs})`;
+        operation = () => admin.createTopics([{ name, numPartitions: partitions, replicationFactor: ADMIN_TOPIC_REPLICATION_FACTOR, configs: { 'retention.ms': retentionMs } }], { timeoutMs: 10_000 });
+        settle = (ok) => this.adminTopics.set(name, ok ? { exists: true, partitions, retentionMs } : { exists: null, partitions: null, retentionMs: null });
+      } else {
+        const [name, topic] = settled[random.nextInt(settled.length)]!;
+        if (action === 1) {
+          what = `delete topic ${name}`;
+          operation = () => admin.deleteTopics([name], { timeoutMs: 10_000 });
+          settle = (ok) => (topic.exists = ok ? false : null);
+        } else if (action === 2) {
+          const partitions = topic.partitions! + 1;
+          what = `create partitions of ${name} up to ${partitions}`;
+          operation = () => admin.createPartitions({ [name]: partitions }, { timeoutMs: 10_000 });
+          settle = (ok) => (topic.partitions = ok ? partitions : null);
+        } else {
+          what = `set retention.ms ${retentionMs} on ${name}`;
+          operation = () => admin.alterConfigs([{ type: 'topic', name, ops: [{ name: 'retention.ms', op: 'set', value: retentionMs }] }]);
+          settle = (ok) => (topic.retentionMs = ok ? retentionMs : null);
+        }
+      }
+      try {
+        await operation();
+        settle(true);
+        this.log(`ADMIN ${what}: acknowledged`);
+      } catch (error) {
+        settle(false);
+        failed++;
+        this.log(`ADMIN ${what}: failed (in doubt): ${(error as Error).message}`);
+      }
+    }
+    this.log(`operator: ${this.adminTopics.size} topics created or tried, ${failed} operations failed`);
+    void admin.close();
+  }
+
+  /**
+   * Once the cluster is whole, what the admin operations acknowledged must
+   * show (checkAdminOutcomes) within ADMIN_OUTCOMES_BOUND_MS: topics listed,
+   * described and their retention.ms read every 500 ms until it does.
+   */
+  private async awaitAdminOutcomes(): Promise<void> {
+    const admin = new Admin(this.clientOptions('admin-checker'));
+    let last: Violation | null = null;
+    const holds = async (): Promise<void> => {
+      for (;;) {
+        try {
+          const names = (await admin.listTopics()).filter((name) => this.adminTopics.has(name));
+          const observed = new Map<string, AdminTopicObserved>();
+          for (const description of await admin.describeTopics(names)) observed.set(description.name, { partitions: description.partitions.length, retentionMs: null });
+          const configs = await admin.describeConfigs([...observed.keys()].map((name) => ({ type: 'topic' as const, name })), { configNames: ['retention.ms'] });
+          for (const resource of configs) observed.get(resource.name)!.retentionMs = resource.configs.find((c) => c.name === 'retention.ms')?.value ?? null;
+          last = checkAdminOutcomes(this.adminTopics, observed);
+          if (last === null) return;
+        } catch (error) {
+          last = { invariant: 'acknowledged-admin-operations-hold', detail: `describing the topics failed: ${(error as Error).message}` };
+        }
+        await this.sleep(500);
+      }
+    };
+    try {
+      await this.drive(holds(), { limitMs: ADMIN_OUTCOMES_BOUND_MS, what: 'the acknowledged admin outcomes to show' });
+    } catch (error) {
+      if (error instanceof SimViolation && error.violation.invariant === 'liveness' && last !== null) throw new SimViolation(last);
+      throw error;
+    } finally {
+      void admin.close();
+    }
+    const settled = [...this.adminTopics.values()].filter((t) => t.exists !== null).length;
+    this.log(`admin outcomes hold: ${settled} of ${this.adminTopics.size} topics settled`);
   }
 
   // ---- the dynamic quorum (KIP-853)

@@ -5,7 +5,8 @@
  * batches at one offset, or a node skipping offsets; two nodes committing
  * different voter sets at one offset, a snapshot whose voters are not the
  * log's, a node losing a committed voter set, voters after the heal other
- * than the last acknowledged change left; a leader's HW moving
+ * than the last acknowledged change left; a topic whose acknowledged
+ * creation, deletion, partition count or retention.ms did not hold; a leader's HW moving
  * back within its epoch; a consumer reading at the HW; an acked record
  * missing or replaced; a value stored twice; a group's accepted commit
  * below an earlier one; a read_committed consumer given a record of an
@@ -20,6 +21,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkAckedPresent,
+  checkAdminOutcomes,
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
@@ -31,6 +33,8 @@ import {
   ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
+  type AdminTopicExpectation,
+  type AdminTopicObserved,
 } from './invariants.js';
 
 test('single-leader-per-epoch: a second leader of one epoch is caught; leaders of different epochs are not', () => {
@@ -194,4 +198,30 @@ test('acknowledged-voter-changes-hold: voters other than the last acknowledged c
   const violation = checkVoterChangesHold('1:a,2:b,3:c,4:d', '1:a,2:b,3:c');
   assert.equal(violation?.invariant, 'acknowledged-voter-changes-hold');
   assert.match(violation!.detail, /left \[1:a,2:b,3:c,4:d\], the nodes agree on \[1:a,2:b,3:c\]/);
+});
+
+test('acknowledged-admin-operations-hold: a lost creation, a deletion undone, a partition count or a config not as acknowledged are caught; in-doubt outcomes are not checked', () => {
+  const expected = new Map<string, AdminTopicExpectation>([
+    ['adm-0', { exists: true, partitions: 3, retentionMs: '60000' }],
+    ['adm-1', { exists: false, partitions: null, retentionMs: null }],
+    ['adm-2', { exists: null, partitions: null, retentionMs: null }],
+    ['adm-3', { exists: true, partitions: null, retentionMs: null }],
+  ]);
+  const healthy = new Map<string, AdminTopicObserved>([
+    ['adm-0', { partitions: 3, retentionMs: '60000' }],
+    ['adm-3', { partitions: 7, retentionMs: '1' }],
+  ]);
+  assert.equal(checkAdminOutcomes(expected, healthy), null);
+  assert.equal(checkAdminOutcomes(expected, new Map([...healthy, ['adm-2', { partitions: 1, retentionMs: null }]])), null);
+  const cases: [Map<string, AdminTopicObserved>, RegExp][] = [
+    [new Map([['adm-3', { partitions: 1, retentionMs: null }]]), /topic adm-0 was created \(acknowledged\) and not deleted, but does not exist/],
+    [new Map([...healthy, ['adm-1', { partitions: 1, retentionMs: null }]]), /topic adm-1 was deleted \(acknowledged\) but exists/],
+    [new Map([...healthy, ['adm-0', { partitions: 2, retentionMs: '60000' }]]), /adm-0 has 2 partitions, the acknowledged operations left 3/],
+    [new Map([...healthy, ['adm-0', { partitions: 3, retentionMs: '5' }]]), /adm-0 has retention.ms 5, the last acknowledged change set 60000/],
+  ];
+  for (const [observed, detail] of cases) {
+    const violation = checkAdminOutcomes(expected, observed);
+    assert.equal(violation?.invariant, 'acknowledged-admin-operations-hold');
+    assert.match(violation!.detail, detail);
+  }
 });

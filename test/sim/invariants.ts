@@ -134,6 +134,41 @@ export function checkVoterChangesHold(expected: string | null, agreed: string): 
   return { invariant: 'acknowledged-voter-changes-hold', detail: `the last acknowledged voter change left [${expected}], the nodes agree on [${agreed}]` };
 }
 
+/** What the admin operations acknowledged of one topic; null where a failed operation left the outcome in doubt. */
+export interface AdminTopicExpectation {
+  exists: boolean | null;
+  partitions: number | null;
+  /** retention.ms as last set. */
+  retentionMs: string | null;
+}
+
+/** A topic as the cluster describes it after the heal. */
+export interface AdminTopicObserved {
+  partitions: number;
+  retentionMs: string | null;
+}
+
+/**
+ * Acknowledged admin operations hold once the faults healed: a topic whose
+ * creation was acknowledged exists (unless its deletion was), one whose
+ * deletion was acknowledged does not, and its partition count and
+ * retention.ms are what the last acknowledged CreatePartitions and
+ * IncrementalAlterConfigs left. What a failed operation touched is in doubt
+ * and not checked.
+ */
+export function checkAdminOutcomes(expected: ReadonlyMap<string, AdminTopicExpectation>, observed: ReadonlyMap<string, AdminTopicObserved>): Violation | null {
+  const fail = (detail: string): Violation => ({ invariant: 'acknowledged-admin-operations-hold', detail });
+  for (const [name, expectation] of expected) {
+    const found = observed.get(name);
+    if (expectation.exists === false && found !== undefined) return fail(`topic ${name} was deleted (acknowledged) but exists`);
+    if (expectation.exists !== true) continue;
+    if (found === undefined) return fail(`topic ${name} was created (acknowledged) and not deleted, but does not exist`);
+    if (expectation.partitions !== null && found.partitions !== expectation.partitions) return fail(`topic ${name} has ${found.partitions} partitions, the acknowledged operations left ${expectation.partitions}`);
+    if (expectation.retentionMs !== null && found.retentionMs !== expectation.retentionMs) return fail(`topic ${name} has retention.ms ${found.retentionMs}, the last acknowledged change set ${expectation.retentionMs}`);
+  }
+  return null;
+}
+
 /** The HW never goes backwards on a leader: within one leader epoch of one incarnation, a partition's HW only grows. */
 export class HighWatermarkMonotonic {
   static readonly invariant = 'high-watermark-never-goes-backwards-on-a-leader';
