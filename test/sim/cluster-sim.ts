@@ -77,7 +77,7 @@ const BROKERS = 3;
 /** Controller-only nodes of the split shape (node ids from 3000, as KafkaClusterTestKit names them). */
 const CONTROLLERS = 3;
 /** The voter changes' schedule: one every VOTER_CHANGE_GAP_MS, drawn uniformly. */
-const VOTER_CHANGE_GAP_MS = { min: 200, max: 1_500 };
+const VOTER_CHANGE_GAP_MS = { min: 100, max: 800 };
 /** New controllers the operator adds in one run (removed ones may be added again beyond that). */
 const CONTROLLERS_ADDED_MAX = 2;
 /** TimeoutMs of an AddRaftVoter, and request.timeout.ms of the operator's connection. */
@@ -1156,8 +1156,8 @@ class ClusterSim {
   }
 
   /**
-   * The operator: while the faults run, one voter change at a time, every
-   * VOTER_CHANGE_GAP_MS. With the initial number of voters it adds a
+   * The operator: while the faults run, one voter change at a time, the
+   * first at once and then every VOTER_CHANGE_GAP_MS. With the initial number of voters it adds a
    * controller that is not a voter (one removed before, or a new one, up to
    * CONTROLLERS_ADDED_MAX); with more it removes a voter, the active
    * controller as likely as any other. A change that fails is tried again
@@ -1166,8 +1166,9 @@ class ClusterSim {
   private async changeVoters(): Promise<void> {
     const random = this.fork();
     const initialVoters = this.cluster!.nodes.filter((node) => node.roles.includes('controller')).length;
-    while (this.changingVoters) {
-      await this.sleep(VOTER_CHANGE_GAP_MS.min + random.nextInt(VOTER_CHANGE_GAP_MS.max - VOTER_CHANGE_GAP_MS.min));
+    // The first change comes at once (a new controller takes a while to start), so that short seeds see a few.
+    for (let first = true; this.changingVoters; first = false) {
+      if (!first) await this.sleep(VOTER_CHANGE_GAP_MS.min + random.nextInt(VOTER_CHANGE_GAP_MS.max - VOTER_CHANGE_GAP_MS.min));
       if (!this.changingVoters) break;
       const active = this.cluster!.activeController();
       if (active === null) continue;
