@@ -1,7 +1,11 @@
 /**
  * The whole-cluster simulator: three combined Spool nodes (broker and
- * controller, Raft over Kafka's RPCs), Spool's own producer, consumer and
- * admin, all in this process on one seed. Every node has its own simulated
+ * controller, Raft over Kafka's RPCs), or three controller-only and three
+ * broker-only nodes (`shape: 'split'`), Spool's own producer, consumer and
+ * admin, all in this process on one seed. With `dynamicQuorum` an operator
+ * adds and removes voters (KIP-853) during the faults; with `adminOps` an
+ * operator creates and deletes topics, creates partitions and alters
+ * configs, and what was acknowledged must hold after the heal. Every node has its own simulated
  * disk (src/io/sim-fs.ts) and its own host on one simulated TCP network
  * (src/io/sim-stream-net.ts); one ManualClock is the only time (each host
  * reads its wall clock through a seeded skew, skewed-clock.ts). Nothing runs
@@ -19,7 +23,7 @@
  * (a node killed as kill -9 and restarted, a power cut that loses its
  * unsynced writes, a node partitioned two ways or one way, connections
  * reset, a node paused as by a GC stall or SIGSTOP, a slow link, a disk
- * whose fsyncs fail or that fills up); then everything heals and the cluster must become whole again within
+ * whose fsyncs fail or that fills up, an NTP step of a host's wall clock); then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
  * ISRs) and, with the group, the group stable (checkGroupStable); the producer flushes; a fresh consumer reads both partitions to
  * their ends (read_uncommitted and read_committed) and the final invariants
