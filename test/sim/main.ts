@@ -13,6 +13,7 @@
  *   --clock-step-ms MS  during the faults, NTP steps of one host's wall clock by 128 ms to ±MS (default 30000; 0: none)
  *   --shape S        combined (default: three combined nodes) or split (three controller-only nodes, three broker-only nodes)
  *   --dynamic-quorum a dynamic quorum (KIP-853): voters added and removed during the faults
+ *   --no-group       without the consumer group (as CI's short seeds run; a replay of one needs it)
  *   --admin-ops      an operator creates and deletes topics, creates partitions and alters configs during the faults
  *   --log-level L    node log lines in the trace from level L (error, warn, info, debug; default warn)
  * Prints the seeds it runs, one line per failing seed (seed, invariant, detail), and a summary; exits 1 when a seed failed.
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     shape: { type: 'string' },
     'dynamic-quorum': { type: 'boolean', default: false },
     'admin-ops': { type: 'boolean', default: false },
+    'no-group': { type: 'boolean', default: false },
     'clock-step-ms': { type: 'string' },
   },
 });
@@ -81,7 +83,7 @@ console.log(single !== null ? `seed ${single}` : minutes !== null ? `seeds from 
 let ran = 0;
 let simulatedMs = 0;
 const failed: number[] = [];
-const optionsOf = (seed: number): SimRunOptions => ({ seed, shape, dynamicQuorum: values['dynamic-quorum'], adminOps: values['admin-ops'], faultPhaseMs, faultyNodesMax, clockSkewMs, clockDriftPpm, clockStepMs, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
+const optionsOf = (seed: number): SimRunOptions => ({ seed, shape, dynamicQuorum: values['dynamic-quorum'], adminOps: values['admin-ops'], groups: !values['no-group'], faultPhaseMs, faultyNodesMax, clockSkewMs, clockDriftPpm, clockStepMs, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
 const tally = (outcome: Pick<SeedOutcome, 'seed' | 'violation' | 'simulatedMs'>): void => {
   ran++;
   simulatedMs += outcome.simulatedMs;
