@@ -174,9 +174,11 @@ export interface RunningCluster {
   /**
    * Dynamic quorum only: formats a new controller-only node as
    * `kafka-storage.sh format --no-initial-controllers` and starts it; it
-   * follows the log as an observer until an AddRaftVoter names it.
+   * follows the log as an observer until an AddRaftVoter names it. With
+   * `start: false` the node is formatted and returned unstarted, so that a
+   * caller may watch it from its first incarnation's start.
    */
-  addController(): Promise<EmbeddedNode>;
+  addController(options?: { start?: boolean }): Promise<EmbeddedNode>;
   /** The directory.id of a started node's metadata log directory (what AddRaftVoter and RemoveRaftVoter name). */
   directoryId(nodeId: number): string;
   /** Stops every running node (brokers first), then deletes the directories. */
@@ -225,13 +227,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
       }
       return null;
     },
-    async addController() {
+    async addController({ start = true } = {}) {
       if (!dynamic) throw new Error('addController needs a dynamic quorum (startCluster({ dynamicQuorum: true }))');
       const nodeId = Math.max(CONTROLLER_ID_BASE - 1, ...plans.map((p) => p.nodeId)) + 1;
       const plan = await planNode(env, { nodeId, roles: ['controller'], root });
       plans.push(plan);
       const node = await addNode(plan, { kind: 'none' });
-      await node.start();
+      if (start) await node.start();
       return node;
     },
     directoryId(nodeId) {

@@ -14,7 +14,7 @@
 import type { RaftControlRecord } from './control-records.js';
 import { VoterSet } from './voter-set.js';
 
-interface Entry<V> {
+export interface Entry<V> {
   offset: number;
   value: V;
 }
@@ -52,6 +52,11 @@ export class KRaftControlState {
     let found: VoterSet | null = null;
     for (const entry of this.voterHistory) if (entry.offset <= offset) found = entry.value;
     return found;
+  }
+
+  /** The VotersRecords at offsets below `endOffset`, oldest first (a snapshot's at the offset just below it). */
+  voterSetsBelow(endOffset: number): readonly Entry<VoterSet>[] {
+    return this.voterHistory.filter((entry) => entry.offset < endOffset);
   }
 
   kraftVersionAt(offset: number): number {

@@ -560,6 +560,19 @@ export class KafkaRaftClient<T> {
     return this.kraftState.lastVoterSet;
   }
 
+  /**
+   * The voter sets committed so far (VotersRecords below the HW), oldest
+   * first: each at its offset in the log, or, one a snapshot holds, at the
+   * offset just below the snapshot (`fromSnapshot`). Empty before the HW is
+   * known and with static voters.
+   */
+  get committedVoterSets(): readonly { offset: number; fromSnapshot: boolean; voters: VoterSet }[] {
+    const highWatermark = this.quorum.highWatermark;
+    if (highWatermark === null) return [];
+    const logStartOffset = this.log.logStartOffset;
+    return this.kraftState.voterSetsBelow(highWatermark).map((entry) => ({ offset: entry.offset, fromSnapshot: entry.offset < logStartOffset, voters: entry.value }));
+  }
+
   /** Voter `id`'s endpoint on the controller listener, as the log's voter set has it. */
   voterEndpoint(id: number): VoterEndpoint | undefined {
     return this.kraftState.lastVoterSet.endpoint(id, this.options.listenerName);
@@ -1117,11 +1130,18 @@ export class KafkaRaftClient<T> {
     if (nodes !== undefined && nodes.length > 0) this.options.channel?.updateEndpoints?.(nodes.map(({ nodeId, host, port }) => ({ nodeId, host, port })));
   }
 
-  /** The leader's endpoint as responses carry it in nodeEndpoints (empty while this node does not lead or has no endpoints). */
+  /**
+   * The endpoint of the leader a response names, for its nodeEndpoints
+   * (KIP-853): a follower's answer carries it as the leader's does, so that
+   * an observer that asked a bootstrap server can reach the leader it is
+   * told of. Empty while no leader is known, or its endpoint is not.
+   */
   private leaderNodeEndpoints(): { nodeId: number; host: string; port: number }[] {
-    if (!this.quorum.isLeader) return [];
-    const endpoint = this.kraftState.lastVoterSet.endpoint(this.options.nodeId, this.options.listenerName) ?? this.options.localEndpoint;
-    return endpoint === undefined ? [] : [{ nodeId: this.options.nodeId, host: endpoint.host, port: endpoint.port }];
+    const leaderId = this.quorum.leaderId;
+    if (leaderId === null) return [];
+    const own = leaderId === this.options.nodeId;
+    const endpoint = this.kraftState.lastVoterSet.endpoint(leaderId, this.options.listenerName) ?? (own ? this.options.localEndpoint : undefined);
+    return endpoint === undefined ? [] : [{ nodeId: leaderId, host: endpoint.host, port: endpoint.port }];
   }
 
   /** This leader's endpoints for BeginQuorumEpoch and EndQuorumEpoch requests. */

@@ -3,7 +3,8 @@
  * (each test names its seed): a quorum formatted with kraft.version 1 takes
  * its voters from the bootstrap snapshot's VotersRecord; a new replica that
  * knows no voter finds the leader through the bootstrap servers, follows the
- * log as an observer, and once caught up is added as a voter (AddRaftVoter)
+ * log as an observer (a follower's Fetch answer names the leader's endpoint,
+ * as the leader's does), and once caught up is added as a voter (AddRaftVoter)
  * everywhere; removing the leader voter commits, the leader resigns, the
  * others elect a successor and metadata keeps committing (also when one
  * voter is left, whose own vote decides its election); Kafka's refusals:
@@ -16,6 +17,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import type { RequestOf } from '../../src/protocol/schema.js';
+import type { Fetch } from '../../src/protocol/schemas/01-fetch.js';
+import { METADATA_TOPIC_ID } from '../../src/raft/raft-rpc.js';
 import { readQuorumState } from '../../src/raft/quorum-state-file.js';
 import type { QuorumConfig } from '../../src/raft/quorum-config.js';
 import type { VoterNode } from '../../src/raft/voter-set.js';
@@ -77,6 +81,35 @@ test('a new replica finds the leader by the bootstrap servers, catches up, and i
   // Records keep committing with four voters, and reach the new one.
   await quorum.whileRunning(quorum.client(leader).append(['after-add']));
   await quorum.runUntil(() => quorum.node(4).listener.records.includes('after-add'), 5000, 'the new voter received the record');
+  await quorum.closeAll();
+});
+
+test('a follower asked to Fetch by an observer names the leader and its endpoint in nodeEndpoints, as the leader does', async () => {
+  // Found by the whole-cluster simulator (docs/SIMULATION.md, finding 5): with only the leader id and no endpoint, a
+  // broker that asked a follower among its bootstrap servers fetched from "no endpoint known" until its fetch timed out.
+  const { quorum, leader } = await dynamicQuorum(15);
+  const follower = VOTERS.find((id) => id !== leader)!;
+  const request = {
+    clusterId: null,
+    replicaId: 99,
+    replicaState: { replicaId: 99, replicaEpoch: -1 },
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [{ topic: '__cluster_metadata', topicId: METADATA_TOPIC_ID, partitions: [{ partition: 0, currentLeaderEpoch: 0, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: 0, partitionMaxBytes: 0, replicaDirectoryId: SimQuorum.directoryId(99), highWatermark: -1 }] }],
+    forgottenTopicsData: [],
+    rackId: '',
+  } as unknown as RequestOf<typeof Fetch>;
+  const { port } = SimQuorum.endpoint(leader);
+  for (const asked of [follower, leader]) {
+    const response = await quorum.whileRunning(quorum.client(asked).handleFetch(request, 17));
+    const partition = response.responses![0]!.partitions![0]!;
+    assert.equal(partition.currentLeader!.leaderId, leader, `asked ${asked}`);
+    assert.deepEqual(response.nodeEndpoints!.map((n) => [n.nodeId, n.port]), [[leader, port]], `asked ${asked}`);
+  }
   await quorum.closeAll();
 });
 

@@ -94,11 +94,11 @@ export class SimQuorum {
     return node;
   }
 
-  /** As `storage format --initial-controllers` (an initial voter) or `--no-initial-controllers` (any other node). */
+  /** As `storage format --initial-controllers` (an initial voter; the voters with their endpoints) or `--no-initial-controllers` (any other node). */
   private async writeBootstrapSnapshot(fs: SimFileSystem, options: { initialVoter: boolean }): Promise<void> {
     const dir = `${LOG_DIR}/__cluster_metadata-0`;
     await fs.mkdir(dir);
-    const voters = VoterSet.of(this.voters.map((id) => ({ id, directoryId: SimQuorum.directoryId(id), endpoints: [], kraftVersionMin: 0, kraftVersionMax: 1 })));
+    const voters = VoterSet.of(this.voters.map((id) => ({ id, directoryId: SimQuorum.directoryId(id), endpoints: [SimQuorum.endpoint(id)], kraftVersionMin: 0, kraftVersionMax: 1 })));
     const kraftRecords: RaftControlRecord[] = [{ type: 'KRAFT_VERSION', data: { version: 0, kRaftVersion: 1 } }];
     if (options.initialVoter) kraftRecords.push({ type: 'KRAFT_VOTERS', data: voters.toVotersRecord() });
     await writeSnapshot(fs, dir, { id: { offset: 0, epoch: 0 }, lastContainedLogTimestamp: 0, records: [], kraftRecords }, { serde: textSerde, timestampMs: this.clock.nowMs() });

@@ -1,7 +1,11 @@
 /**
  * The whole-cluster simulator: three combined Spool nodes (broker and
- * controller, Raft over Kafka's RPCs), Spool's own producer, consumer and
- * admin, all in this process on one seed. Every node has its own simulated
+ * controller, Raft over Kafka's RPCs), or three controller-only and three
+ * broker-only nodes (`shape: 'split'`), Spool's own producer, consumer and
+ * admin, all in this process on one seed. With `dynamicQuorum` an operator
+ * adds and removes voters (KIP-853) during the faults; with `adminOps` an
+ * operator creates and deletes topics, creates partitions and alters
+ * configs, and what was acknowledged must hold after the heal. Every node has its own simulated
  * disk (src/io/sim-fs.ts) and its own host on one simulated TCP network
  * (src/io/sim-stream-net.ts); one ManualClock is the only time (each host
  * reads its wall clock through a seeded skew, skewed-clock.ts). Nothing runs
@@ -19,7 +23,7 @@
  * (a node killed as kill -9 and restarted, a power cut that loses its
  * unsynced writes, a node partitioned two ways or one way, connections
  * reset, a node paused as by a GC stall or SIGSTOP, a slow link, a disk
- * whose fsyncs fail or that fills up); then everything heals and the cluster must become whole again within
+ * whose fsyncs fail or that fills up, an NTP step of a host's wall clock); then everything heals and the cluster must become whole again within
  * `healBoundMs` (every node running, one Raft leader they agree on, full
  * ISRs) and, with the group, the group stable (checkGroupStable); the producer flushes; a fresh consumer reads both partitions to
  * their ends (read_uncommitted and read_committed) and the final invariants
@@ -35,9 +39,14 @@ import { Producer } from '../../src/client/producer.js';
 import type { Logger } from '../../src/common/logger.js';
 import { ManualClock, SeededRandom, type Clock, type Env } from '../../src/io/env.js';
 import { PauseControl, pausableEnv } from './pausable-env.js';
-import { drawSkew, SkewedClock } from './skewed-clock.js';
+import { drawSkew, drawStep, SkewedClock } from './skewed-clock.js';
 import { SimFileSystem } from '../../src/io/sim-fs.js';
 import { SimStreamNetwork } from '../../src/io/sim-stream-net.js';
+import { BrokerConnection } from '../../src/client/connection.js';
+import { KafkaError } from '../../src/client/errors.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { AddRaftVoter } from '../../src/protocol/schemas/80-add-raft-voter.js';
+import { RemoveRaftVoter } from '../../src/protocol/schemas/81-remove-raft-voter.js';
 import { encodeMetadataRecord, type MetadataRecord } from '../../src/metadata/records.js';
 import { startCluster, type EmbeddedNode, type RunningCluster } from '../../src/node/cluster.js';
 import type { Batch } from '../../src/raft/raft-client.js';
@@ -45,15 +54,20 @@ import type { Partition } from '../../src/replication/partition.js';
 import type { SpoolNode } from '../../src/node/node.js';
 import {
   checkAckedPresent,
+  checkAdminOutcomes,
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
+  checkVoterChangesHold,
   CommittedLogPrefix,
+  CommittedVoterSetsAgree,
   CommittedOffsetsMonotonic,
   HighWatermarkMonotonic,
   ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
+  type AdminTopicExpectation,
+  type AdminTopicObserved,
   type StoredRecord,
   type TransactionOutcome,
   type TransactionRun,
@@ -63,7 +77,26 @@ import {
 const START_MS = 1_700_000_000_000;
 const TOPIC = 'sim';
 const PARTITIONS = 2;
-const NODES = 3;
+/** Brokers (combined nodes in the combined shape): the topic's replication factor. */
+const BROKERS = 3;
+/** Controller-only nodes of the split shape (node ids from 3000, as KafkaClusterTestKit names them). */
+const CONTROLLERS = 3;
+/** The voter changes' schedule: one every VOTER_CHANGE_GAP_MS, drawn uniformly. */
+const VOTER_CHANGE_GAP_MS = { min: 100, max: 800 };
+/** New controllers the operator adds in one run (removed ones may be added again beyond that). */
+const CONTROLLERS_ADDED_MAX = 2;
+/** TimeoutMs of an AddRaftVoter, and request.timeout.ms of the operator's connection. */
+const VOTER_CHANGE_TIMEOUT_MS = 10_000;
+/** Simulated ms the voter sets have to agree everywhere once the cluster is whole. */
+const VOTERS_AGREE_BOUND_MS = 30_000;
+/** The admin operations' schedule: one every ADMIN_OP_GAP_MS, drawn uniformly. */
+const ADMIN_OP_GAP_MS = { min: 100, max: 600 };
+/** Replication factor of the operator's topics: RF 2 can be created while one of the three brokers is down. */
+const ADMIN_TOPIC_REPLICATION_FACTOR = 2;
+/** Simulated ms the acknowledged admin outcomes have to show once the cluster is whole. */
+const ADMIN_OUTCOMES_BOUND_MS = 30_000;
+/** One fault draw in this many also steps a host's wall clock (clockStepMs). */
+const CLOCK_STEP_ODDS = 6;
 /** A run that has not settled after this many steps is stuck (a bug in the simulator or a busy loop in a node). */
 const STEPS_MAX = 5_000_000;
 /** The transactional producer's transactional.id. */
@@ -71,8 +104,31 @@ const TRANSACTIONAL_ID = 'sim-txn';
 /** transaction.timeout.ms of the transactional producer: short, so that what an abandoned producer left open is aborted within the run. */
 const TRANSACTION_TIMEOUT_MS = 15_000;
 
+/**
+ * The cluster's shape: three combined nodes (broker and controller), or
+ * split, three controller-only nodes (the Raft voters) and three
+ * broker-only nodes (observers of the metadata log).
+ */
+export type SimShape = 'combined' | 'split';
+
 export interface SimRunOptions {
   seed: number;
+  /** Default 'combined'. */
+  shape?: SimShape;
+  /**
+   * A dynamic quorum (KIP-853, kraft.version 1): during the faults an
+   * operator adds controllers (new controller-only nodes, or removed ones
+   * again) with AddRaftVoter and removes voters with RemoveRaftVoter, one
+   * change at a time. Default false (static voters).
+   */
+  dynamicQuorum?: boolean;
+  /**
+   * During the faults an operator's admin client creates and deletes
+   * topics, creates partitions and alters retention.ms, one operation at a
+   * time; after the heal what was acknowledged must hold
+   * (checkAdminOutcomes). Default false.
+   */
+  adminOps?: boolean;
   /** Simulated ms of load with faults, before healing. Default 20 s. */
   faultPhaseMs?: number;
   /** Simulated ms between faults, drawn uniformly from [min, max). Default 300 to 3000; short CI seeds use a denser schedule. */
@@ -99,6 +155,13 @@ export interface SimRunOptions {
    */
   clockSkewMs?: number;
   clockDriftPpm?: number;
+  /**
+   * During the faults, an NTP step of one host's wall clock (a node's or a
+   * client's) forward or back by 128 ms to this bound comes at one fault
+   * draw in CLOCK_STEP_ODDS. Drawn from a generator of its own, like the
+   * skews. Default 30 000; 0 steps no clock.
+   */
+  clockStepMs?: number;
   /** Simulated ms the consumer group has to become stable once the cluster is whole. Default 60 s. */
   groupStableBoundMs?: number;
   /** Told of each trace line as it is written (a live trace). */
@@ -178,6 +241,7 @@ class ClusterSim {
     this.random = new SeededRandom(options.seed);
     // Its own stream (not a fork), so that skewing clocks moves none of the seed's other draws.
     this.skewRandom = new SeededRandom((options.seed ^ 0x5c3e7c1d) >>> 0);
+    this.stepRandom = new SeededRandom((options.seed ^ 0x2b7f4e95) >>> 0);
     this.faultPhaseMs = options.faultPhaseMs ?? 20_000;
     this.healBoundMs = options.healBoundMs ?? 120_000;
     this.nodeLogLevel = LOG_LEVELS[options.nodeLogLevel ?? 'warn'];
@@ -202,6 +266,23 @@ class ClusterSim {
   /** Each host's skewed wall clock, drawn on the host's first use (the harness keeps true time). */
   private readonly wallClocks = new Map<string, SkewedClock>();
   private readonly skewRandom: SeededRandom;
+  /** The clock steps' own stream, so that stepping clocks moves none of the seed's other draws. */
+  private readonly stepRandom: SeededRandom;
+
+  /** At one fault draw in CLOCK_STEP_ODDS, an NTP step of a skewed host's wall clock, forward or back (the timers keep true time). */
+  private maybeStepClock(): void {
+    const maxMs = this.options.clockStepMs ?? 30_000;
+    if (maxMs === 0 || this.wallClocks.size === 0 || this.stepRandom.nextInt(CLOCK_STEP_ODDS) !== 0) return;
+    // Half the time a node's (its transaction coordinator, Raft and log stamp with it), else any host's, a client's included.
+    const all = [...this.wallClocks.keys()];
+    const nodes = all.filter((host) => host.startsWith('node-'));
+    const hosts = nodes.length > 0 && this.stepRandom.nextInt(2) === 0 ? nodes : all;
+    const host = hosts[this.stepRandom.nextInt(hosts.length)]!;
+    const stepMs = drawStep(this.stepRandom, maxMs);
+    const clock = this.wallClocks.get(host)!;
+    clock.step(stepMs);
+    this.log(`FAULT clock of ${host} stepped ${stepMs >= 0 ? 'forward' : 'back'} ${(Math.abs(stepMs) / 1000).toFixed(3)} s (an NTP step; ${(clock.stepsMs / 1000).toFixed(3)} s in all)`);
+  }
 
   private wallClockOf(host: string): Clock {
     const skewMs = this.options.clockSkewMs ?? 10_000;
@@ -218,10 +299,14 @@ class ClusterSim {
   }
 
   async run(): Promise<void> {
-    this.log(`seed ${this.options.seed}: ${NODES} combined nodes, topic ${TOPIC} (${PARTITIONS} partitions, RF=3, min.insync.replicas=2)`);
+    const split = this.options.shape === 'split';
+    const dynamicQuorum = this.options.dynamicQuorum === true;
+    const shape = split ? `${CONTROLLERS} controllers and ${BROKERS} brokers` : `${BROKERS} combined nodes`;
+    this.log(`seed ${this.options.seed}: ${shape}${dynamicQuorum ? ' (a dynamic quorum: voters added and removed)' : ''}, topic ${TOPIC} (${PARTITIONS} partitions, RF=${BROKERS}, min.insync.replicas=2)`);
     const cluster = await this.drive(
       startCluster({
-        combined: NODES,
+        ...(split ? { controllers: CONTROLLERS, brokers: BROKERS } : { combined: BROKERS }),
+        dynamicQuorum,
         env: this.env('harness', new SimFileSystem(this.fork(), this.clock)),
         nodeEnv: (nodeId) => {
           const disk = new SimFileSystem(this.fork(), this.clock);
@@ -245,9 +330,19 @@ class ClusterSim {
     const consumer = this.consume();
     const group = this.options.groups === false ? Promise.resolve() : this.consumeInGroup();
     const transactional = this.options.transactions === false ? Promise.resolve() : Promise.all([this.produceTransactions(), this.consumeCommitted()]);
+    this.changingVoters = dynamicQuorum && this.options.faults !== false;
+    const voterChanges = this.changingVoters ? this.changeVoters() : Promise.resolve();
+    this.administering = this.options.adminOps === true && this.options.faults !== false;
+    const administration = this.administering ? this.administer() : Promise.resolve();
     if (this.options.faults !== false) await this.injectFaults();
     else await this.runFor(this.faultPhaseMs);
+    this.changingVoters = false;
+    this.administering = false;
+    await this.drive(voterChanges, { limitMs: 2 * VOTER_CHANGE_TIMEOUT_MS + 10_000, what: 'the last voter change' });
+    await this.drive(administration, { limitMs: 180_000, what: 'the last admin operation' });
     await this.healAndAwaitWhole();
+    if (dynamicQuorum) await this.awaitVotersAgreed();
+    if (this.options.adminOps === true) await this.awaitAdminOutcomes();
     if (this.options.groups !== false) await this.awaitGroupStable();
     this.loadRunning = false;
     await this.drive(Promise.all([producer, consumer, group, transactional]), { limitMs: 180_000, what: 'the producer to flush and the clients to close' });
@@ -365,7 +460,8 @@ class ClusterSim {
       this.lastLeader.set(node.nodeId, { leaderId, epoch });
       this.log(`node-${node.nodeId} raft: epoch ${epoch}, leader ${leaderId ?? 'unknown'} (${raft.role})`);
     }
-    for (const partition of spool.replicaManager.hostedPartitions()) this.observePartition(node.nodeId, incarnation, partition);
+    this.observeVoterSets(node, incarnation);
+    for (const partition of hostedPartitions(node)) this.observePartition(node.nodeId, incarnation, partition);
   }
 
   private observeHighWatermark(partition: Partition, view = this.viewOf(partition)): void {
@@ -426,7 +522,7 @@ class ClusterSim {
   private async createTopic(): Promise<void> {
     const admin = new Admin(this.clientOptions('admin'));
     try {
-      await this.drive(admin.createTopics([{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: NODES, configs: { 'min.insync.replicas': '2' } }]), {
+      await this.drive(admin.createTopics([{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: BROKERS, configs: { 'min.insync.replicas': '2' } }]), {
         limitMs: 60_000,
         what: 'the topic to be created',
       });
@@ -443,7 +539,7 @@ class ClusterSim {
     const led = new Set<number>();
     for (const node of this.cluster!.nodes) {
       if (!node.running) continue;
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
+      for (const partition of hostedPartitions(node)) {
         if (partition.isLeader && partition.topicPartition.topic === topic) led.add(partition.topicPartition.partition);
       }
     }
@@ -667,6 +763,7 @@ class ClusterSim {
     const faultyNodesMax = this.options.faultyNodesMax ?? 1;
     while (this.clock.nowMs() < endMs) {
       await this.runFor(gap.min + random.nextInt(gap.max - gap.min));
+      this.maybeStepClock();
       const nodes = this.cluster!.nodes;
       for (const [nodeId, kind] of faulty) if (kind === 'starting' && !this.starting.has(nodeId)) faulty.delete(nodeId);
       const recoverable = [...faulty].filter(([, kind]) => kind !== 'starting');
@@ -674,9 +771,9 @@ class ClusterSim {
       if (recoverable.length > 0 && (faulty.size >= faultyNodesMax || powerCut || random.nextInt(2) === 0)) {
         const [nodeId, kind] = recoverable[0]!;
         // A restart runs on while faults go on (a start may wait on a cut that only a later step heals).
-        if (kind === 'down') this.restartInBackground(nodes[nodeId]!);
+        if (kind === 'down') this.restartInBackground(this.cluster!.node(nodeId));
         else if (kind === 'paused') this.resume(nodeId);
-        else if (kind === 'disk') await this.replaceFailedDisk(nodes[nodeId]!);
+        else if (kind === 'disk') await this.replaceFailedDisk(this.cluster!.node(nodeId));
         else this.net.heal();
         if (kind === 'down' || (kind === 'disk' && this.starting.has(nodeId))) faulty.set(nodeId, 'starting');
         else faulty.delete(nodeId);
@@ -822,7 +919,7 @@ class ClusterSim {
     this.net.heal();
     this.net.clearLinkFaults();
     for (const [nodeId, pause] of this.pauses) if (pause.paused) this.resume(nodeId);
-    for (const nodeId of [...this.diskFaults.keys()]) await this.replaceFailedDisk(this.cluster!.nodes[nodeId]!);
+    for (const nodeId of [...this.diskFaults.keys()]) await this.replaceFailedDisk(this.cluster!.node(nodeId));
     for (const node of this.cluster!.nodes) if (!node.running && !this.starting.has(node.nodeId)) await this.restart(node);
     const whole = await this.runUntil(() => this.whole(), this.healBoundMs);
     if (!whole) throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the cluster is not whole ${this.healBoundMs} ms after healing: ${this.describeState()}` });
@@ -880,8 +977,8 @@ class ClusterSim {
     if (leaders.size !== 1 || nodes.every((node) => !node.node.shared.raft.isLeader)) return false;
     let fullIsrs = 0;
     for (const node of nodes) {
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
-        if (partition.isLeader && partition.topicPartition.topic === TOPIC && partition.isr.size === NODES) fullIsrs++;
+      for (const partition of hostedPartitions(node)) {
+        if (partition.isLeader && partition.topicPartition.topic === TOPIC && partition.isr.size === BROKERS) fullIsrs++;
       }
     }
     return fullIsrs === PARTITIONS;
@@ -892,8 +989,7 @@ class ClusterSim {
       .map((node) => {
         if (!node.running) return `node-${node.nodeId} down (${raftState(node)})`;
         const raft = node.node.shared.raft;
-        const partitions = node.node.replicaManager
-          .hostedPartitions()
+        const partitions = hostedPartitions(node)
           .filter((partition) => partition.topicPartition.topic === TOPIC)
           .map((p) => `${p.topicPartition.partition}:${p.isLeader ? `leader isr [${[...p.isr].join(',')}]` : `follower of ${p.leaderId}`}`);
         return `node-${node.nodeId} raft ${raft.role} epoch ${raft.leaderAndEpoch.epoch} leader ${raft.leaderAndEpoch.leaderId}; ${partitions.join(' ')}`;
@@ -946,7 +1042,7 @@ class ClusterSim {
   private endOffsets(): Map<number, number> {
     const ends = new Map<number, number>();
     for (const node of this.cluster!.nodes) {
-      for (const partition of node.node.replicaManager.hostedPartitions()) {
+      for (const partition of hostedPartitions(node)) {
         if (partition.isLeader && partition.topicPartition.topic === TOPIC) ends.set(partition.topicPartition.partition, partition.highWatermark);
       }
     }
@@ -955,16 +1051,260 @@ class ClusterSim {
 
   /** Every directory on every disk made durable once the cluster is formatted and started (an operator's disks exist before a run). */
   private async makeDirectoriesDurable(): Promise<void> {
-    for (const node of this.cluster!.nodes) {
-      const disk = this.disks.get(node.nodeId)!;
-      for (const dir of node.node.config.logDirs) {
-        for (let path = dir; ; path = path.slice(0, Math.max(1, path.lastIndexOf('/')))) {
-          await disk.syncDir(path);
-          if (path === '/') break;
+    for (const node of this.cluster!.nodes) await syncTree(this.disks.get(node.nodeId)!, '/');
+  }
+
+  // ---- admin operations
+
+  /** True while the operator's admin client goes on (the fault phase, with adminOps). */
+  private administering = false;
+  /** The operator's topics, by name: what their acknowledged operations left (null: in doubt). */
+  private readonly adminTopics = new Map<string, AdminTopicExpectation>();
+
+  /**
+   * The operator: one admin operation at a time while the faults run. With
+   * no topic of its own whose state is settled, or one time in four, it
+   * creates one (1 or 2 partitions, RF 2, a retention.ms); else, on a
+   * settled topic, it deletes it, adds a partition or sets retention.ms. An
+   * acknowledgement settles what the operation did; a failure leaves it in
+   * doubt, and the topic is left alone from then on.
+   */
+  private async administer(): Promise<void> {
+    const random = this.fork();
+    const admin = new Admin({ ...this.clientOptions('operator'), requestTimeoutMs: 10_000 });
+    let created = 0;
+    let failed = 0;
+    while (this.administering) {
+      await this.sleep(ADMIN_OP_GAP_MS.min + random.nextInt(ADMIN_OP_GAP_MS.max - ADMIN_OP_GAP_MS.min));
+      if (!this.administering) break;
+      const settled = [...this.adminTopics].filter(([, t]) => t.exists === true && t.partitions !== null && t.retentionMs !== null);
+      const action = settled.length === 0 ? 0 : random.nextInt(4);
+      const retentionMs = String(60_000 * (1 + random.nextInt(1_000)));
+      let what: string;
+      let operation: () => Promise<unknown>;
+      let settle: (acknowledged: boolean) => void;
+      if (action === 0) {
+        const name = `adm-${created++}`;
+        const partitions = 1 + random.nextInt(2);
+        what = `create topic ${name} (${partitions} partitions, retention.ms ${retentionMs})`;
+        operation = () => admin.createTopics([{ name, numPartitions: partitions, replicationFactor: ADMIN_TOPIC_REPLICATION_FACTOR, configs: { 'retention.ms': retentionMs } }], { timeoutMs: 10_000 });
+        settle = (ok) => this.adminTopics.set(name, ok ? { exists: true, partitions, retentionMs } : { exists: null, partitions: null, retentionMs: null });
+      } else {
+        const [name, topic] = settled[random.nextInt(settled.length)]!;
+        if (action === 1) {
+          what = `delete topic ${name}`;
+          operation = () => admin.deleteTopics([name], { timeoutMs: 10_000 });
+          settle = (ok) => (topic.exists = ok ? false : null);
+        } else if (action === 2) {
+          const partitions = topic.partitions! + 1;
+          what = `create partitions of ${name} up to ${partitions}`;
+          operation = () => admin.createPartitions({ [name]: partitions }, { timeoutMs: 10_000 });
+          settle = (ok) => (topic.partitions = ok ? partitions : null);
+        } else {
+          what = `set retention.ms ${retentionMs} on ${name}`;
+          operation = () => admin.alterConfigs([{ type: 'topic', name, ops: [{ name: 'retention.ms', op: 'set', value: retentionMs }] }]);
+          settle = (ok) => (topic.retentionMs = ok ? retentionMs : null);
         }
       }
+      try {
+        await operation();
+        settle(true);
+        this.log(`ADMIN ${what}: acknowledged`);
+      } catch (error) {
+        settle(false);
+        failed++;
+        this.log(`ADMIN ${what}: failed (in doubt): ${(error as Error).message}`);
+      }
+    }
+    this.log(`operator: ${this.adminTopics.size} topics created or tried, ${failed} operations failed`);
+    void admin.close();
+  }
+
+  /**
+   * Once the cluster is whole, what the admin operations acknowledged must
+   * show (checkAdminOutcomes) within ADMIN_OUTCOMES_BOUND_MS: topics listed,
+   * described and their retention.ms read every 500 ms until it does.
+   */
+  private async awaitAdminOutcomes(): Promise<void> {
+    const admin = new Admin(this.clientOptions('admin-checker'));
+    let last: Violation | null = null;
+    const holds = async (): Promise<void> => {
+      for (;;) {
+        try {
+          const names = (await admin.listTopics()).filter((name) => this.adminTopics.has(name));
+          const observed = new Map<string, AdminTopicObserved>();
+          for (const description of await admin.describeTopics(names)) observed.set(description.name, { partitions: description.partitions.length, retentionMs: null });
+          const configs = await admin.describeConfigs([...observed.keys()].map((name) => ({ type: 'topic' as const, name })), { configNames: ['retention.ms'] });
+          for (const resource of configs) observed.get(resource.name)!.retentionMs = resource.configs.find((c) => c.name === 'retention.ms')?.value ?? null;
+          last = checkAdminOutcomes(this.adminTopics, observed);
+          if (last === null) return;
+        } catch (error) {
+          last = { invariant: 'acknowledged-admin-operations-hold', detail: `describing the topics failed: ${(error as Error).message}` };
+        }
+        await this.sleep(500);
+      }
+    };
+    try {
+      await this.drive(holds(), { limitMs: ADMIN_OUTCOMES_BOUND_MS, what: 'the acknowledged admin outcomes to show' });
+    } catch (error) {
+      if (error instanceof SimViolation && error.violation.invariant === 'liveness' && last !== null) throw new SimViolation(last);
+      throw error;
+    } finally {
+      void admin.close();
+    }
+    const settled = [...this.adminTopics.values()].filter((t) => t.exists !== null).length;
+    this.log(`admin outcomes hold: ${settled} of ${this.adminTopics.size} topics settled`);
+  }
+
+  // ---- the dynamic quorum (KIP-853)
+
+  /** True while the operator goes on changing voters (the fault phase of a dynamic quorum). */
+  private changingVoters = false;
+  private readonly voterCheck = new CommittedVoterSetsAgree();
+  /** What each node incarnation's committed voter history was last seen as, by a key of its shape. */
+  private readonly voterViews = new Map<string, string>();
+  /** The voter set the last acknowledged change left, or null while a failed change leaves it in doubt (or none was made). */
+  private expectedVoters: string | null = null;
+  private controllersAdded = 0;
+  private quorumAdmin: Env | null = null;
+
+  /** Feeds a node's committed voter history to the checker when it changed since the last step. */
+  private observeVoterSets(node: EmbeddedNode, incarnation: number): void {
+    const history = node.node.shared.raft.committedVoterSets;
+    const key = `${node.nodeId}/${incarnation}`;
+    const shape = `${history.length}/${history[0]?.offset}/${history.at(-1)?.offset}`;
+    if (this.voterViews.get(key) === shape) return;
+    this.voterViews.set(key, shape);
+    const committed = history.map((entry) => ({ offset: entry.offset, fromSnapshot: entry.fromSnapshot, voters: votersOf(entry.voters) }));
+    this.report(this.voterCheck.observeCommitted(node.nodeId, incarnation, committed));
+    const last = committed.at(-1);
+    if (last !== undefined) this.log(`node-${node.nodeId} committed voters [${idsOf(last.voters)}] (offset ${last.offset}${last.fromSnapshot ? ', from a snapshot' : ''})`);
+  }
+
+  /**
+   * The operator: while the faults run, one voter change at a time, the
+   * first at once and then every VOTER_CHANGE_GAP_MS. With the initial number of voters it adds a
+   * controller that is not a voter (one removed before, or a new one, up to
+   * CONTROLLERS_ADDED_MAX); with more it removes a voter, the active
+   * controller as likely as any other. A change that fails is tried again
+   * later, as an operator would; its outcome is in doubt meanwhile.
+   */
+  private async changeVoters(): Promise<void> {
+    const random = this.fork();
+    const initialVoters = this.cluster!.nodes.filter((node) => node.roles.includes('controller')).length;
+    // The first change comes at once (a new controller takes a while to start), so that short seeds see a few.
+    for (let first = true; this.changingVoters; first = false) {
+      if (!first) await this.sleep(VOTER_CHANGE_GAP_MS.min + random.nextInt(VOTER_CHANGE_GAP_MS.max - VOTER_CHANGE_GAP_MS.min));
+      if (!this.changingVoters) break;
+      const active = this.cluster!.activeController();
+      if (active === null) continue;
+      const voters = active.node.shared.raft.voterSet;
+      if (voters.ids.length > initialVoters) {
+        const removed = voters.voters[random.nextInt(voters.ids.length)]!;
+        const rest = voters.voters.filter((voter) => voter.id !== removed.id);
+        await this.voterChange(active, `remove voter ${removed.id}`, (c) => c.send(RemoveRaftVoter, { clusterId: null, voterId: removed.id, voterDirectoryId: removed.directoryId }), rest.map(voterName));
+        continue;
+      }
+      let joining = this.cluster!.nodes.find((node) => node.roles.includes('controller') && !voters.ids.includes(node.nodeId) && node.running);
+      if (joining === undefined) {
+        if (this.controllersAdded >= CONTROLLERS_ADDED_MAX || this.starting.size > 0) continue;
+        this.controllersAdded++;
+        const node = await this.cluster!.addController({ start: false });
+        // A new machine's formatted directories are on its disk before it starts, as the first ones' are.
+        await syncTree(this.disks.get(node.nodeId)!, '/');
+        this.log(`VOTERS new controller node-${node.nodeId} formatted (--no-initial-controllers)`);
+        this.restartInBackground(node);
+        continue;
+      }
+      const directoryId = joining.node.shared.logDirIds[0]!;
+      const endpoint = controllerEndpoint(joining);
+      const after = [...voters.voters.map(voterName), `${joining.nodeId}:${directoryId}`].sort();
+      const request = { clusterId: null, timeoutMs: VOTER_CHANGE_TIMEOUT_MS, voterId: joining.nodeId, voterDirectoryId: directoryId, listeners: [{ name: 'CONTROLLER', ...endpoint }], ackWhenCommitted: true };
+      await this.voterChange(active, `add voter ${joining.nodeId}`, (c) => c.send(AddRaftVoter, request), after);
     }
   }
+
+  /** Sends one voter change to the active controller's CONTROLLER listener; an acknowledgement settles the voters at `after`. */
+  private async voterChange(active: EmbeddedNode, what: string, send: (connection: BrokerConnection) => Promise<{ errorCode: number; errorMessage: string | null }>, after: string[]): Promise<void> {
+    this.quorumAdmin ??= this.env('quorum-admin', new SimFileSystem(this.fork(), this.clock));
+    this.log(`VOTERS ${what} (to node-${active.nodeId})`);
+    try {
+      const connection = await BrokerConnection.connect({ ...controllerEndpoint(active), env: this.quorumAdmin, clientId: 'quorum-admin', requestTimeoutMs: VOTER_CHANGE_TIMEOUT_MS + 5_000 });
+      try {
+        const response = await send(connection);
+        if (response.errorCode !== ErrorCode.NONE) throw new KafkaError(response.errorCode, response.errorMessage);
+      } finally {
+        await connection.close();
+      }
+      this.expectedVoters = after.sort().join(',');
+      this.log(`VOTERS ${what}: acknowledged, voters [${idsOf(this.expectedVoters)}]`);
+    } catch (error) {
+      this.expectedVoters = null;
+      this.log(`VOTERS ${what}: failed (in doubt): ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * After the heal every node must come to hold one voter set, committed
+   * (its last committed VotersRecord and its log's last agree), within
+   * VOTERS_AGREE_BOUND_MS; and if the last change was acknowledged, that set
+   * is the one it left (checkVoterChangesHold).
+   */
+  private async awaitVotersAgreed(): Promise<void> {
+    const viewOf = (node: EmbeddedNode) => {
+      const raft = node.node.shared.raft;
+      const committed = raft.committedVoterSets.at(-1);
+      return committed === undefined ? null : { committed: votersOf(committed.voters), last: votersOf(raft.voterSet) };
+    };
+    const agreed = () => {
+      const views = this.cluster!.nodes.map(viewOf);
+      return views.every((view) => view !== null && view.committed === view.last && view.last === views[0]!.last) ? views[0]!.last : null;
+    };
+    if (!(await this.runUntil(() => agreed() !== null, VOTERS_AGREE_BOUND_MS))) {
+      const views = this.cluster!.nodes.map((node) => `node-${node.nodeId} ${JSON.stringify(viewOf(node))}`).join('; ');
+      throw new SimViolation({ invariant: 'liveness-after-heal', detail: `the voter sets do not agree ${VOTERS_AGREE_BOUND_MS} ms after the cluster became whole: ${views}` });
+    }
+    const voters = agreed()!;
+    const violation = checkVoterChangesHold(this.expectedVoters, voters);
+    if (violation !== null) throw new SimViolation(violation);
+    this.log(`voters agreed everywhere: [${idsOf(voters)}]${this.expectedVoters === null ? ' (the last change was in doubt)' : ', as the last acknowledged change left them'}`);
+  }
+}
+
+/** A voter as the checkers name it: `id:directoryId`. */
+function voterName(voter: { id: number; directoryId: string }): string {
+  return `${voter.id}:${voter.directoryId}`;
+}
+
+/** The ids of voters named `id:directoryId,...`, for the trace. */
+function idsOf(voters: string): string {
+  return voters.split(',').map((voter) => voter.slice(0, voter.indexOf(':'))).join(',');
+}
+
+function votersOf(voters: { voters: readonly { id: number; directoryId: string }[] }): string {
+  return voters.voters.map(voterName).sort().join(',');
+}
+
+/** A controller's CONTROLLER listener. */
+function controllerEndpoint(node: EmbeddedNode): { host: string; port: number } {
+  const listener = node.node.config.list('listeners').find((l) => l.startsWith('CONTROLLER://'))!;
+  const address = listener.slice('CONTROLLER://'.length);
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon), port: Number(address.slice(colon + 1)) };
+}
+
+/** Makes every directory under `path` durable on a simulated disk (its entries, then its own). */
+async function syncTree(disk: SimFileSystem, path: string): Promise<void> {
+  for (const name of await disk.readdir(path)) {
+    const child = path === '/' ? `/${name}` : `${path}/${name}`;
+    if ((await disk.stat(child))?.isDirectory === true) await syncTree(disk, child);
+  }
+  await disk.syncDir(path);
+}
+
+/** The partitions a node hosts (none on a controller-only node). */
+function hostedPartitions(node: EmbeddedNode): readonly Partition[] {
+  return node.roles.includes('broker') ? node.node.replicaManager.hostedPartitions() : [];
 }
 
 /** What a node's Raft client says of itself, while it may still be starting. */

@@ -2,7 +2,11 @@
  * Each invariant of the cluster simulator catches a planted violation (a
  * checker that cannot fail proves nothing), and accepts the same history
  * without it: two leaders in one epoch; two nodes committing different
- * batches at one offset, or a node skipping offsets; a leader's HW moving
+ * batches at one offset, or a node skipping offsets; two nodes committing
+ * different voter sets at one offset, a snapshot whose voters are not the
+ * log's, a node losing a committed voter set, voters after the heal other
+ * than the last acknowledged change left; a topic whose acknowledged
+ * creation, deletion, partition count or retention.ms did not hold; a leader's HW moving
  * back within its epoch; a consumer reading at the HW; an acked record
  * missing or replaced; a value stored twice; a group's accepted commit
  * below an earlier one; a read_committed consumer given a record of an
@@ -17,15 +21,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkAckedPresent,
+  checkAdminOutcomes,
   checkGroupStable,
   checkNoDuplicates,
   checkTransactionsAtomic,
+  checkVoterChangesHold,
   CommittedLogPrefix,
   CommittedOffsetsMonotonic,
+  CommittedVoterSetsAgree,
   HighWatermarkMonotonic,
   ReadCommittedSeesNoAborted,
   ReadsBelowHighWatermark,
   SingleLeaderPerEpoch,
+  type AdminTopicExpectation,
+  type AdminTopicObserved,
 } from './invariants.js';
 
 test('single-leader-per-epoch: a second leader of one epoch is caught; leaders of different epochs are not', () => {
@@ -161,4 +170,58 @@ test('group-stabilises: a group not Stable, with a stale member, an idle member,
   caught(view('Stable', [member('member-a', ['sim-0']), member('member-b', ['other-0'])]), /partition sim-1 assigned to 0 members/);
   caught(view('Stable', [member('member-a', ['sim-0'], ['sim-0', 'sim-1']), member('member-b', ['sim-1'], [])]), /member member-a owns \[sim-0\] but is headed for \[sim-0,sim-1\]/);
   caught(view('Stable', stable, [['member-a', ['sim-0']], ['member-b', []]]), /client member-b owns \[\] but its coordinator assigned it \[sim-1\]/);
+});
+
+test('committed-voter-sets-agree: different voters at one offset, a snapshot with other voters, or a lost voter set are caught', () => {
+  const log = (offset: number, voters: string) => ({ offset, fromSnapshot: false, voters });
+  const snapshot = (offset: number, voters: string) => ({ offset, fromSnapshot: true, voters });
+  const checker = new CommittedVoterSetsAgree();
+  assert.equal(checker.observeCommitted(3000, 1, [log(2, 'a,b,c')]), null);
+  assert.equal(checker.observeCommitted(3000, 1, [log(2, 'a,b,c'), log(40, 'a,b,c,d')]), null);
+  assert.equal(checker.observeCommitted(3001, 1, [log(2, 'a,b,c')]), null);
+  // A restart from a snapshot below offset 100 holds the voters in force there: the set of offset 40.
+  assert.equal(checker.observeCommitted(3001, 2, [snapshot(99, 'a,b,c,d')]), null);
+  // A running node that loads a snapshot keeps nothing below it.
+  assert.equal(checker.observeCommitted(3000, 1, [snapshot(99, 'a,b,c,d'), log(120, 'b,c,d')]), null);
+  const divergent = checker.observeCommitted(0, 1, [log(2, 'a,b,c'), log(40, 'a,b,c,e')]);
+  assert.equal(divergent?.invariant, 'committed-voter-sets-agree');
+  assert.match(divergent!.detail, /offset 40: node 3000 committed voters \[a,b,c,d\], node 0 \[a,b,c,e\]/);
+  const badSnapshot = checker.observeCommitted(1, 1, [snapshot(60, 'a,b,c')]);
+  assert.match(badSnapshot!.detail, /node 1's snapshot below offset 61 holds voters \[a,b,c\], the log had \[a,b,c,d\] \(offset 40\)/);
+  const lost = checker.observeCommitted(3000, 1, [snapshot(99, 'a,b,c,d')]);
+  assert.match(lost!.detail, /node 3000 lost its committed voter set \[b,c,d\] at offset 120/);
+});
+
+test('acknowledged-voter-changes-hold: voters other than the last acknowledged change left are caught; an in-doubt change allows any', () => {
+  assert.equal(checkVoterChangesHold('1:a,2:b,3:c,4:d', '1:a,2:b,3:c,4:d'), null);
+  assert.equal(checkVoterChangesHold(null, '1:a,2:b,3:c'), null);
+  const violation = checkVoterChangesHold('1:a,2:b,3:c,4:d', '1:a,2:b,3:c');
+  assert.equal(violation?.invariant, 'acknowledged-voter-changes-hold');
+  assert.match(violation!.detail, /left \[1:a,2:b,3:c,4:d\], the nodes agree on \[1:a,2:b,3:c\]/);
+});
+
+test('acknowledged-admin-operations-hold: a lost creation, a deletion undone, a partition count or a config not as acknowledged are caught; in-doubt outcomes are not checked', () => {
+  const expected = new Map<string, AdminTopicExpectation>([
+    ['adm-0', { exists: true, partitions: 3, retentionMs: '60000' }],
+    ['adm-1', { exists: false, partitions: null, retentionMs: null }],
+    ['adm-2', { exists: null, partitions: null, retentionMs: null }],
+    ['adm-3', { exists: true, partitions: null, retentionMs: null }],
+  ]);
+  const healthy = new Map<string, AdminTopicObserved>([
+    ['adm-0', { partitions: 3, retentionMs: '60000' }],
+    ['adm-3', { partitions: 7, retentionMs: '1' }],
+  ]);
+  assert.equal(checkAdminOutcomes(expected, healthy), null);
+  assert.equal(checkAdminOutcomes(expected, new Map([...healthy, ['adm-2', { partitions: 1, retentionMs: null }]])), null);
+  const cases: [Map<string, AdminTopicObserved>, RegExp][] = [
+    [new Map([['adm-3', { partitions: 1, retentionMs: null }]]), /topic adm-0 was created \(acknowledged\) and not deleted, but does not exist/],
+    [new Map([...healthy, ['adm-1', { partitions: 1, retentionMs: null }]]), /topic adm-1 was deleted \(acknowledged\) but exists/],
+    [new Map([...healthy, ['adm-0', { partitions: 2, retentionMs: '60000' }]]), /adm-0 has 2 partitions, the acknowledged operations left 3/],
+    [new Map([...healthy, ['adm-0', { partitions: 3, retentionMs: '5' }]]), /adm-0 has retention.ms 5, the last acknowledged change set 60000/],
+  ];
+  for (const [observed, detail] of cases) {
+    const violation = checkAdminOutcomes(expected, observed);
+    assert.equal(violation?.invariant, 'acknowledged-admin-operations-hold');
+    assert.match(violation!.detail, detail);
+  }
 });

@@ -74,6 +74,101 @@ function describe(batch: CommittedBatch): string {
   return `[${batch.baseOffset}..${batch.lastOffset}] epoch ${batch.epoch} digest ${batch.digest}`;
 }
 
+/** A committed voter set as one node's Raft client holds it (KIP-853: a VotersRecord below its HW). */
+export interface CommittedVoterSet {
+  /** The VotersRecord's offset; one a snapshot holds stands at the offset just below the snapshot. */
+  offset: number;
+  fromSnapshot: boolean;
+  /** The voters, named `id:directoryId`, in one canonical order. */
+  voters: string;
+}
+
+/**
+ * The committed voter set is agreed: a VotersRecord committed at an offset
+ * holds the same voters on every node and incarnation that commits that
+ * offset; a snapshot's voter set is the one the log had in force at the
+ * snapshot's offset; and a node never loses a committed voter set, other
+ * than to a snapshot that starts its history above it.
+ */
+export class CommittedVoterSetsAgree {
+  static readonly invariant = 'committed-voter-sets-agree';
+  /** Each VotersRecord any node committed from its log, by offset. */
+  private readonly fromLog = new Map<number, { voters: string; nodeId: number }>();
+  private readonly lastSeen = new Map<string, readonly CommittedVoterSet[]>();
+
+  /** One node incarnation's whole committed voter history, oldest first, as after a step. */
+  observeCommitted(nodeId: number, incarnation: number, history: readonly CommittedVoterSet[]): Violation | null {
+    const fail = (detail: string): Violation => ({ invariant: CommittedVoterSetsAgree.invariant, detail });
+    const key = `${nodeId}/${incarnation}`;
+    const previous = this.lastSeen.get(key) ?? [];
+    this.lastSeen.set(key, history);
+    const startOffset = history[0]?.offset ?? Infinity;
+    for (const old of previous) {
+      if (old.offset < startOffset) continue;
+      if (!history.some((entry) => entry.offset === old.offset && entry.voters === old.voters)) return fail(`node ${nodeId} lost its committed voter set [${old.voters}] at offset ${old.offset}`);
+    }
+    for (const entry of history) {
+      if (entry.fromSnapshot) continue;
+      const known = this.fromLog.get(entry.offset);
+      if (known === undefined) this.fromLog.set(entry.offset, { voters: entry.voters, nodeId });
+      else if (known.voters !== entry.voters) return fail(`offset ${entry.offset}: node ${known.nodeId} committed voters [${known.voters}], node ${nodeId} [${entry.voters}]`);
+    }
+    for (const entry of history) {
+      if (!entry.fromSnapshot) continue;
+      let inForce: { offset: number; voters: string } | null = null;
+      for (const [offset, { voters }] of this.fromLog) if (offset <= entry.offset && (inForce === null || offset > inForce.offset)) inForce = { offset, voters };
+      if (inForce !== null && inForce.voters !== entry.voters) return fail(`node ${nodeId}'s snapshot below offset ${entry.offset + 1} holds voters [${entry.voters}], the log had [${inForce.voters}] (offset ${inForce.offset}) in force there`);
+    }
+    return null;
+  }
+}
+
+/**
+ * An acknowledged voter change holds: once the cluster healed, the voter set
+ * every node agrees on is the one the last acknowledged AddRaftVoter or
+ * RemoveRaftVoter left (`expected`; null when a later change failed, so the
+ * outcome is in doubt and either set may stand).
+ */
+export function checkVoterChangesHold(expected: string | null, agreed: string): Violation | null {
+  if (expected === null || expected === agreed) return null;
+  return { invariant: 'acknowledged-voter-changes-hold', detail: `the last acknowledged voter change left [${expected}], the nodes agree on [${agreed}]` };
+}
+
+/** What the admin operations acknowledged of one topic; null where a failed operation left the outcome in doubt. */
+export interface AdminTopicExpectation {
+  exists: boolean | null;
+  partitions: number | null;
+  /** retention.ms as last set. */
+  retentionMs: string | null;
+}
+
+/** A topic as the cluster describes it after the heal. */
+export interface AdminTopicObserved {
+  partitions: number;
+  retentionMs: string | null;
+}
+
+/**
+ * Acknowledged admin operations hold once the faults healed: a topic whose
+ * creation was acknowledged exists (unless its deletion was), one whose
+ * deletion was acknowledged does not, and its partition count and
+ * retention.ms are what the last acknowledged CreatePartitions and
+ * IncrementalAlterConfigs left. What a failed operation touched is in doubt
+ * and not checked.
+ */
+export function checkAdminOutcomes(expected: ReadonlyMap<string, AdminTopicExpectation>, observed: ReadonlyMap<string, AdminTopicObserved>): Violation | null {
+  const fail = (detail: string): Violation => ({ invariant: 'acknowledged-admin-operations-hold', detail });
+  for (const [name, expectation] of expected) {
+    const found = observed.get(name);
+    if (expectation.exists === false && found !== undefined) return fail(`topic ${name} was deleted (acknowledged) but exists`);
+    if (expectation.exists !== true) continue;
+    if (found === undefined) return fail(`topic ${name} was created (acknowledged) and not deleted, but does not exist`);
+    if (expectation.partitions !== null && found.partitions !== expectation.partitions) return fail(`topic ${name} has ${found.partitions} partitions, the acknowledged operations left ${expectation.partitions}`);
+    if (expectation.retentionMs !== null && found.retentionMs !== expectation.retentionMs) return fail(`topic ${name} has retention.ms ${found.retentionMs}, the last acknowledged change set ${expectation.retentionMs}`);
+  }
+  return null;
+}
+
 /** The HW never goes backwards on a leader: within one leader epoch of one incarnation, a partition's HW only grows. */
 export class HighWatermarkMonotonic {
   static readonly invariant = 'high-watermark-never-goes-backwards-on-a-leader';

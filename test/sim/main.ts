@@ -10,6 +10,11 @@
  *   --faulty-max K   how many nodes may be faulty at once (default 1; 2 takes the quorum away at times)
  *   --clock-skew-ms MS  each host's wall clock off true time by up to ±MS (default 10000; 0 with --clock-drift-ppm 0: true time)
  *   --clock-drift-ppm P each host's wall clock drifting by up to ±P ppm (default 1000)
+ *   --clock-step-ms MS  during the faults, NTP steps of one host's wall clock by 128 ms to ±MS (default 30000; 0: none)
+ *   --shape S        combined (default: three combined nodes) or split (three controller-only nodes, three broker-only nodes)
+ *   --dynamic-quorum a dynamic quorum (KIP-853): voters added and removed during the faults
+ *   --no-group       without the consumer group (as CI's short seeds run; a replay of one needs it)
+ *   --admin-ops      an operator creates and deletes topics, creates partitions and alters configs during the faults
  *   --log-level L    node log lines in the trace from level L (error, warn, info, debug; default warn)
  * Prints the seeds it runs, one line per failing seed (seed, invariant, detail), and a summary; exits 1 when a seed failed.
  */
@@ -31,6 +36,11 @@ const { values } = parseArgs({
     workers: { type: 'string' },
     'clock-skew-ms': { type: 'string' },
     'clock-drift-ppm': { type: 'string' },
+    shape: { type: 'string' },
+    'dynamic-quorum': { type: 'boolean', default: false },
+    'admin-ops': { type: 'boolean', default: false },
+    'no-group': { type: 'boolean', default: false },
+    'clock-step-ms': { type: 'string' },
   },
 });
 
@@ -43,10 +53,14 @@ function integer(name: string, text: string | undefined, fallback: number): numb
 
 const logLevel = values['log-level'] ?? 'warn';
 if (!['error', 'warn', 'info', 'debug'].includes(logLevel)) throw new Error(`--log-level must be error, warn, info or debug`);
+const shape = values.shape ?? 'combined';
+if (shape !== 'combined' && shape !== 'split') throw new Error('--shape must be combined or split');
 const faultPhaseMs = integer('fault-ms', values['fault-ms'], 20_000);
 const faultyNodesMax = integer('faulty-max', values['faulty-max'], 1);
 const clockSkewMs = integer('clock-skew-ms', values['clock-skew-ms'], 10_000);
 const clockDriftPpm = integer('clock-drift-ppm', values['clock-drift-ppm'], 1_000);
+const clockStepMs = integer('clock-step-ms', values['clock-step-ms'], 30_000);
+if (clockStepMs !== 0 && clockStepMs < 128) throw new Error('--clock-step-ms must be 0 or at least 128 (NTP steps past 128 ms)');
 const from = integer('from', values.from, 1);
 const single = values.seed === undefined ? null : integer('seed', values.seed, 0);
 const minutes = values.minutes === undefined ? null : Number(values.minutes);
@@ -69,7 +83,7 @@ console.log(single !== null ? `seed ${single}` : minutes !== null ? `seeds from 
 let ran = 0;
 let simulatedMs = 0;
 const failed: number[] = [];
-const optionsOf = (seed: number): SimRunOptions => ({ seed, faultPhaseMs, faultyNodesMax, clockSkewMs, clockDriftPpm, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
+const optionsOf = (seed: number): SimRunOptions => ({ seed, shape, dynamicQuorum: values['dynamic-quorum'], adminOps: values['admin-ops'], groups: !values['no-group'], faultPhaseMs, faultyNodesMax, clockSkewMs, clockDriftPpm, clockStepMs, nodeLogLevel: logLevel as 'warn', ...(faultGapMs === null ? {} : { faultGapMs }) });
 const tally = (outcome: Pick<SeedOutcome, 'seed' | 'violation' | 'simulatedMs'>): void => {
   ran++;
   simulatedMs += outcome.simulatedMs;

@@ -7,7 +7,13 @@
  * without the group, break none either. Every run also has a transactional
  * producer committing and aborting, and a read_committed consumer, and
  * every host's wall clock is skewed and drifting (cluster-sim.ts,
- * clockSkewMs); a run with the group also waits for it to become stable.
+ * clockSkewMs) and, at some fault draws, stepped forward or back as by NTP
+ * (clockStepMs); a run with the group also waits for it to become stable.
+ * A few dozen short seeds run the split shape (three controller-only and
+ * three broker-only nodes) with a dynamic quorum whose voters an operator
+ * adds and removes, and admin operations (topics created and deleted,
+ * partitions created, configs altered) whose acknowledged outcomes must
+ * hold after the heal.
  *
  * Short seeds have 1.5 s of faults, one every 0.1 to 1 s, so each draws a
  * few of the eight fault kinds (each equally likely at every draw) and the
@@ -29,6 +35,8 @@ const CI_SHORT_SEEDS = 200;
 const SHORT_BATCHES = 4;
 /** Short seeds with a consumer group (a group makes a seed about twice as dear). */
 const CI_SHORT_GROUP_SEEDS = 16;
+/** Short seeds of the split shape, with a dynamic quorum (voters added and removed) and admin operations, without the group. */
+const CI_SPLIT_SEEDS = 24;
 /** Long seeds without and with a group. */
 const CI_LONG_SEEDS = 2;
 const CI_LONG_GROUP_SEEDS = 2;
@@ -88,6 +96,11 @@ for (let batch = 0; batch < SHORT_BATCHES; batch++) {
 
 test(`${CI_SHORT_GROUP_SEEDS} short seeds with faults and a committing consumer group break no invariant`, async () => {
   assert.deepEqual(await failuresOf(seeds(1001, CI_SHORT_GROUP_SEEDS, { faultPhaseMs: SHORT_FAULT_PHASE_MS, faultGapMs: SHORT_FAULT_GAP_MS })), []);
+});
+
+test(`${CI_SPLIT_SEEDS} short seeds of 3 controllers and 3 brokers, voters added and removed, admin operations, break no invariant`, async () => {
+  const options = { shape: 'split' as const, dynamicQuorum: true, adminOps: true, faultPhaseMs: SHORT_FAULT_PHASE_MS, faultGapMs: SHORT_FAULT_GAP_MS, groups: false };
+  assert.deepEqual(await failuresOf(seeds(3001, CI_SPLIT_SEEDS, options)), []);
 });
 
 test(`${CI_LONG_SEEDS + CI_LONG_GROUP_SEEDS} long seeds with faults, ${CI_LONG_GROUP_SEEDS} with the group, break no invariant`, async () => {

@@ -1,11 +1,12 @@
 /**
  * A skewed host clock: its wall clock is offset and drifts from true time,
- * its monotonic clock is the shared one, and a seeded draw replays.
+ * its monotonic clock is the shared one, an NTP step moves the wall clock
+ * alone (back as well as forward), and a seeded draw replays.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock, SeededRandom } from '../../src/io/env.js';
-import { drawSkew, SkewedClock } from './skewed-clock.js';
+import { drawSkew, drawStep, SkewedClock } from './skewed-clock.js';
 
 test('the wall clock is offset and drifts; monotonic time is the shared clock', () => {
   const base = new ManualClock(1_000_000);
@@ -43,4 +44,27 @@ test('skews are drawn within their bounds and replay from the seed', () => {
   }
   assert.ok(first.some(({ offsetMs }) => offsetMs < 0) && first.some(({ offsetMs }) => offsetMs > 0));
   assert.deepEqual(drawSkew(new SeededRandom(1), 0, 0), { offsetMs: 0, driftPpm: 0 });
+});
+
+test('a step moves the wall clock forward or back at once, and monotonic time not at all', () => {
+  const base = new ManualClock(1_000_000);
+  const clock = new SkewedClock(base, { offsetMs: 1_000, driftPpm: 0 });
+  clock.step(-30_000);
+  assert.equal(clock.nowMs(), 971_000);
+  assert.equal(clock.monotonicMs(), 1_000_000);
+  base.advance(500);
+  clock.step(45_000);
+  assert.equal(clock.nowMs(), 1_016_500);
+  assert.equal(clock.stepsMs, 15_000);
+  assert.equal(clock.monotonicMs(), 1_000_500);
+  assert.throws(() => clock.step(0.5), RangeError);
+});
+
+test('steps are drawn past NTP\'s 128 ms threshold, both ways, within the bound, and replay', () => {
+  const draws = (seed: number) => Array.from({ length: 50 }, ((random) => () => drawStep(random, 30_000))(new SeededRandom(seed)));
+  const first = draws(3);
+  assert.deepEqual(first, draws(3));
+  for (const stepMs of first) assert.ok(Math.abs(stepMs) >= 128 && Math.abs(stepMs) <= 30_000 && Number.isInteger(stepMs));
+  assert.ok(first.some((stepMs) => stepMs < 0) && first.some((stepMs) => stepMs > 0));
+  assert.throws(() => drawStep(new SeededRandom(1), 100), RangeError);
 });
