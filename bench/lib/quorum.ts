@@ -171,26 +171,20 @@ export class Quorum {
 
   private async startSpool(node: QuorumNode): Promise<Running> {
     const { roles, listeners } = this.roleLines(node);
-    const savedNodeOptions = process.env.NODE_OPTIONS;
-    if (this.options.cpuProfileDir !== undefined) process.env.NODE_OPTIONS = `${savedNodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${this.options.cpuProfileDir}`;
-    try {
-      const spool = await startSpool({
-        dir: node.dir,
-        listeners,
-        overrides: [
-          `node.id=${node.id}`,
-          `process.roles=${roles}`,
-          `controller.quorum.voters=${this.voters}`,
-          `cluster.id=${CLUSTER_ID}`,
-          `controller.quorum.election.timeout.ms=${this.options.electionTimeoutMs}`,
-          `controller.quorum.fetch.timeout.ms=${this.options.fetchTimeoutMs}`,
-        ],
-      });
-      return { pid: spool.pid, stop: async () => void (await spool.stop({ keepDir: true })), kill9: () => spool.kill9() };
-    } finally {
-      if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = savedNodeOptions;
-    }
+    const spool = await startSpool({
+      dir: node.dir,
+      listeners,
+      nodeArgs: this.options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfileDir}`],
+      overrides: [
+        `node.id=${node.id}`,
+        `process.roles=${roles}`,
+        `controller.quorum.voters=${this.voters}`,
+        `cluster.id=${CLUSTER_ID}`,
+        `controller.quorum.election.timeout.ms=${this.options.electionTimeoutMs}`,
+        `controller.quorum.fetch.timeout.ms=${this.options.fetchTimeoutMs}`,
+      ],
+    });
+    return { pid: spool.pid, stop: async () => void (await spool.stop({ keepDir: true })), kill9: () => spool.kill9() };
   }
 
   private async startKafka(node: QuorumNode): Promise<Running> {
