@@ -10,11 +10,12 @@
  * request, one request at a time; `one` one topic per request, one at a
  * time; `one-cN` one topic per request from N connections at once. Every
  * topic has one partition and `--rf` replicas. `--to brokers` (default)
- * sends to the three brokers in turn, which forward to the active
+ * sends to the brokers (connection i to broker i mod 3), which forward to the active
  * controller as a client's requests are; `--to controller` sends to the
  * active controller's CONTROLLER listener directly. A request counts when
  * its answer comes back (the controller answers once the records are
- * committed); any topic error is counted and printed. Both clusters stay up
+ * committed); any topic error is counted and printed, and so is a change
+ * of the quorum's epoch during the mode (an election under load). Both clusters stay up
  * for the whole run and each mode runs on one, then the other (alternating
  * which goes first), so a change in the machine's load hits both.
  * `--profile DIR` runs Spool's nodes under `node --cpu-prof` and prints the
@@ -95,6 +96,7 @@ async function measure(quorum: Quorum, mode: Mode, count: number, replicationFac
   const batches: string[][] = [];
   for (let index = 0; index < names.length; index += mode.batch) batches.push(names.slice(index, index + mode.batch));
   const ports = await targets(quorum);
+  const epochBefore = (await poll(() => quorum.leader())).epoch;
   const created = await drive(ports, mode, batches, async (connection, batch) => {
     const response = await connection.send(CreateTopics, {
       topics: batch.map((name) => ({ name, numPartitions: 1, replicationFactor, assignments: [], configs: [] })),
@@ -107,10 +109,11 @@ async function measure(quorum: Quorum, mode: Mode, count: number, replicationFac
     const response = await connection.send(DeleteTopics, { topics: batch.map((name) => ({ name, topicId: ZERO_UUID })), topicNames: batch, timeoutMs: 60_000 });
     return response.responses.map((t) => t.errorCode);
   });
+  const epochAfter = (await poll(() => quorum.leader())).epoch;
   const errors = (map: Map<number, number>) => (map.size === 0 ? '' : ` (errors: ${[...map].map(([code, n]) => `${code}×${n}`).join(', ')})`);
   return `${quorum.options.kind} ${mode.name} (batch ${mode.batch}, ${mode.concurrency} at once, rf ${replicationFactor}): ` +
     `created ${count} in ${created.seconds.toFixed(2)} s = ${(count / created.seconds).toFixed(0)}/s${errors(created.errors)}; ` +
-    `deleted in ${deleted.seconds.toFixed(2)} s = ${(count / deleted.seconds).toFixed(0)}/s${errors(deleted.errors)} (load ${loadavg()[0]!.toFixed(2)})`;
+    `deleted in ${deleted.seconds.toFixed(2)} s = ${(count / deleted.seconds).toFixed(0)}/s${errors(deleted.errors)} (load ${loadavg()[0]!.toFixed(2)}${epochAfter === epochBefore ? '' : `; the quorum elected again: epoch ${epochBefore} to ${epochAfter}`})`;
 }
 
 function printProfiles(dir: string, leaderPid: number | null): void {
