@@ -33,6 +33,8 @@ export interface StartSpoolOptions {
   listeners?: string;
   /** Extra `--override key=value` properties. */
   overrides?: readonly string[];
+  /** Options for node itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: readonly string[];
   /** RLIMIT_NOFILE for the node once it serves (`prlimit --nofile`), to run it out of file descriptors. */
   openFilesMax?: number;
 }
@@ -58,6 +60,7 @@ export async function startSpool(options: StartSpoolOptions = {}): Promise<Spool
   const port = options.port ?? (await freePort());
   const controllerPort = options.controllerPort ?? (await freePort());
   const args = [
+    ...(options.nodeArgs ?? []),
     SPOOL_BIN, 'start',
     '--override', `log.dirs=${dir}`,
     '--override', `listeners=${options.listeners ?? `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`}`,
