@@ -442,7 +442,7 @@ class ClusterSim {
         } else if (this.runningAtLastCheck.delete(node.node)) {
           // It stopped during this step (a disk failure, a kill) perhaps just after its HW moved and a consumer's
           // waiting fetch was answered below the new HW: that HW was reached all the same.
-          for (const partition of node.node.replicaManager.hostedPartitions()) this.observeHighWatermark(partition);
+          for (const partition of hostedPartitions(node)) this.observeHighWatermark(partition);
         }
       }
     }
