@@ -172,10 +172,14 @@ function check(subject: Subject, acked: ReadonlyMap<Key, string>, unsure: Readon
 }
 
 /** The broker's view of each group, for failure messages. */
-async function describeGroups(cluster: SpoolCluster, subjects: readonly Subject[]): Promise<string> {
-  const admin = new Admin({ bootstrapServers: cluster.addresses.join(',') });
+async function describeGroups(cluster: SpoolCluster, subjects: readonly Subject[], down: number | null): Promise<string> {
+  const admin = new Admin({ bootstrapServers: cluster.addresses.filter((_, id) => id !== down).join(','), requestTimeoutMs: 10_000 });
   try {
-    const groups = await admin.describeConsumerGroups(subjects.filter((s) => s.grouped).map((s) => `${s.topic}-group`));
+    // Bounded: a coordinator that does not answer must not keep the failure message from being written.
+    const groups = await Promise.race([
+      admin.describeConsumerGroups(subjects.filter((s) => s.grouped).map((s) => `${s.topic}-group`)),
+      delay(20_000).then(() => { throw new Error('no answer within 20 s'); }),
+    ]);
     return groups.map((group) => `  ${JSON.stringify(group, (_, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}`).join('\n');
   } catch (error) {
     return `  (not described: ${String(error)})`;
@@ -235,6 +239,8 @@ test('every client consumes RF=3 topics through kill -9 of the bootstrap node an
   let loops: Promise<void>[] = [];
   const steps: string[] = [];
   let codes: (number | null)[] = [];
+  /** The node killed and not yet restarted. */
+  let down: number | null = null;
   const step = (what: string): void => {
     steps.push(`${what} at ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     // SPOOL_FAILOVER_TRACE=1: each step as it happens (a run cut off by the test's timeout says where it was).
@@ -278,6 +284,7 @@ test('every client consumes RF=3 topics through kill -9 of the bootstrap node an
       const coordinated = await coordinatedBy(cluster, victim, groups.map((s) => `${s.topic}-group`));
       const killedAt = Date.now();
       await cluster.kill9(victim);
+      down = victim;
       step(`node ${victim} killed (coordinator of ${coordinated.length} groups: ${coordinated.join(', ') || 'none'})`);
       await untilPartitions(`leaders other than node ${victim}`, cluster, topics, victim, (p) => p.leader >= 0 && p.leader !== victim);
       step(`re-elected in ${Date.now() - killedAt} ms`);
@@ -289,6 +296,7 @@ test('every client consumes RF=3 topics through kill -9 of the bootstrap node an
       await until(`every client to receive what was acknowledged with node ${victim} down`, () => subjects.every((s) => receivedAll(s, target.get(s.topic)!)), everyone, WAIT_MS);
       step(`clients caught up without node ${victim}`);
       await cluster.restart(victim);
+      down = null;
       await fullyReplicated(cluster, topics);
       step(`node ${victim} back in every ISR`);
     }
@@ -305,7 +313,7 @@ test('every client consumes RF=3 topics through kill -9 of the bootstrap node an
     }
     t.diagnostic(`${[...acked.values()].reduce((n, m) => n + m.size, 0)} records acknowledged, ${unsure.size} sends failed; ${steps.join('; ')}`);
   } catch (error) {
-    (error as Error).message += `\n--- groups as the coordinators describe them ---\n${await describeGroups(cluster, subjects)}`;
+    (error as Error).message += `\n--- groups as the coordinators describe them ---\n${await describeGroups(cluster, subjects, down)}`;
     (error as Error).message += `\n--- steps ---\n  ${steps.join('\n  ')}\n--- consumers ---\n${subjects.map((s) => `  ${s.name}: ${s.members.map((m) => m.describe()).join('\n    ')}`).join('\n')}` +
       `\n--- cluster output (tail) ---\n${cluster.output().slice(-3000)}`;
     throw error;
