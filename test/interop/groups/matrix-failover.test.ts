@@ -43,7 +43,7 @@ import { hasCommand } from '../clients/harness.js';
 import { missingToolSkip } from '../clients/scenario.js';
 import { CLUSTER_NODES, startSpoolCluster, type SpoolCluster } from '../clients/spool-cluster.js';
 import { until as untilProbe } from '../cluster/until.js';
-import { confluentClient, franzClient, javaClient, kafkaJavascriptClient, kafkaPythonClient, kafkajsClient } from './group-clients.js';
+import { groupClientMatrix } from './group-clients.js';
 import {
   GROUP_BROKER_OVERRIDES, HEARTBEAT_INTERVAL_MS, key, PARTITIONS, SESSION_TIMEOUT_MS, settled, type GroupClient, type Key,
 } from './group-scenario.js';
@@ -206,19 +206,7 @@ const ackCounts = (acked: Acknowledged, topics: readonly string[]): number[] =>
   topics.flatMap((topic) => Array.from({ length: PARTITIONS }, (_, p) => [...acked.get(topic)!.keys()].filter((k) => k.startsWith(`${p}:`)).length));
 
 test('every client consumes RF=3 topics through kill -9 of the bootstrap node and then of another leader', { timeout: 600_000 }, async (t) => {
-  const clients = [
-    kafkajsClient(),
-    confluentClient('classic', 'range', false),
-    confluentClient('classic', 'cooperative-sticky', true),
-    confluentClient('consumer', null, true),
-    kafkaJavascriptClient('classic', 'cooperative-sticky'),
-    kafkaJavascriptClient('consumer', null),
-    kafkaPythonClient('range'),
-    javaClient('classic', 'cooperative-sticky'),
-    javaClient('consumer', null),
-    franzClient('classic', 'cooperative-sticky'),
-    franzClient('consumer', null),
-  ].filter((client) => {
+  const clients = groupClientMatrix().filter((client) => {
     // SPOOL_FAILOVER_ONLY=regex: only the clients (and kcat) whose name matches, to look into one.
     if (process.env.SPOOL_FAILOVER_ONLY !== undefined && !new RegExp(process.env.SPOOL_FAILOVER_ONLY).test(client.name)) return false;
     const skip = client.missing();
