@@ -263,9 +263,17 @@ export class Cluster {
   }
 
   /** The leader of a partition from cached metadata, or -1. */
+  /**
+   * The partition's leader, or -1 when unknown. A leader the last Metadata
+   * response did not list among the brokers (fenced, or gone since this
+   * topic's entry was fetched) counts as unknown, as in Kafka's client, where
+   * such a partition has no leader node: callers refresh the metadata
+   * instead of failing on a broker they cannot reach.
+   */
   leaderFor(topic: string, partition: number): number {
     const info = this.topics.get(topic)?.partitions[partition];
-    return info !== undefined && info.partition === partition ? info.leaderId : -1;
+    if (info === undefined || info.partition !== partition) return -1;
+    return this.brokers.has(info.leaderId) ? info.leaderId : -1;
   }
 
   partitionInfo(topic: string, partition: number): PartitionInfo | undefined {

@@ -504,13 +504,21 @@ export class Producer {
   }
 
   private metadataRefresh: Promise<void> | null = null;
+  /** Topics whose metadata a coming refresh asks for (gathered while one is out, so none is dropped). */
+  private readonly staleTopics = new Set<string>();
 
   private refreshMetadataSoon(topics: readonly string[]): void {
-    if (this.metadataRefresh !== null) return;
+    for (const topic of topics) this.staleTopics.add(topic);
+    if (this.metadataRefresh !== null || this.staleTopics.size === 0) return;
+    let asked: string[] = [];
     this.metadataRefresh = this.cluster
       .sleep(this.cluster.retryBackoffMs)
-      .then(() => this.cluster.refreshMetadata([...new Set(topics)], { allowAutoTopicCreation: this.settings.allowAutoTopicCreation }))
-      .catch(() => undefined)
+      .then(() => {
+        asked = [...this.staleTopics];
+        this.staleTopics.clear();
+        return this.cluster.refreshMetadata(asked, { allowAutoTopicCreation: this.settings.allowAutoTopicCreation });
+      })
+      .catch(() => { for (const topic of asked) this.staleTopics.add(topic); })
       .finally(() => {
         this.metadataRefresh = null;
         this.scheduleDrain();

@@ -187,3 +187,82 @@ test('records sent while the topic has no leader yet reach the log in call order
   assert.deepEqual(leader.log, values);
   assert.deepEqual(metadata.map((m) => m.offset), values.map((_, i) => i));
 });
+
+test('after a failover the producer reaches every moved partition, also of topics whose cached leader left the broker list', async () => {
+  // Node 1 is this fake broker; node 2 was the leader of "t" and "u" and is gone (its port closed). Once node 2 is
+  // fenced, Metadata no longer lists it and names node 1 as the leader of whichever topic it is asked about.
+  const gone = new FakeBroker();
+  const goneAddress = await gone.start();
+  await gone.stop();
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  let failedOver = false;
+  const produced: string[] = [];
+  broker.answer = (request) => {
+    switch (request.header.requestApiKey) {
+      case 18:
+        return reply(request, apiVersionsBody({ 18: [0, 3], 3: [0, 12], 0: [3, 12], 22: [0, 4] }));
+      case 3: {
+        const leaderId = failedOver ? 1 : 2;
+        return reply(request, {
+          brokers: [{ nodeId: 1, ...address, rack: null }, ...(failedOver ? [] : [{ nodeId: 2, ...goneAddress, rack: null }])],
+          controllerId: 1,
+          topics: (request.body.topics as { name: string }[]).map(({ name }) => ({
+            errorCode: 0, name, topicId: ZERO_UUID, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId, leaderEpoch: failedOver ? 1 : 0, replicaNodes: [1, 2], isrNodes: [leaderId] }],
+          })),
+        });
+      }
+      case 22:
+        return reply(request, { errorCode: 0, producerId: 4000, producerEpoch: 0 });
+      case 0: {
+        const topics = request.body.topicData as { name: string }[];
+        produced.push(...topics.map((t) => t.name));
+        return reply(request, { responses: topics.map(({ name }) => ({ name, partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 0 }] })) });
+      }
+      default:
+        return null;
+    }
+  };
+  address = await broker.start();
+  const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}`, lingerMs: 0, retryBackoffMs: 1, retryBackoffMaxMs: 2 });
+  try {
+    await producer.cluster.refreshMetadata(['t', 'u']);
+    assert.equal(producer.cluster.leaderFor('u', 0), 2);
+    failedOver = true;
+    const sent = await Promise.all([producer.send({ topic: 't', value: 'a' }), producer.send({ topic: 'u', value: 'b' })]);
+    assert.deepEqual(sent.map((m) => m.topic), ['t', 'u']);
+    assert.deepEqual([...new Set(produced)].sort(), ['t', 'u']);
+  } finally {
+    await producer.close();
+    await broker.stop();
+  }
+});
+
+test('a partition whose leader is not among the brokers of the last Metadata response has no known leader', async () => {
+  const broker = new FakeBroker();
+  let address = { host: '127.0.0.1', port: 0 };
+  let brokers = [1, 2];
+  broker.answer = (request) => {
+    if (request.header.requestApiKey === 18) return reply(request, apiVersionsBody({ 18: [0, 3], 3: [0, 12] }));
+    if (request.header.requestApiKey !== 3) return null;
+    return reply(request, {
+      brokers: brokers.map((nodeId) => ({ nodeId, ...address, rack: null })),
+      controllerId: 1,
+      topics: (request.body.topics as { name: string }[]).map(({ name }) => ({
+        errorCode: 0, name, topicId: ZERO_UUID, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 2, leaderEpoch: 0, replicaNodes: [1, 2], isrNodes: [2] }],
+      })),
+    });
+  };
+  address = await broker.start();
+  const producer = new Producer({ bootstrapServers: `${address.host}:${address.port}` });
+  try {
+    await producer.cluster.refreshMetadata(['t']);
+    assert.equal(producer.cluster.leaderFor('t', 0), 2);
+    brokers = [1];
+    await producer.cluster.refreshMetadata([]);
+    assert.equal(producer.cluster.leaderFor('t', 0), -1, 'node 2 left the broker list: the cached leader is no longer usable');
+  } finally {
+    await producer.close();
+    await broker.stop();
+  }
+});

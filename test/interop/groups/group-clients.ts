@@ -99,3 +99,23 @@ export function franzClient(protocol: Protocol, assignor: string | null): GroupC
 function pythonMissing(python: string, module: string): string | undefined {
   return missingToolSkip(pythonHas([module], python), `${python} cannot import ${module}: run ${SETUP}`);
 }
+
+/**
+ * One configuration of every group client, as the load and failover tests run them: classic and KIP-848 where the
+ * client has both, cooperative-sticky where it has it (but on Debian's librdkafka 2.0.2, which takes range).
+ */
+export function groupClientMatrix(): GroupClient[] {
+  return [
+    kafkajsClient(),
+    confluentClient('classic', 'range', false),
+    confluentClient('classic', 'cooperative-sticky', true),
+    confluentClient('consumer', null, true),
+    kafkaJavascriptClient('classic', 'cooperative-sticky'),
+    kafkaJavascriptClient('consumer', null),
+    kafkaPythonClient('range'),
+    javaClient('classic', 'cooperative-sticky'),
+    javaClient('consumer', null),
+    franzClient('classic', 'cooperative-sticky'),
+    franzClient('consumer', null),
+  ];
+}

@@ -69,6 +69,8 @@ export interface Delivery {
   assignment: readonly number[];
   /** The record's value, where the driver prints it. */
   value?: string;
+  /** When the test read the line, as a rank among every member's lines (orders deliveries of different members). */
+  arrival: number;
 }
 
 type Line =
@@ -81,12 +83,14 @@ type Line =
 
 /** Fired (with no argument) whenever any member prints a line or exits. */
 const changes = new EventEmitter();
+/** Lines read from all members so far: Delivery.arrival. */
+let arrivals = 0;
 changes.setMaxListeners(100);
 
 export class Member {
   readonly deliveries: Delivery[] = [];
-  /** Successful commits: [line index, partition, next offset]. */
-  readonly commits: [number, number, number][] = [];
+  /** Successful commits: [line index, partition, next offset, arrival (as Delivery.arrival)]. */
+  readonly commits: [number, number, number, number][] = [];
   readonly failedCommits: string[] = [];
   readonly errors: string[] = [];
   client: string | undefined;
@@ -137,12 +141,13 @@ export class Member {
       return;
     }
     const index = this.lines++;
+    const arrival = ++arrivals;
     switch (line.event) {
       case 'started': this.client = line.client; break;
       case 'assignment': this.assignment = line.partitions; this.assignments.push([index, line.partitions]); break;
       case 'produced': this.produced = line.count; break;
-      case 'record': this.deliveries.push({ partition: line.partition, offset: line.offset, line: index, assignment: this.assignment ?? [], ...(line.value === undefined ? {} : { value: line.value }) }); break;
-      case 'committed': for (const [partition, next] of line.offsets) this.commits.push([index, partition, next]); break;
+      case 'record': this.deliveries.push({ partition: line.partition, offset: line.offset, line: index, arrival, assignment: this.assignment ?? [], ...(line.value === undefined ? {} : { value: line.value }) }); break;
+      case 'committed': for (const [partition, next] of line.offsets) this.commits.push([index, partition, next, arrival]); break;
       case 'commitFailed': this.failedCommits.push(`${line.message} ${JSON.stringify(line.offsets)}`); break;
       case 'closed': this.closed = true; break;
       case 'clientError': this.errors.push(line.message ?? ''); break;
@@ -164,6 +169,11 @@ export class Member {
   /** True when a commit printed after the delivery covers it. */
   committedAfter(delivery: Delivery): boolean {
     return this.commits.some(([line, partition, next]) => line > delivery.line && partition === delivery.partition && next > delivery.offset);
+  }
+
+  /** True when a commit printed after the delivery covers it and reached the test before `arrival`. */
+  committedBefore(delivery: Delivery, arrival: number): boolean {
+    return this.commits.some(([line, partition, next, at]) => line > delivery.line && partition === delivery.partition && next > delivery.offset && at < arrival);
   }
 
   /** Every delivery is covered by a later commit. */

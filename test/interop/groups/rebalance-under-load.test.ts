@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Admin } from '../../../src/client/admin.js';
 import { Producer } from '../../../src/client/producer.js';
-import { confluentClient, franzClient, javaClient, kafkaJavascriptClient, kafkaPythonClient, kafkajsClient } from './group-clients.js';
+import { groupClientMatrix } from './group-clients.js';
 import {
   checkExactlyOnce, createReadyTopic, deliveredKeys, HEARTBEAT_INTERVAL_MS, key, PARTITIONS, receivedAll, SESSION_TIMEOUT_MS, settled, startGroupBroker,
   type GroupBroker, type GroupClient, type Key,
@@ -103,19 +103,7 @@ async function underLoad(broker: GroupBroker, client: GroupClient): Promise<stri
 test('rebalances under load: members join, leave and are killed while records flow; nothing is skipped', { concurrency: true }, async (t) => {
   const broker = await startGroupBroker();
   try {
-    const clients = [
-      kafkajsClient(),
-      confluentClient('classic', 'range', false),
-      confluentClient('classic', 'cooperative-sticky', true),
-      confluentClient('consumer', null, true),
-      kafkaJavascriptClient('classic', 'cooperative-sticky'),
-      kafkaJavascriptClient('consumer', null),
-      kafkaPythonClient('range'),
-      javaClient('classic', 'cooperative-sticky'),
-      javaClient('consumer', null),
-      franzClient('classic', 'cooperative-sticky'),
-      franzClient('consumer', null),
-    ];
+    const clients = groupClientMatrix();
     await Promise.all(clients.map((client) => t.test(client.name, async (sub) => {
       const skip = client.missing();
       if (skip !== undefined) return sub.skip(skip);
