@@ -41,7 +41,7 @@
  * node:fs directly.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -331,6 +331,8 @@ interface CatchUp {
   readyMs: number;
   inIsrMs: number;
   followerCpuS: number;
+  /** Bytes of the topic's .log segments on each node once the follower is back: the follower must hold what the others do. */
+  logMiB: number[];
   clusterCpuS: number;
 }
 
@@ -351,7 +353,18 @@ async function catchUp(cluster: Cluster): Promise<CatchUp> {
   await untilSeen(`node ${follower.id} back in every ISR`, cluster.nodes, (views) => views.every((p) => p.isr.includes(follower.id)), [follower.id]);
   const inIsrMs = performance.now() - startedAt;
   const clusterCpuS = clusterCpu(cluster) - cpuBefore;
-  return { readyMs, inIsrMs, followerCpuS: cpuSeconds(follower.pid!), clusterCpuS };
+  return { readyMs, inIsrMs, followerCpuS: cpuSeconds(follower.pid!), clusterCpuS, logMiB: cluster.nodes.map((n) => topicLogBytes(n.dir) / 2 ** 20) };
+}
+
+/** Sum of the topic's segment files (`*.log` under `<TOPIC>-<n>` directories) below `dir`. */
+function topicLogBytes(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) bytes += topicLogBytes(path);
+    else if (entry.name.endsWith('.log') && dir.split('/').pop()!.startsWith(`${TOPIC}-`)) bytes += statSync(path).size;
+  }
+  return bytes;
 }
 
 interface Election {
@@ -409,7 +422,7 @@ async function oneRound(kind: Kind): Promise<RoundResult> {
     const fixed = await produce(cluster, { durationS: DURATION_S, recordsPerS: Math.round((RATE_MIBPS * 1024 * 1024) / RECORD_BYTES) });
     console.log(`  ${kind}: at ${RATE_MIBPS} MiB/s p50 ${fixed.p50Ms} / p99 ${fixed.p99Ms} / p99.9 ${fixed.p999Ms} ms, ${fixed.cpuSPerGiB.toFixed(1)} CPU s/GiB (load ${load()})`);
     const caught = await catchUp(cluster);
-    console.log(`  ${kind}: catch-up of ${CATCH_UP_MIB} MiB: port answering after ${caught.readyMs.toFixed(0)} ms, back in every ISR after ${caught.inIsrMs.toFixed(0)} ms; follower ${caught.followerCpuS.toFixed(1)} CPU s, cluster ${caught.clusterCpuS.toFixed(1)} CPU s (load ${load()})`);
+    console.log(`  ${kind}: catch-up of ${CATCH_UP_MIB} MiB: port answering after ${caught.readyMs.toFixed(0)} ms, back in every ISR after ${caught.inIsrMs.toFixed(0)} ms; follower ${caught.followerCpuS.toFixed(1)} CPU s, cluster ${caught.clusterCpuS.toFixed(1)} CPU s; topic logs ${caught.logMiB.map((m) => m.toFixed(0)).join(' / ')} MiB on nodes 0 / 1 / 2 (load ${load()})`);
     const elections: Election[] = [];
     for (let i = 0; i < ELECTIONS; i++) {
       const election = await reElection(cluster);
@@ -425,7 +438,11 @@ async function oneRound(kind: Kind): Promise<RoundResult> {
 
 // ---------------------------------------------------------------- main
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 const spread = (values: readonly number[], digits = 0): string =>
   values.length === 1 ? values[0]!.toFixed(digits) : `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
 
