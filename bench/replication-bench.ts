@@ -78,6 +78,8 @@ const RATE_MIBPS = Number(flags['rate-mibps']);
 const CATCH_UP_MIB = Number(flags['catch-up-mib'] ?? (QUICK ? 64 : 1024));
 const ELECTIONS = Number(flags.elections ?? (QUICK ? 1 : 3));
 process.env.KAFKA_HEAP_OPTS = flags['kafka-heap'];
+// A JVM restarting under a load average of 30-40 on two cores has been seen to need more than kafka.sh's default 60 s.
+process.env.KAFKA_START_TIMEOUT_S ??= '180';
 
 type Kind = 'kafka' | 'spool';
 const TOPIC = 'repl-bench';
