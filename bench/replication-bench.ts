@@ -134,11 +134,53 @@ async function allocate(kind: Kind): Promise<Node[]> {
 
 const votersOf = (nodes: readonly Node[]): string => nodes.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(',');
 
-async function startKafkaCluster(): Promise<Cluster> {
-  const nodes = await allocate('kafka');
+/** A started node process as kafka.ts and spool-process.ts give it. */
+interface NodeProcess {
+  pid: number;
+  stop(options: { keepDir: boolean }): Promise<unknown>;
+}
+
+/** Starts the three nodes with `launch` and wraps them in a Cluster; `kill9` ends one process with SIGKILL and waits. */
+async function startCluster<P extends NodeProcess>(kind: Kind, launch: (node: Node, nodes: readonly Node[]) => Promise<P>, kill9: (process: P) => Promise<void>): Promise<Cluster> {
+  const nodes = await allocate(kind);
+  const running = new Map<number, P>();
+  const cluster: Cluster = {
+    kind,
+    nodes,
+    bootstrap: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    async start(node) {
+      const started = await launch(node, nodes);
+      running.set(node.id, started);
+      node.pid = started.pid;
+    },
+    async stop(node) {
+      await running.get(node.id)?.stop({ keepDir: true });
+      running.delete(node.id);
+      node.pid = null;
+    },
+    async kill9(node) {
+      const victim = running.get(node.id);
+      if (victim !== undefined) await kill9(victim);
+      running.delete(node.id);
+      node.pid = null;
+    },
+    async destroy() {
+      for (const node of nodes) await cluster.kill9(node);
+      for (const node of nodes) rmSync(node.dir, { recursive: true, force: true });
+    },
+  };
+  const started = await Promise.allSettled(nodes.map((node) => cluster.start(node)));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) {
+    await cluster.destroy();
+    throw failed.reason;
+  }
+  return cluster;
+}
+
+function startKafkaCluster(): Promise<Cluster> {
   const clusterId = randomBytes(16).toString('base64url');
-  const running = new Map<number, RunningKafka>();
-  const properties = (node: Node): string[] => [
+  const properties = (node: Node, nodes: readonly Node[]): string[] => [
     'process.roles=broker,controller',
     `node.id=${node.id}`,
     `controller.quorum.voters=${votersOf(nodes)}`,
@@ -149,35 +191,15 @@ async function startKafkaCluster(): Promise<Cluster> {
     'inter.broker.listener.name=PLAINTEXT',
     ...COMMON_LINES,
   ];
-  const cluster: Cluster = {
-    kind: 'kafka',
-    nodes,
-    bootstrap: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
-    async start(node) {
-      // The broker port answers once the node is unfenced (kafka.sh start-config waits for it).
-      const kafka = await startKafkaNode({ port: node.port, clusterId, dir: node.dir, properties: properties(node) });
-      running.set(node.id, kafka);
-      node.pid = kafka.pid;
-    },
-    async stop(node) {
-      await running.get(node.id)?.stop({ keepDir: true });
-      running.delete(node.id);
-      node.pid = null;
-    },
-    async kill9(node) {
-      if (node.pid !== null) await killAndWait(node.pid);
-      running.delete(node.id);
-      node.pid = null;
-    },
-    async destroy() {
-      for (const node of nodes) if (node.pid !== null) await killAndWait(node.pid);
-      for (const node of nodes) rmSync(node.dir, { recursive: true, force: true });
-    },
-  };
-  await Promise.all(nodes.map((node) => cluster.start(node)));
-  return cluster;
+  return startCluster<RunningKafka>(
+    'kafka',
+    // The broker port answers once the node is unfenced (kafka.sh start-config waits for it).
+    (node, nodes) => startKafkaNode({ port: node.port, clusterId, dir: node.dir, properties: properties(node, nodes) }),
+    (kafka) => killAndWait(kafka.pid),
+  );
 }
 
+/** SIGKILL to a process that is not our child (Kafka runs under setsid), then waits until it is gone. */
 async function killAndWait(pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGKILL');
@@ -194,41 +216,19 @@ async function killAndWait(pid: number): Promise<void> {
   }
 }
 
-async function startSpoolCluster(): Promise<Cluster> {
-  const nodes = await allocate('spool');
+function startSpoolCluster(): Promise<Cluster> {
   const clusterId = randomBytes(16).toString('base64url');
-  const running = new Map<number, SpoolProcess>();
-  const cluster: Cluster = {
-    kind: 'spool',
-    nodes,
-    bootstrap: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
-    async start(node) {
-      const spool = await startSpool({
+  return startCluster<SpoolProcess>(
+    'spool',
+    (node, nodes) =>
+      startSpool({
         dir: node.dir,
         port: node.port,
         controllerPort: node.controllerPort,
         overrides: [`node.id=${node.id}`, 'process.roles=broker,controller', `controller.quorum.voters=${votersOf(nodes)}`, `cluster.id=${clusterId}`, ...COMMON_LINES],
-      });
-      running.set(node.id, spool);
-      node.pid = spool.pid;
-    },
-    async stop(node) {
-      await running.get(node.id)?.stop({ keepDir: true });
-      running.delete(node.id);
-      node.pid = null;
-    },
-    async kill9(node) {
-      await running.get(node.id)?.kill9();
-      running.delete(node.id);
-      node.pid = null;
-    },
-    async destroy() {
-      for (const spool of running.values()) await spool.kill9();
-      for (const node of nodes) rmSync(node.dir, { recursive: true, force: true });
-    },
-  };
-  await Promise.all(nodes.map((node) => cluster.start(node)));
-  return cluster;
+      }),
+    (spool) => spool.kill9(),
+  );
 }
 
 // ---------------------------------------------------------------- observing
