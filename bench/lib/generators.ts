@@ -111,6 +111,8 @@ export interface ProducerPerformanceOptions {
   durationS?: number;
   numRecords?: number;
   reportingIntervalMs?: number;
+  /** ProducerPerformance's --throughput (records/s); default -1, as fast as the broker takes them. */
+  recordsPerS?: number;
   /** Hard limit. */
   timeoutS: number;
 }
@@ -123,7 +125,7 @@ export async function producerPerformance(options: ProducerPerformanceOptions): 
     '--topic', options.topic,
     '--num-records', String(options.numRecords ?? RECORDS_UNBOUNDED),
     '--record-size', String(options.recordSizeBytes),
-    '--throughput', '-1',
+    '--throughput', String(options.recordsPerS ?? -1),
     '--reporting-interval', String(intervalMs),
     '--command-property', ...Object.entries(options.props).map(([k, v]) => `${k}=${v}`),
   ];
