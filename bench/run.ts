@@ -12,7 +12,10 @@
  * Scenarios: 1 produce 1 KiB acks=1; 2 the same with acks=all + idempotence;
  * 3 produce 100 B; 4 consume from the beginning; 5 end-to-end latency at a
  * fixed rate; 6 1,000 partitions, small batches; 7 startup; 8 memory (RSS idle
- * and under scenario 1).
+ * and under scenario 1). Every produce and consume run also gives the
+ * broker's CPU seconds per GiB it moved (/proc/<pid>/stat, whatever the core
+ * count), and scenario 6 the RSS a partition adds (its topic created, one
+ * record each, before the load).
  *
  *   npm run bench                         everything (about 12-15 min on 2 cores)
  *   npm run bench -- --quick              short durations, 256 MiB consume (3-4 min); no docs update
@@ -44,7 +47,7 @@ import {
   producerPerformance,
   type Measured,
 } from './lib/generators.js';
-import { killRunningCommands, loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB, snapshotBuild } from './lib/proc.js';
+import { cpuSeconds, killRunningCommands, loadAverage, machineInfo, REPO_ROOT, RssSampler, rssKiB, snapshotBuild } from './lib/proc.js';
 import { summarizeProfile } from './lib/profile.js';
 import { renderMarkdown, updatePerformanceDoc, writeJson, type BenchRun, type Figure, type ProfileEntry } from './lib/report.js';
 
@@ -144,6 +147,25 @@ function recordMeasured<T>(spec: FigureSpec, kind: BrokerKind, measured: Measure
   record(spec, kind, measured.figures === null ? null : pick(measured.figures), { note: measured.error, command: measured.command, details: measured.figures });
 }
 
+const GIB = 1024 ** 3;
+
+/**
+ * The broker's CPU seconds per GiB of record bytes a generator moved: its
+ * /proc/<pid>/stat CPU time over the run, divided by `bytes` (a figure that
+ * does not depend on how many cores the machine has).
+ */
+function recordCpuPerGib(spec: Omit<FigureSpec, 'metric' | 'unit' | 'better'>, broker: BrokerUnderTest, cpuS: number, bytes: number, direction: 'produced' | 'consumed'): void {
+  const value = bytes > 0 ? cpuS / (bytes / GIB) : null;
+  record({ ...spec, metric: `broker CPU per GiB ${direction}`, unit: 's/GiB', better: 'lower' }, broker.kind, value, { details: { cpuS, bytes } });
+}
+
+/** Runs `action` and returns its result with the broker's CPU seconds spent meanwhile. */
+async function withBrokerCpu<T>(broker: BrokerUnderTest, action: () => Promise<T>): Promise<{ result: T; cpuS: number }> {
+  const before = cpuSeconds(broker.pid);
+  const result = await action();
+  return { result, cpuS: cpuSeconds(broker.pid) - before };
+}
+
 function log(message: string): void {
   const elapsedS = ((performance.now() - RUN_START_MS) / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[bench ${elapsedS}s] ${message}\n`);
@@ -231,6 +253,25 @@ function produceTimeoutS(): number {
   return OPTIONS.durationS * 3 + 60;
 }
 
+/**
+ * Runs a produce generator on `topic`, with the broker's CPU seconds over
+ * the run and the record bytes it produced: the records the topic holds
+ * afterwards (less the topic-ready ones) times the record size, warm-up
+ * included, as the CPU time is.
+ */
+async function producedWithCpu<T>(broker: BrokerUnderTest, spec: { recordSizeBytes: number; partitions: number }, topic: string, run: () => Promise<T>): Promise<{ result: T; cpuS: number; bytes: number; rssAtStartKiB: number | null }> {
+  const rssAtStartKiB = rssKiB(broker.pid);
+  const { result, cpuS } = await withBrokerCpu(broker, run);
+  const records = await recordsIn(broker.bootstrap, topic, spec.partitions).catch(() => 0);
+  return { result, cpuS, bytes: Math.max(0, records - spec.partitions) * spec.recordSizeBytes, rssAtStartKiB };
+}
+
+/** The broker's RSS growth from creating the scenario's topic (each partition written once), per partition. */
+function recordRssPerPartition(spec: { scenario: number; title: string; partitions: number }, broker: BrokerUnderTest, beforeKiB: number | null, afterKiB: number | null): void {
+  const value = beforeKiB === null || afterKiB === null ? null : ((afterKiB - beforeKiB) * 1024) / spec.partitions;
+  record({ scenario: spec.scenario, title: spec.title, generator: 'harness (/proc)', metric: 'RSS added per partition (topic created, one record each)', unit: 'bytes', better: 'lower' }, broker.kind, value, { details: { beforeKiB, afterKiB } });
+}
+
 /** Scenarios 1-3 and 6: ProducerPerformance, then the Node generator, each on its own topic. */
 async function produceScenario(
   broker: BrokerUnderTest,
@@ -246,22 +287,28 @@ async function produceScenario(
     const topic = `bench-s${spec.scenario}-java`;
     log(`${kind}: scenario ${spec.scenario} (${spec.title}), ProducerPerformance`);
     const finish = onJavaRun?.(broker.pid);
-    const measured = await onFreshTopic(broker, topic, spec.partitions, (t) => producerPerformance({
+    const rssBeforeKiB = rssKiB(broker.pid);
+    const run = await onFreshTopic(broker, topic, spec.partitions, (t) => producedWithCpu(broker, spec, t, () => producerPerformance({
       bootstrap: broker.bootstrap, topic: t, recordSizeBytes: spec.recordSizeBytes, props: spec.props, durationS: OPTIONS.durationS, timeoutS: produceTimeoutS(),
-    })) ?? topicError(topic);
+    })));
     finish?.();
+    const measured = run?.result ?? topicError(topic);
+    if (run !== null && spec.partitions >= MANY_PARTITIONS) recordRssPerPartition(spec, broker, rssBeforeKiB, run.rssAtStartKiB);
     recordMeasured(figureOf('ProducerPerformance', spec.metric), kind, measured, (f) => (spec.metric === 'MiB/s' ? f.mibPerS : f.recordsPerS));
     if (spec.metric === 'records/s') recordMeasured(figureOf('ProducerPerformance', 'MiB/s'), kind, measured, (f) => f.mibPerS);
+    if (run !== null && measured.figures !== null) recordCpuPerGib({ scenario: spec.scenario, title: spec.title, generator: 'ProducerPerformance' }, broker, run.cpuS, run.bytes, 'produced');
     log(`${kind}: scenario ${spec.scenario} ProducerPerformance: ${measured.figures === null ? measured.error : `${measured.figures.mibPerS.toFixed(1)} MiB/s, ${measured.figures.recordsPerS.toFixed(0)} records/s`}`);
   }
   if (node()) {
     const topic = `bench-s${spec.scenario}-node`;
     log(`${kind}: scenario ${spec.scenario} (${spec.title}), Spool client (Node)`);
-    const measured = await onFreshTopic(broker, topic, spec.partitions, (t) => nodeProduce({
+    const run = await onFreshTopic(broker, topic, spec.partitions, (t) => producedWithCpu(broker, spec, t, () => nodeProduce({
       bootstrap: broker.bootstrap, topic: t, 'record-size': spec.recordSizeBytes, 'warmup-s': OPTIONS.nodeWarmupS, 'duration-s': OPTIONS.durationS, ...spec.nodeFlags,
-    }, OPTIONS.nodeWarmupS + OPTIONS.durationS * 3 + 120)) ?? topicError(topic);
+    }, OPTIONS.nodeWarmupS + OPTIONS.durationS * 3 + 120)));
+    const measured = run?.result ?? topicError(topic);
     recordMeasured(figureOf('Spool client (Node)', spec.metric), kind, measured, (f) => (spec.metric === 'MiB/s' ? f.mibPerS : f.recordsPerS));
     if (spec.metric === 'records/s') recordMeasured(figureOf('Spool client (Node)', 'MiB/s'), kind, measured, (f) => f.mibPerS);
+    if (run !== null && measured.figures !== null) recordCpuPerGib({ scenario: spec.scenario, title: spec.title, generator: 'Spool client (Node)' }, broker, run.cpuS, run.bytes, 'produced');
     log(`${kind}: scenario ${spec.scenario} Spool client: ${measured.figures === null ? measured.error : `${measured.figures.mibPerS.toFixed(1)} MiB/s, ${measured.figures.recordsPerS.toFixed(0)} records/s`}`);
   }
 }
@@ -308,19 +355,21 @@ async function scenario4(broker: BrokerUnderTest): Promise<void> {
   }
   if (java()) {
     log(`${kind}: scenario 4: ConsumerPerformance reading ${available} records`);
-    const measured = await consumerPerformance({ bootstrap: broker.bootstrap, topic, numRecords: available, timeoutS: 600, group: `bench-cp-${kind}-${Date.now()}` });
+    const { result: measured, cpuS } = await withBrokerCpu(broker, () => consumerPerformance({ bootstrap: broker.bootstrap, topic, numRecords: available, timeoutS: 600, group: `bench-cp-${kind}-${Date.now()}` }));
     const note = [fillNote, measured.error].filter((n) => n !== undefined && n !== null).join('; ') || null;
     const spec = { scenario: 4, title, generator: 'ConsumerPerformance', metric: 'throughput (fetch.MB.sec)', unit: 'MiB/s', better: 'higher', target: THROUGHPUT_TARGET } as const;
     record(spec, kind, measured.figures?.fetchMibPerS ?? null, { note, command: measured.command, details: measured.figures });
     const { target: _target, ...withoutTarget } = spec;
     record({ ...withoutTarget, metric: 'throughput incl. group join (MB.sec)' }, kind, measured.figures?.mibPerS ?? null, { command: measured.command });
+    if (measured.figures !== null) recordCpuPerGib({ scenario: 4, title, generator: 'ConsumerPerformance' }, broker, cpuS, available * RECORD_1K, 'consumed');
     log(`${kind}: scenario 4 ConsumerPerformance: ${measured.figures === null ? measured.error : `${measured.figures.fetchMibPerS.toFixed(1)} MiB/s`}`);
   }
   if (node()) {
     log(`${kind}: scenario 4: Spool client consumer (at most ${OPTIONS.nodeConsumeS} s)`);
-    const measured = await nodeConsume({ bootstrap: broker.bootstrap, topic, records: available }, OPTIONS.nodeConsumeS);
+    const { result: measured, cpuS } = await withBrokerCpu(broker, () => nodeConsume({ bootstrap: broker.bootstrap, topic, records: available }, OPTIONS.nodeConsumeS));
     const spec = { scenario: 4, title, generator: 'Spool client (Node)', metric: 'throughput', unit: 'MiB/s', better: 'higher', target: THROUGHPUT_TARGET } as const;
     recordMeasured(spec, kind, measured, (f) => f.mibPerS);
+    if (measured.figures !== null) recordCpuPerGib({ scenario: 4, title, generator: 'Spool client (Node)' }, broker, cpuS, measured.figures.bytes, 'consumed');
     log(`${kind}: scenario 4 Spool client: ${measured.figures === null ? measured.error : `${measured.figures.mibPerS.toFixed(1)} MiB/s`}`);
   }
   await deleteTopic(broker.bootstrap, topic);
