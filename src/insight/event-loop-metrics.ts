@@ -16,11 +16,13 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
+import { realClock, realTimers } from '../io/clock.js';
 import { MetricFamily, NO_LABELS } from './exposition.js';
 
 /** prom-client's default sampling resolution of monitorEventLoopDelay, in ms. */
 const EVENT_LOOP_MONITORING_PRECISION_MS = 10;
 const NS_PER_S = 1e9;
+const MS_PER_S = 1e3;
 
 /** The histogram readings, prom-client's name and help for each. */
 const READINGS = [
@@ -56,9 +58,10 @@ export class EventLoopMetrics {
 
   /** Takes the readings and resets the histogram; queues the next lag measurement. Runs first in a scrape (its family is registered first). */
   private read(): void {
-    const startNs = process.hrtime.bigint();
-    setImmediate(() => {
-      this.lagS = Number(process.hrtime.bigint() - startNs) / NS_PER_S;
+    // The real process's loop, through the real seams: the metrics listener does not run in the simulator.
+    const startMs = realClock.monotonicMs();
+    realTimers.defer(() => {
+      this.lagS = (realClock.monotonicMs() - startMs) / MS_PER_S;
     });
     READINGS.forEach(([, , reading], index) => {
       this.readingsS[index] = reading(this.histogram) / NS_PER_S;
