@@ -234,9 +234,8 @@ export class Cluster {
    * new topic settles, are for retry() to absorb).
    */
   async topic(name: string, options: { allowAutoTopicCreation?: boolean; refresh?: boolean } = {}): Promise<TopicInfo> {
-    let info = this.topics.get(name);
-    const stale = this.env.clock.monotonicMs() - this.metadataAtMs > this.metadataMaxAgeMs;
-    if (info === undefined || info.errorCode !== ErrorCode.NONE || stale || options.refresh === true) {
+    let info = this.freshTopic(name);
+    if (info === undefined || options.refresh === true) {
       await this.refreshTopic(name, options.allowAutoTopicCreation ?? false);
       info = this.topics.get(name);
     }
@@ -259,7 +258,8 @@ export class Cluster {
   freshTopic(name: string): TopicInfo | undefined {
     const info = this.topics.get(name);
     if (info === undefined || info.errorCode !== ErrorCode.NONE) return undefined;
-    return this.env.clock.monotonicMs() - this.metadataAtMs > this.metadataMaxAgeMs ? undefined : info;
+    const stale = this.env.clock.monotonicMs() - this.metadataAtMs > this.metadataMaxAgeMs;
+    return stale ? undefined : info;
   }
 
   /** The leader of a partition from cached metadata, or -1. */
