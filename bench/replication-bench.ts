@@ -46,14 +46,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BrokerConnection } from '../src/client/connection.js';
-import { realEnv } from '../src/io/env.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 import { DescribeQuorum } from '../src/protocol/schemas/55-describe-quorum.js';
 import { Metadata } from '../src/protocol/schemas/03-metadata.js';
 import { freePort, startSpool, type SpoolProcess } from '../test/interop/clients/spool-process.js';
 import { runKafkaTool, startKafkaNode, TOOL, type RunningKafka } from '../test/interop/kafka/kafka.js';
 import { producerPerformance, type ProducerFigures } from './lib/generators.js';
+import { ask } from './lib/quorum.js';
 import { cpuSeconds, killRunningCommands, loadAverage, machineInfo } from './lib/proc.js';
 
 const { values: flags } = parseArgs({
@@ -88,6 +87,8 @@ const RECORD_BYTES = 1024;
 const NODE_IDS = [0, 1, 2] as const;
 const POLL_MS = 50;
 const WAIT_MS = 180_000;
+/** request.timeout.ms of the one-off Metadata and DescribeQuorum requests the bench polls with. */
+const ASK_TIMEOUT_MS = 3000;
 const GIB = 2 ** 30;
 const PRODUCER_PROPS = { acks: 'all', 'batch.size': '65536', 'linger.ms': '5' };
 
@@ -238,22 +239,10 @@ interface PartitionView {
   isr: number[];
 }
 
-async function ask<T>(port: number, operation: (connection: BrokerConnection) => Promise<T>): Promise<T | null> {
-  let connection: BrokerConnection | null = null;
-  try {
-    connection = await BrokerConnection.connect({ host: '127.0.0.1', port, env: realEnv, requestTimeoutMs: 3000 });
-    return await operation(connection);
-  } catch {
-    return null;
-  } finally {
-    connection?.destroy();
-  }
-}
-
 /** The topic's partitions as `node` sees them (index = partition), or null. */
 async function partitionsSeenBy(node: Node): Promise<PartitionView[] | null> {
   if (node.pid === null) return null;
-  const metadata = await ask(node.port, (c) => c.send(Metadata, { topics: [{ name: TOPIC }], allowAutoTopicCreation: false }));
+  const metadata = await ask(node.port, (c) => c.send(Metadata, { topics: [{ name: TOPIC }], allowAutoTopicCreation: false }), ASK_TIMEOUT_MS);
   const topic = metadata?.topics[0];
   if (topic === undefined || topic.errorCode !== ErrorCode.NONE || topic.partitions.length !== PARTITIONS) return null;
   const views: PartitionView[] = [];
@@ -279,7 +268,7 @@ const fullyReplicated = (views: PartitionView[]): boolean => views.every((p) => 
 async function activeController(nodes: readonly Node[]): Promise<number> {
   for (const node of nodes) {
     if (node.pid === null) continue;
-    const described = await ask(node.controllerPort, (c) => c.send(DescribeQuorum, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }));
+    const described = await ask(node.controllerPort, (c) => c.send(DescribeQuorum, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }), ASK_TIMEOUT_MS);
     const p = described?.topics[0]?.partitions[0];
     if (p?.errorCode === ErrorCode.NONE && p.leaderId >= 0) return p.leaderId;
   }

@@ -65,11 +65,11 @@ const POLL_MS = 5;
 /** Kafka's JVMs: three run at once on a small machine. */
 const KAFKA_HEAP = '-Xms256m -Xmx768m';
 
-/** One request on a fresh connection; null if the node does not answer. */
-export async function ask<T>(port: number, operation: (connection: BrokerConnection) => Promise<T>): Promise<T | null> {
+/** One request on a fresh connection; null if the node does not answer within `requestTimeoutMs`. */
+export async function ask<T>(port: number, operation: (connection: BrokerConnection) => Promise<T>, requestTimeoutMs = 2000): Promise<T | null> {
   let connection: BrokerConnection | null = null;
   try {
-    connection = await BrokerConnection.connect({ host: '127.0.0.1', port, env: realEnv, requestTimeoutMs: 2000 });
+    connection = await BrokerConnection.connect({ host: '127.0.0.1', port, env: realEnv, requestTimeoutMs });
     return await operation(connection);
   } catch {
     return null;
