@@ -53,7 +53,7 @@ import { freePort, startSpool, type SpoolProcess } from '../test/interop/clients
 import { runKafkaTool, startKafkaNode, TOOL, type RunningKafka } from '../test/interop/kafka/kafka.js';
 import { producerPerformance, type ProducerFigures } from './lib/generators.js';
 import { ask } from './lib/quorum.js';
-import { cpuSeconds, killRunningCommands, loadAverage, machineInfo } from './lib/proc.js';
+import { cpuSeconds, killRunningCommands, loadAverage, machineInfo, processAlive } from './lib/proc.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -207,14 +207,7 @@ async function killAndWait(pid: number): Promise<void> {
   } catch {
     return;
   }
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await sleep(10);
-  }
+  while (processAlive(pid)) await sleep(10);
 }
 
 function startSpoolCluster(): Promise<Cluster> {

@@ -132,6 +132,16 @@ export function processStartMs(pid: number): number | null {
   }
 }
 
+/** True while process `pid` exists (signal 0 delivers nothing, only checks). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** User + system CPU seconds a live process has used (/proc/<pid>/stat utime + stime). */
 export function cpuSeconds(pid: number): number {
   clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());

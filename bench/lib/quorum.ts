@@ -21,6 +21,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { DescribeQuorum } from '../../src/protocol/schemas/55-describe-quorum.js';
 import { Metadata } from '../../src/protocol/schemas/03-metadata.js';
 import { startSpool } from '../../test/interop/clients/spool-process.js';
+import { processAlive } from './proc.js';
 import { freePort, startKafkaNode } from '../../test/interop/kafka/kafka.js';
 
 export type QuorumKind = 'spool' | 'kafka';
@@ -213,17 +214,8 @@ export class Quorum {
       stop: () => kafka.stop({ keepDir: true }),
       kill9: async () => {
         process.kill(kafka.pid, 'SIGKILL');
-        await poll(async () => (alive(kafka.pid) ? null : true));
+        await poll(async () => (processAlive(kafka.pid) ? null : true));
       },
     };
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
