@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import kafkajs from 'kafkajs';
 import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
 import { runClientScenario } from './harness.js';
+import { until } from '../cluster/until.js';
 import { CODECS, type Codec, type ConsumedRecord, type DriverRun, type Header, type Spec } from './scenario.js';
 
 const require = createRequire(import.meta.url);
@@ -160,7 +161,14 @@ async function deleteTopic(spec: Spec): Promise<{ topicsBefore: string[]; descri
     const topicsBefore = await admin.listTopics();
     const metadata = await admin.fetchTopicMetadata({ topics: [spec.topic] });
     await admin.deleteTopics({ topics: [spec.topic] });
-    return { topicsBefore, describedPartitions: metadata.topics[0]!.partitions.length, topicsAfter: await admin.listTopics() };
+    // DeleteTopics is answered once the controller committed the deletion; another broker of a cluster drops the
+    // topic from its Metadata answers when its copy of the metadata log reaches that commit, a moment later (Kafka
+    // too), and kafkajs's listTopics asks any broker.
+    const topicsAfter = await until(`${spec.topic} gone from listTopics`, async () => {
+      const topics = await admin.listTopics();
+      return topics.includes(spec.topic) ? null : topics;
+    }, { waitMs: 10_000, pollMs: 100 });
+    return { topicsBefore, describedPartitions: metadata.topics[0]!.partitions.length, topicsAfter };
   } finally {
     await admin.disconnect();
   }
